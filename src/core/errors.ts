@@ -1,0 +1,187 @@
+/**
+ * One error tree for the whole library.
+ *
+ * Every error we throw is a {@link HappyMediaError} with a stable `code` (`ERR_*`) that callers branch
+ * on; messages are for people and may change. The original error is kept as `cause`. Subclasses group
+ * the codes by family (format, decryption, schema, probe, storage, limits, ...), so `instanceof` works
+ * for coarse handling and `code` for fine handling.
+ *
+ * Secrets (keys, plaintext) never go into a message or a cause.
+ *
+ * @module
+ */
+
+/** Every stable error code the library can produce. Tests pin these, not the prose. */
+export type ErrorCode =
+  // arguments and usage
+  | 'ERR_INVALID_ARGUMENT'
+  | 'ERR_USAGE'
+  // wire formats
+  | 'ERR_FORMAT'
+  | 'ERR_UNSUPPORTED_VERSION'
+  // authentication: one code for every failure, so it cannot serve as an oracle
+  | 'ERR_DECRYPTION_FAILED'
+  // schemas and streams
+  | 'ERR_SCHEMA'
+  | 'ERR_STREAM_INVALID'
+  // limits
+  | 'ERR_LIMIT_EXCEEDED'
+  // media probing
+  | 'ERR_PROBE_FAILED'
+  | 'ERR_PROBE_TIMEOUT'
+  | 'ERR_FFMPEG_MISSING'
+  | 'ERR_UNREADABLE_INPUT'
+  // storage and transport
+  | 'ERR_STORAGE'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_INVALID_REF'
+  | 'ERR_DOWNLOAD_FAILED'
+  | 'ERR_UPLOAD_FAILED'
+  // local disk
+  | 'ERR_DISK'
+  // control flow
+  | 'ERR_ABORTED'
+  | 'ERR_NOT_IMPLEMENTED';
+
+/** Options accepted by every error constructor. */
+export interface HappyMediaErrorOptions {
+  /** The underlying error, kept for debugging. Never a secret. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error thrown by happy-media.
+ *
+ * @example
+ * ```ts
+ * try { openMessage(envelope, key); }
+ * catch (e) { if (e instanceof HappyMediaError && e.code === 'ERR_DECRYPTION_FAILED') showLocked(); }
+ * ```
+ */
+export class HappyMediaError extends Error {
+  /** Stable machine-readable code, e.g. `ERR_DECRYPTION_FAILED`. */
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: HappyMediaErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A parameter of the wrong type, length or range (a programming error of the caller). */
+export class InvalidArgumentError extends HappyMediaError {
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_INVALID_ARGUMENT', message, options);
+  }
+}
+
+/** Bad command-line usage: the CLI exits with status 2. */
+export class UsageError extends HappyMediaError {
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_USAGE', message, options);
+  }
+}
+
+/** Bytes or text whose layout cannot be what it claims to be (too short, bad base64, unknown version). */
+export class FormatError extends HappyMediaError {
+  constructor(
+    message: string,
+    options?: HappyMediaErrorOptions & { code?: 'ERR_FORMAT' | 'ERR_UNSUPPORTED_VERSION' },
+  ) {
+    super(options?.code ?? 'ERR_FORMAT', message, options);
+  }
+}
+
+/**
+ * Authentication failed. Deliberately one message for every cause (wrong key, flipped bit, truncation,
+ * reordering, wrong commitment), so that the error tells an attacker nothing.
+ */
+export class DecryptionError extends HappyMediaError {
+  constructor(options?: HappyMediaErrorOptions) {
+    super('ERR_DECRYPTION_FAILED', 'decryption failed: the data is not authentic for this key', options);
+  }
+}
+
+/** One problem found by a schema, located by its path inside the value. */
+export interface SchemaIssue {
+  /** Where the problem is, e.g. `["options", 0, "kind"]`. */
+  path: (string | number)[];
+  /** zod's issue code, e.g. `invalid_type`, `unrecognized_keys`. */
+  code: string;
+  /** Human-readable description. */
+  message: string;
+}
+
+/** A value that does not match the expected schema; `issues` lists every problem with its path. */
+export class SchemaError extends HappyMediaError {
+  /** Every problem found, with its path. */
+  readonly issues: SchemaIssue[];
+
+  constructor(message: string, issues: SchemaIssue[], options?: HappyMediaErrorOptions) {
+    super('ERR_SCHEMA', message, options);
+    this.issues = issues;
+  }
+}
+
+/** A stream of messages that breaks the append-only rules (see the stream validator). */
+export class StreamError extends HappyMediaError {
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_STREAM_INVALID', message, options);
+  }
+}
+
+/** A configured or inherent limit was hit (size, pixels, chunk count, time). */
+export class LimitError extends HappyMediaError {
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_LIMIT_EXCEEDED', message, options);
+  }
+}
+
+/** Media probing failed (tool crashed, timed out, or is missing). */
+export class ProbeError extends HappyMediaError {
+  constructor(
+    message: string,
+    options?: HappyMediaErrorOptions & {
+      code?: 'ERR_PROBE_FAILED' | 'ERR_PROBE_TIMEOUT' | 'ERR_FFMPEG_MISSING' | 'ERR_UNREADABLE_INPUT';
+    },
+  ) {
+    super(options?.code ?? 'ERR_PROBE_FAILED', message, options);
+  }
+}
+
+/** A storage backend or transport failed, or a ref is missing or invalid. */
+export class StorageError extends HappyMediaError {
+  constructor(
+    message: string,
+    options?: HappyMediaErrorOptions & {
+      code?:
+        | 'ERR_STORAGE'
+        | 'ERR_NOT_FOUND'
+        | 'ERR_INVALID_REF'
+        | 'ERR_DOWNLOAD_FAILED'
+        | 'ERR_UPLOAD_FAILED';
+    },
+  ) {
+    super(options?.code ?? 'ERR_STORAGE', message, options);
+  }
+}
+
+/** The local file system failed (temp file, rename, fsync, permissions). */
+export class DiskError extends HappyMediaError {
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_DISK', message, options);
+  }
+}
+
+/** The operation was cancelled through its AbortSignal. */
+export class AbortedError extends HappyMediaError {
+  constructor(message = 'the operation was aborted', options?: HappyMediaErrorOptions) {
+    super('ERR_ABORTED', message, options);
+  }
+}
+
+/** True when `value` is a happy-media error, optionally with the given code. */
+export function isHappyMediaError(value: unknown, code?: ErrorCode): value is HappyMediaError {
+  return value instanceof HappyMediaError && (code === undefined || value.code === code);
+}

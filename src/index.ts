@@ -1,0 +1,13 @@
+/**
+ * happy-media, universal entry: Session Protocol v2, envelope encryption and chunked blob encryption.
+ *
+ * Nothing under this entry imports `node:` modules or Node globals, so it bundles for browsers and React
+ * Native. Node-only parts (sharp, ffmpeg, files, servers, CLI) live behind `happy-media/node`.
+ *
+ * @packageDocumentation
+ */
+export * from './core/blob/index.js';
+export * from './core/bytes.js';
+export * from './core/envelope/index.js';
+export * from './core/errors.js';
+export * from './core/protocol/index.js';

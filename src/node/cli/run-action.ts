@@ -1,0 +1,49 @@
+/**
+ * The CLI's one error boundary: every command's action runs through here, so every failure prints
+ * `happy-media: ERR_CODE: message` on stderr and exits 1 (2 for bad usage). Stack traces are shown only
+ * with `HAPPY_MEDIA_DEBUG=1`; secrets are never part of a message, so printing it is safe.
+ *
+ * @module
+ */
+import { HappyMediaError } from '../../core/errors.js';
+
+/** Exit status of a failed operation. */
+export const EXIT_FAILURE = 1;
+/** Exit status of bad usage (unknown option, missing argument, bad value). */
+export const EXIT_USAGE = 2;
+
+/** Formats any thrown value as the CLI's one-line error. */
+export function formatCliError(error: unknown): string {
+  if (error instanceof HappyMediaError) return `happy-media: ${error.code}: ${error.message}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `happy-media: ERR_INTERNAL: ${message}`;
+}
+
+/** Prints the error and sets the exit code; returns the code for callers that want it. */
+export function reportCliError(error: unknown): number {
+  process.stderr.write(`${formatCliError(error)}\n`);
+  if (process.env.HAPPY_MEDIA_DEBUG === '1' && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  const code = error instanceof HappyMediaError && error.code === 'ERR_USAGE' ? EXIT_USAGE : EXIT_FAILURE;
+  process.exitCode = code;
+  return code;
+}
+
+/**
+ * Wraps a commander action so that errors are reported uniformly instead of crashing with a stack.
+ *
+ * @example
+ * ```ts
+ * program.command('keygen').action(runAction(async () => { ... }));
+ * ```
+ */
+export function runAction<A extends unknown[]>(action: (...args: A) => Promise<void> | void) {
+  return async (...args: A): Promise<void> => {
+    try {
+      await action(...args);
+    } catch (error) {
+      reportCliError(error);
+    }
+  };
+}

@@ -1,0 +1,2 @@
+/** Public surface of the Node storage layer. */
+export {};

@@ -1,0 +1,27 @@
+/**
+ * The universal entry must bundle for a browser with no Node built-ins: esbuild with platform "browser"
+ * fails on any `node:` import, and the output is scanned for Node globals.
+ */
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+describe('universal entry', () => {
+  it('bundles for the browser without Node built-ins', async () => {
+    const result = await build({
+      entryPoints: ['src/index.ts'],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+      metafile: true,
+    });
+    expect(result.errors).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((p) => p.startsWith('node:') || p.includes('/src/node/'))).toBe(false);
+    const code = result.outputFiles[0]!.text;
+    expect(code).not.toMatch(/from ["']node:/);
+    expect(code).not.toMatch(/require\(["'](fs|crypto|stream|path)["']\)/);
+    expect(code).not.toMatch(/\bBuffer\.(from|alloc|concat)\(/);
+  });
+});
