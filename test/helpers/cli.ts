@@ -1,0 +1,44 @@
+/**
+ * Runs the built CLI (`dist/node/cli/bin.js`) as a real child process, the way a user would.
+ * `npm test` builds first (pretest); when running vitest directly, run `npm run build` before.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** Path of the built CLI entry. */
+export const CLI_BIN = fileURLToPath(new URL('../../dist/node/cli/bin.js', import.meta.url));
+
+/** What a CLI run produced. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `happy-media ...args`, optionally feeding `input` on stdin. */
+export function runCli(
+  args: string[],
+  options: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      env: { ...process.env, ...options.env },
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: options.timeoutMs ?? 60_000,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+    child.stdin.end(options.input ?? '');
+  });
+}

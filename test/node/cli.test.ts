@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+describe('happy-media CLI', () => {
+  it('lists every command in --help and exits 0', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of [
+      'demo',
+      'validate',
+      'keygen',
+      'seal',
+      'open',
+      'encrypt',
+      'decrypt',
+      'probe',
+      'serve',
+      'send',
+      'play',
+      'bench',
+    ]) {
+      expect(r.stdout).toMatch(new RegExp(`^\\s+${c}\\b`, 'm'));
+    }
+  });
+
+  it('reports bad usage with ERR_USAGE and exit 2', async () => {
+    const r = await runCli(['no-such-command']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^happy-media: ERR_USAGE: /m);
+  });
+});
