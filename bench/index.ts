@@ -1,0 +1,2 @@
+/** Benchmark suite entry (filled in by the benchmark issue). */
+export {};
