@@ -1,2 +1,55 @@
-/** Public surface of the envelope layer. */
-export {};
+/**
+ * Public surface of the envelope layer: Happy's encrypted records (legacy secretbox and dataKey
+ * AES-256-GCM), the `{ t: "encrypted", c }` envelope, data-key bundles, the key tree and v1 attachment
+ * blobs. Layouts, error codes and which key opens what: docs/encryption.md.
+ *
+ * @module
+ */
+export { type BoxKeyPair, boxKeyPairFromSeed, contentKeyPair } from './content-keys.js';
+export { boxDataKey, createDataKey, openDataKeyBundle } from './data-key-bundle.js';
+export { decryptDataKey, encryptDataKey } from './data-key-cipher.js';
+export { type EncryptedEnvelope, openRaw, parseEnvelope, sealRaw } from './envelope.js';
+export { decryptJson, encryptJson } from './json-codec.js';
+export {
+  contentSeed,
+  type DerivedNode,
+  deriveChild,
+  deriveKey,
+  deriveRoot,
+  masterBlobKey,
+  sessionBlobKey,
+} from './key-tree.js';
+export {
+  DATA_KEY_BUNDLE_BYTES,
+  DATA_KEY_FORMAT_VERSION,
+  DATA_KEY_NONCE_BYTES,
+  DATA_KEY_OVERHEAD_BYTES,
+  DATA_KEY_TAG_BYTES,
+  dataKeyCiphertextSize,
+  KEY_BYTES,
+  LEGACY_OVERHEAD_BYTES,
+  legacyCiphertextSize,
+  PUBLIC_KEY_BOX_OVERHEAD_BYTES,
+  PUBLIC_KEY_BYTES,
+  SECRETBOX_NONCE_BYTES,
+  SECRETBOX_TAG_BYTES,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from './layout.js';
+export { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
+export { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
+export {
+  assertSessionKey,
+  dataKey,
+  type EnvelopeVariant,
+  legacyKey,
+  type SessionKey,
+  sessionKey,
+} from './session-key.js';
+export {
+  type AppSessionWrapper,
+  type CliSessionWrapper,
+  unwrapSessionContent,
+  wrapForApp,
+  wrapForCli,
+} from './session-wrappers.js';
+export { decryptV1Blob, encryptV1Blob } from './v1-blob.js';

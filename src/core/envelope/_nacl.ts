@@ -1,0 +1,77 @@
+/**
+ * The one module that touches tweetnacl. It turns tweetnacl's `null` returns into {@link DecryptionError}
+ * at once, so no caller ever sees a `null`, and it adds the all-zero shared-secret check that tweetnacl
+ * leaves out (RFC 7748 §6.1).
+ *
+ * Internal: not exported from the package.
+ *
+ * @module
+ */
+import nacl from 'tweetnacl';
+import { DecryptionError } from '../errors.js';
+
+/** XSalsa20-Poly1305 seal: returns `tag 16 | ciphertext`. */
+export function secretboxSeal(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array {
+  return nacl.secretbox(plaintext, nonce, key);
+}
+
+/**
+ * XSalsa20-Poly1305 open.
+ *
+ * @throws {DecryptionError} when the tag does not verify.
+ */
+export function secretboxOpen(box: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array {
+  const plaintext = nacl.secretbox.open(box, nonce, key);
+  if (plaintext === null) throw new DecryptionError();
+  return plaintext;
+}
+
+/** X25519 public key of a (clamped or unclamped) 32-byte secret scalar. */
+export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
+  return nacl.scalarMult.base(secretKey);
+}
+
+/** A fresh random X25519 keypair (tweetnacl draws from WebCrypto). */
+export function randomKeyPair(): { publicKey: Uint8Array; secretKey: Uint8Array } {
+  return nacl.box.keyPair();
+}
+
+/**
+ * X25519 shared secret, or `undefined` when it is all zero, which happens exactly when `publicKey` is a
+ * low-order point (or a non-canonical encoding of one). Such a "shared" secret is known to everyone.
+ */
+export function sharedSecretOrUndefined(
+  secretKey: Uint8Array,
+  publicKey: Uint8Array,
+): Uint8Array | undefined {
+  const shared = nacl.scalarMult(secretKey, publicKey);
+  let bits = 0;
+  for (const byte of shared) bits |= byte;
+  return bits === 0 ? undefined : shared;
+}
+
+/** crypto_box seal (X25519 + XSalsa20-Poly1305): returns `tag 16 | ciphertext`. */
+export function boxSeal(
+  plaintext: Uint8Array,
+  nonce: Uint8Array,
+  publicKey: Uint8Array,
+  secretKey: Uint8Array,
+): Uint8Array {
+  return nacl.box(plaintext, nonce, publicKey, secretKey);
+}
+
+/**
+ * crypto_box open.
+ *
+ * @throws {DecryptionError} when the tag does not verify.
+ */
+export function boxOpen(
+  box: Uint8Array,
+  nonce: Uint8Array,
+  publicKey: Uint8Array,
+  secretKey: Uint8Array,
+): Uint8Array {
+  const plaintext = nacl.box.open(box, nonce, publicKey, secretKey);
+  if (plaintext === null) throw new DecryptionError();
+  return plaintext;
+}

@@ -1,0 +1,87 @@
+/**
+ * The dataKey variant: AES-256-GCM under the session's own 32-byte data key.
+ *
+ * ```
+ * [ version 0x00 | nonce 12 | ciphertext n | tag 16 ]     overhead 29, no AAD
+ * ```
+ *
+ * @module
+ */
+import { assertBytes, randomBytes } from '../bytes.js';
+import { FormatError } from '../errors.js';
+import { aesGcmOpen, aesGcmSeal } from './_aes-gcm.js';
+import {
+  DATA_KEY_FORMAT_VERSION,
+  DATA_KEY_NONCE_BYTES,
+  DATA_KEY_OVERHEAD_BYTES,
+  KEY_BYTES,
+} from './layout.js';
+import type { EncryptOptions } from './legacy.js';
+
+/**
+ * Encrypts raw bytes in the dataKey layout.
+ *
+ * @param plaintext - the bytes to seal (Happy seals `UTF-8(JSON.stringify(value))`; see {@link encryptJson}).
+ * @param key - the session's 32-byte data key.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `key` is not 32 bytes or `nonce` not 12.
+ * @example
+ * ```ts
+ * const record = encryptDataKey(utf8('{"hello":"world"}'), sessionDataKey);
+ * record[0]; // 0 (version)
+ * ```
+ */
+export function encryptDataKey(
+  plaintext: Uint8Array,
+  key: Uint8Array,
+  options: EncryptOptions = {},
+): Uint8Array {
+  assertBytes(plaintext, 'plaintext');
+  assertBytes(key, 'key', KEY_BYTES);
+  const nonce =
+    options.nonce === undefined
+      ? randomBytes(DATA_KEY_NONCE_BYTES)
+      : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES);
+  const sealed = aesGcmSeal(plaintext, nonce, key);
+  const out = new Uint8Array(1 + DATA_KEY_NONCE_BYTES + sealed.length);
+  out[0] = DATA_KEY_FORMAT_VERSION;
+  out.set(nonce, 1);
+  out.set(sealed, 1 + DATA_KEY_NONCE_BYTES);
+  return out;
+}
+
+/**
+ * Decrypts a dataKey record. Returns the plaintext only if the whole record authenticates.
+ *
+ * @throws {FormatError} `ERR_UNSUPPORTED_VERSION` when the first byte is not 0; `ERR_FORMAT` when empty
+ * or shorter than 29 bytes.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `key` is not 32 bytes.
+ */
+export function decryptDataKey(bytes: Uint8Array, key: Uint8Array): Uint8Array {
+  assertBytes(bytes, 'bytes');
+  assertBytes(key, 'key', KEY_BYTES);
+  assertDataKeyLayout(bytes, 'bytes');
+  return aesGcmOpen(
+    bytes.subarray(1 + DATA_KEY_NONCE_BYTES),
+    bytes.subarray(1, 1 + DATA_KEY_NONCE_BYTES),
+    key,
+  );
+}
+
+/** Checks the version byte and minimum length of a dataKey record (same order as Happy: version first). */
+function assertDataKeyLayout(bytes: Uint8Array, name: string): void {
+  if (bytes.length === 0) {
+    throw new FormatError(`expected a dataKey record for \`${name}\` but received 0 bytes`);
+  }
+  if (bytes[0] !== DATA_KEY_FORMAT_VERSION) {
+    throw new FormatError(
+      `expected version byte 0 for \`${name}\` (dataKey layout) but received ${bytes[0]}; a newer happy-media may read it`,
+      { code: 'ERR_UNSUPPORTED_VERSION' },
+    );
+  }
+  if (bytes.length < DATA_KEY_OVERHEAD_BYTES) {
+    throw new FormatError(
+      `expected at least ${DATA_KEY_OVERHEAD_BYTES} bytes for \`${name}\` (dataKey layout: version 1 | nonce 12 | ciphertext | tag 16) but received ${bytes.length} bytes`,
+    );
+  }
+}

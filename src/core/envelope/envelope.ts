@@ -1,0 +1,70 @@
+/**
+ * The outer envelope the relay server stores: `{ "t": "encrypted", "c": "<standard base64 of a record>" }`.
+ *
+ * @module
+ */
+import { describeValue, fromBase64, toBase64 } from '../bytes.js';
+import { FormatError } from '../errors.js';
+import { decryptJson, encryptJson } from './json-codec.js';
+import type { EncryptOptions } from './legacy.js';
+import type { SessionKey } from './session-key.js';
+
+/** What the server stores and relays for every encrypted value. */
+export type EncryptedEnvelope = { t: 'encrypted'; c: string };
+
+/**
+ * Checks that `value` is an envelope and returns `{ t, c }` (other fields, which Happy never writes, are
+ * dropped). The base64 of `c` is checked when it is decoded, by {@link openRaw}.
+ *
+ * @throws {FormatError} `ERR_FORMAT` unless `value` is an object with `t: "encrypted"` and a string `c`.
+ * @example
+ * ```ts
+ * const envelope = parseEnvelope(JSON.parse(text));
+ * ```
+ */
+export function parseEnvelope(value: unknown): EncryptedEnvelope {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new FormatError(
+      `expected an envelope object { "t": "encrypted", "c": "<base64>" } but received ${describeValue(value)}`,
+    );
+  }
+  const { t, c } = value as { t?: unknown; c?: unknown };
+  if (t !== 'encrypted') {
+    throw new FormatError(
+      `expected "encrypted" for \`t\` of the envelope but received ${typeof t === 'string' ? JSON.stringify(t.slice(0, 40)) : describeValue(t)}`,
+    );
+  }
+  if (typeof c !== 'string') {
+    throw new FormatError(
+      `expected a base64 string for \`c\` of the envelope but received ${describeValue(c)}`,
+    );
+  }
+  return { t: 'encrypted', c };
+}
+
+/**
+ * Encrypts any JSON value into an envelope (no schema check: Happy's envelopes carry more than v2
+ * messages; use {@link sealMessage} for those).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key or nonce, or a value JSON
+ * cannot carry.
+ * @example
+ * ```ts
+ * const envelope = sealRaw({ role: 'session', content: message }, legacyKey(master));
+ * ```
+ */
+export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions = {}): EncryptedEnvelope {
+  return { t: 'encrypted', c: toBase64(encryptJson(value, key, options)) };
+}
+
+/**
+ * Opens an envelope and returns the JSON value inside, unchecked.
+ *
+ * @throws {FormatError} `ERR_FORMAT` when not an envelope, `c` is not standard padded base64, the record
+ * is malformed or its plaintext is not JSON; `ERR_UNSUPPORTED_VERSION` for an unknown version byte.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ */
+export function openRaw(envelope: unknown, key: SessionKey): unknown {
+  const { c } = parseEnvelope(envelope);
+  return decryptJson(fromBase64(c, 'c'), key);
+}

@@ -1,0 +1,80 @@
+/**
+ * JSON values in and out of either variant, the way Happy does it: the plaintext is
+ * `UTF-8(JSON.stringify(value))`.
+ *
+ * @module
+ */
+import { fromUtf8, utf8 } from '../bytes.js';
+import { FormatError, InvalidArgumentError } from '../errors.js';
+import { decryptDataKey, encryptDataKey } from './data-key-cipher.js';
+import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
+import { assertSessionKey, type SessionKey } from './session-key.js';
+
+/**
+ * Serialises `value` as Happy does, refusing what JSON cannot carry.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for `undefined`, a function, a symbol, a BigInt or
+ * a cycle.
+ */
+export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    // TypeError for BigInt and cycles; its message names no value, so keeping it is safe.
+    throw new InvalidArgumentError(
+      `expected a JSON-serialisable value for \`${name}\` but it could not be serialised`,
+      {
+        cause,
+      },
+    );
+  }
+  if (text === undefined) {
+    throw new InvalidArgumentError(
+      `expected a JSON-serialisable value for \`${name}\` but received ${typeof value}`,
+    );
+  }
+  return utf8(text);
+}
+
+/**
+ * Encrypts a JSON value with a session key, in the key's variant.
+ *
+ * @param options.nonce - fixed nonce for test vectors only (24 bytes for legacy, 12 for datakey).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key or nonce, or a value JSON
+ * cannot carry.
+ * @example
+ * ```ts
+ * const record = encryptJson({ hello: 'world' }, dataKey(sessionDataKey));
+ * ```
+ */
+export function encryptJson(value: unknown, key: SessionKey, options: EncryptOptions = {}): Uint8Array {
+  const checked = assertSessionKey(key);
+  const plaintext = jsonBytes(value);
+  return checked.variant === 'legacy'
+    ? encryptLegacy(plaintext, checked.secret, options)
+    : encryptDataKey(plaintext, checked.key, options);
+}
+
+/**
+ * Decrypts a record made by {@link encryptJson} (or by Happy) and parses its JSON.
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @throws {FormatError} `ERR_FORMAT` for a malformed record or a plaintext that is not UTF-8 JSON;
+ * `ERR_UNSUPPORTED_VERSION` for a dataKey record with an unknown version byte.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
+ */
+export function decryptJson(bytes: Uint8Array, key: SessionKey): unknown {
+  const checked = assertSessionKey(key);
+  const plaintext =
+    checked.variant === 'legacy' ? decryptLegacy(bytes, checked.secret) : decryptDataKey(bytes, checked.key);
+  const text = fromUtf8(plaintext, 'plaintext');
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The SyntaxError quotes the plaintext, so it is not kept as the cause.
+    throw new FormatError(
+      'expected JSON inside the record but the authenticated plaintext is not valid JSON; it was not written by Happy or happy-media',
+    );
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Sealing bytes for an X25519 public key with a fresh ephemeral keypair (Happy's
+ * `libsodiumEncryptForPublicKey`):
+ *
+ * ```
+ * [ ephemeral public key 32 | nonce 24 | tag 16 | ciphertext n ]     crypto_box = X25519 + XSalsa20-Poly1305
+ * ```
+ *
+ * Low-order public keys: tweetnacl computes X25519 with any 32 bytes, and for a low-order point (or a
+ * non-canonical encoding of one) the shared secret is all zero, i.e. known to everybody. We check it
+ * (RFC 7748 §6.1): sealing for such a recipient key is an {@link InvalidArgumentError}, and opening a box
+ * whose ephemeral key is such a point is a {@link DecryptionError} (anyone could have made that box, so
+ * it is not authentic).
+ *
+ * @module
+ */
+import { assertBytes, randomBytes } from '../bytes.js';
+import { DecryptionError, FormatError, InvalidArgumentError } from '../errors.js';
+import { boxOpen, boxSeal, publicKeyOf, randomKeyPair, sharedSecretOrUndefined } from './_nacl.js';
+import {
+  KEY_BYTES,
+  PUBLIC_KEY_BOX_OVERHEAD_BYTES,
+  PUBLIC_KEY_BYTES,
+  SECRETBOX_NONCE_BYTES,
+} from './layout.js';
+
+/** Options of {@link boxForPublicKey}; fixed values are for test vectors only. */
+export interface PublicKeyBoxOptions {
+  /** The ephemeral X25519 secret key (random when omitted). Never reuse one. */
+  ephemeralSecretKey?: Uint8Array;
+  /** The 24-byte nonce (random when omitted). */
+  nonce?: Uint8Array;
+}
+
+/**
+ * Seals `plaintext` so that only the holder of the secret key of `recipientPublicKey` can open it.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when a key or nonce has the wrong length, or
+ * `recipientPublicKey` is a low-order point (the shared secret would be all zero).
+ * @example
+ * ```ts
+ * const sealed = boxForPublicKey(bytes, contentKeyPair(master).publicKey);
+ * ```
+ */
+export function boxForPublicKey(
+  plaintext: Uint8Array,
+  recipientPublicKey: Uint8Array,
+  options: PublicKeyBoxOptions = {},
+): Uint8Array {
+  assertBytes(plaintext, 'plaintext');
+  assertBytes(recipientPublicKey, 'recipientPublicKey', PUBLIC_KEY_BYTES);
+  const ephemeral =
+    options.ephemeralSecretKey === undefined
+      ? randomKeyPair()
+      : {
+          secretKey: assertBytes(options.ephemeralSecretKey, 'ephemeralSecretKey', KEY_BYTES),
+          publicKey: publicKeyOf(options.ephemeralSecretKey),
+        };
+  const nonce =
+    options.nonce === undefined
+      ? randomBytes(SECRETBOX_NONCE_BYTES)
+      : assertBytes(options.nonce, 'nonce', SECRETBOX_NONCE_BYTES);
+  if (sharedSecretOrUndefined(ephemeral.secretKey, recipientPublicKey) === undefined) {
+    throw new InvalidArgumentError(
+      'expected a valid X25519 public key for `recipientPublicKey` but received a low-order point (the shared secret would be all zero); check where this key came from',
+    );
+  }
+  const box = boxSeal(plaintext, nonce, recipientPublicKey, ephemeral.secretKey);
+  const out = new Uint8Array(PUBLIC_KEY_BYTES + SECRETBOX_NONCE_BYTES + box.length);
+  out.set(ephemeral.publicKey, 0);
+  out.set(nonce, PUBLIC_KEY_BYTES);
+  out.set(box, PUBLIC_KEY_BYTES + SECRETBOX_NONCE_BYTES);
+  return out;
+}
+
+/**
+ * Opens a box made by {@link boxForPublicKey}. Returns the plaintext only if it authenticates.
+ *
+ * @throws {FormatError} `ERR_FORMAT` when shorter than 72 bytes (public key, nonce, tag).
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key, any modification, or a low-order
+ * ephemeral public key.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `recipientSecretKey` is not 32 bytes.
+ */
+export function openBoxForPublicKey(sealed: Uint8Array, recipientSecretKey: Uint8Array): Uint8Array {
+  assertBytes(sealed, 'sealed');
+  assertBytes(recipientSecretKey, 'recipientSecretKey', KEY_BYTES);
+  if (sealed.length < PUBLIC_KEY_BOX_OVERHEAD_BYTES) {
+    throw new FormatError(
+      `expected at least ${PUBLIC_KEY_BOX_OVERHEAD_BYTES} bytes for \`sealed\` (ephemeral public key 32 | nonce 24 | tag 16 | ciphertext) but received ${sealed.length} bytes`,
+    );
+  }
+  const ephemeralPublicKey = sealed.subarray(0, PUBLIC_KEY_BYTES);
+  if (sharedSecretOrUndefined(recipientSecretKey, ephemeralPublicKey) === undefined) {
+    throw new DecryptionError();
+  }
+  return boxOpen(
+    sealed.subarray(PUBLIC_KEY_BYTES + SECRETBOX_NONCE_BYTES),
+    sealed.subarray(PUBLIC_KEY_BYTES, PUBLIC_KEY_BYTES + SECRETBOX_NONCE_BYTES),
+    ephemeralPublicKey,
+    recipientSecretKey,
+  );
+}
