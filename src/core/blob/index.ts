@@ -1,2 +1,24 @@
-/** Public surface of the blob layer. */
-export {};
+/**
+ * Public surface of the blob layer: Cobblestone-256 (C2SP chunked encryption, SHA-512, AES-256-GCM).
+ * See docs/blob-format.md for the format, the context string, offsets and error behaviour.
+ *
+ * @module
+ */
+export {
+  type BlobBackend,
+  type BlobBackendName,
+  type ChunkCipher,
+  getBlobBackend,
+  registerBlobBackend,
+} from './backend.js';
+export { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, HAPPY_MEDIA_BLOB_CONTEXT } from './constants.js';
+export type { BlobOptions } from './options.js';
+export {
+  type BlobReader,
+  bufferRangeSource,
+  openBlobRandomAccess,
+  type RangeSource,
+} from './random-access.js';
+export { ciphertextSize, plaintextSize } from './sizes.js';
+export { createDecryptStream, createEncryptStream } from './streams.js';
+export { decryptBlob, encryptBlob } from './whole.js';

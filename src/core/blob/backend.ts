@@ -1,0 +1,108 @@
+/**
+ * Chunk-cipher backends and their registry.
+ *
+ * A backend turns a message's derived AEAD key and base nonce into a {@link ChunkCipher} that seals and
+ * opens chunks by index. Everything else (key schedule, commitment, framing, final-chunk rules) lives in
+ * the shared engine, so every backend produces byte-identical blobs. Calls take batches of consecutive
+ * chunks so that an asynchronous backend (WebCrypto) can run them concurrently and a synchronous one
+ * (node:crypto) pays no promise per chunk.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { nobleBlobBackend } from './backend-noble.js';
+import { webCryptoBlobBackend } from './backend-webcrypto.js';
+
+/** Names of the backends: `node` (node:crypto, registered by `happy-media/node`), `webcrypto`, `noble`. */
+export type BlobBackendName = 'node' | 'webcrypto' | 'noble';
+
+/**
+ * Seals and opens the chunks of one message (one AEAD key, one base nonce).
+ *
+ * Implementations must derive chunk `i`'s nonce with {@link chunkNonceInto} (base nonce XOR big-endian
+ * `i`), use an empty AAD and a 16-byte tag appended to the ciphertext.
+ */
+export interface ChunkCipher {
+  /**
+   * Seals consecutive chunks `first`, `first + 1`, ...; returns `ciphertext || tag` for each, in order.
+   *
+   * @throws {LimitError} when an index reaches 2^38.
+   */
+  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+  /**
+   * Opens consecutive chunks `first`, `first + 1`, ... (`ciphertext || tag` each). Returns the plaintexts
+   * only when every tag in the batch verified; never returns unverified bytes.
+   *
+   * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
+   */
+  open(first: number, sealed: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+}
+
+/** A way to build {@link ChunkCipher}s: node:crypto, WebCrypto or pure JS. */
+export interface BlobBackend {
+  /** Registry name. */
+  readonly name: BlobBackendName;
+  /** Prepares the cipher of one message. `aeadKey` is 32 bytes, `baseNonce` 12 bytes. */
+  createChunkCipher(aeadKey: Uint8Array, baseNonce: Uint8Array): ChunkCipher | Promise<ChunkCipher>;
+}
+
+const registry = new Map<BlobBackendName, BlobBackend>([
+  [webCryptoBlobBackend.name, webCryptoBlobBackend],
+  [nobleBlobBackend.name, nobleBlobBackend],
+]);
+
+/**
+ * Registers (or replaces) a backend under its name. `happy-media/node` registers `node` on import.
+ *
+ * @throws {InvalidArgumentError} when `backend` is not a backend with a known name.
+ * @example
+ * ```ts
+ * registerBlobBackend(nodeBlobBackend); // done for you by `import 'happy-media/node'`
+ * ```
+ */
+export function registerBlobBackend(backend: BlobBackend): void {
+  if (
+    typeof backend !== 'object' ||
+    backend === null ||
+    !['node', 'webcrypto', 'noble'].includes(backend.name) ||
+    typeof backend.createChunkCipher !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      "expected a BlobBackend named 'node', 'webcrypto' or 'noble' with createChunkCipher() for `backend`",
+    );
+  }
+  registry.set(backend.name, backend);
+}
+
+/** True when this runtime has WebCrypto's `crypto.subtle` (browsers, Node; not bare React Native). */
+function hasSubtle(): boolean {
+  return typeof globalThis.crypto?.subtle?.encrypt === 'function';
+}
+
+/**
+ * Returns the backend called `name`, or the best one for this runtime: `node` when registered (importing
+ * `happy-media/node` does it), else `webcrypto` when `crypto.subtle` exists, else `noble` (pure JS).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `name` is unknown, not registered in this
+ * runtime (`node` without `happy-media/node`), or `webcrypto` where `crypto.subtle` is missing.
+ * @example
+ * ```ts
+ * const backend = getBlobBackend();          // automatic choice
+ * const pureJs = getBlobBackend('noble');    // forced, e.g. for a cross-check
+ * ```
+ */
+export function getBlobBackend(name?: BlobBackendName): BlobBackend {
+  if (name === undefined) {
+    const node = registry.get('node');
+    if (node) return node;
+    return (hasSubtle() ? registry.get('webcrypto') : undefined) ?? nobleBlobBackend;
+  }
+  const backend = registry.get(name);
+  if (backend === undefined || (name === 'webcrypto' && !hasSubtle())) {
+    throw new InvalidArgumentError(
+      `expected an available blob backend for \`backend\` but received ${JSON.stringify(name)}` +
+        (name === 'node' ? ": import 'happy-media/node' to register it" : ''),
+    );
+  }
+  return backend;
+}

@@ -1,0 +1,200 @@
+/**
+ * The decryption engine behind every decrypting entry point. Push ciphertext pieces of any size; it
+ * checks the commitment before any chunk, releases a chunk only after its tag verified, and knows a
+ * chunk is not the last only when at least one byte follows it (there is no final flag: the final chunk
+ * is the short one). Truncation, reordering, trailing bytes and a full-size final chunk all end in the
+ * same {@link DecryptionError}; once failed, every later call fails the same way.
+ *
+ * @module
+ */
+import { assertBytes } from '../bytes.js';
+import { DecryptionError, HappyMediaError } from '../errors.js';
+import type { ChunkCipher } from './backend.js';
+import {
+  BLOB_BATCH_CHUNKS,
+  BLOB_HEADER_SIZE,
+  BLOB_KEY_SIZE,
+  BLOB_MAX_CHUNKS,
+  BLOB_NONCE_SIZE,
+  BLOB_SALT_SIZE,
+  BLOB_SEALED_CHUNK_SIZE,
+  BLOB_TAG_SIZE,
+} from './constants.js';
+import { deriveBlobKeys, verifyCommitment } from './key-schedule.js';
+import {
+  type BlobOptions,
+  checkPlaintextLimit,
+  type ResolvedBlobOptions,
+  resolveBlobOptions,
+} from './options.js';
+
+/** Internal knobs that are not part of the public API. */
+export interface BlobDecryptorInternals {
+  /**
+   * Raw mode (C2SP test vectors): start from an already derived AEAD key and base nonce, and expect the
+   * chunks without the 56-byte header. Tests only.
+   */
+  raw?: { aeadKey: Uint8Array; baseNonce: Uint8Array };
+}
+
+/** Incremental Cobblestone-256 decryptor: `push()` per piece, `finish()` once; emit what they return. */
+export class BlobDecryptor {
+  readonly #options: ResolvedBlobOptions;
+  readonly #key: Uint8Array;
+  readonly #header = new Uint8Array(BLOB_HEADER_SIZE);
+  #headerLength = 0;
+  #cipher: ChunkCipher | undefined;
+  /** Sealed bytes not yet known to be a non-final chunk: at most one sealed chunk. */
+  readonly #pending = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
+  #pendingLength = 0;
+  #nextIndex = 0;
+  #released = 0;
+  #state: 'open' | 'finished' | 'failed' = 'open';
+  #failure: HappyMediaError | undefined;
+  #raw: { aeadKey: Uint8Array; baseNonce: Uint8Array } | undefined;
+
+  /**
+   * Validates the key and options at once.
+   *
+   * @throws {InvalidArgumentError} for a key that is not 32 bytes or bad options.
+   */
+  constructor(key: Uint8Array, options?: BlobOptions, internals?: BlobDecryptorInternals) {
+    this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
+    this.#options = resolveBlobOptions(options);
+    if (internals?.raw) {
+      this.#raw = {
+        aeadKey: assertBytes(internals.raw.aeadKey, 'aeadKey', BLOB_KEY_SIZE).slice(),
+        baseNonce: assertBytes(internals.raw.baseNonce, 'baseNonce', BLOB_NONCE_SIZE).slice(),
+      };
+    }
+  }
+
+  /**
+   * Adds ciphertext; returns verified plaintext pieces (possibly none).
+   *
+   * @throws {DecryptionError} on any authentication failure, now and on every later call.
+   * @throws {LimitError} past `maxPlaintextBytes`.
+   */
+  async push(data: Uint8Array): Promise<Uint8Array[]> {
+    this.#ensureOpen();
+    assertBytes(data, 'chunk');
+    return this.#guard(async () => {
+      let at = 0;
+      if (this.#cipher === undefined && this.#raw !== undefined) {
+        this.#cipher = await this.#options.backend.createChunkCipher(this.#raw.aeadKey, this.#raw.baseNonce);
+      } else if (this.#cipher === undefined) {
+        const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
+        this.#header.set(data.subarray(0, take), this.#headerLength);
+        this.#headerLength += take;
+        at = take;
+        if (this.#headerLength < BLOB_HEADER_SIZE) return [];
+        await this.#openHeader();
+      }
+      // A chunk is complete and not final only when at least one more byte follows it.
+      const ready: Uint8Array[] = [];
+      if (this.#pendingLength > 0 && at < data.length) {
+        const take = Math.min(BLOB_SEALED_CHUNK_SIZE - this.#pendingLength, data.length - at);
+        this.#pending.set(data.subarray(at, at + take), this.#pendingLength);
+        this.#pendingLength += take;
+        at += take;
+        if (this.#pendingLength === BLOB_SEALED_CHUNK_SIZE && at < data.length) {
+          ready.push(this.#pending.slice());
+          this.#pendingLength = 0;
+        }
+      }
+      while (data.length - at > BLOB_SEALED_CHUNK_SIZE) {
+        ready.push(data.subarray(at, at + BLOB_SEALED_CHUNK_SIZE));
+        at += BLOB_SEALED_CHUNK_SIZE;
+      }
+      const out = await this.#open(ready);
+      if (at < data.length) {
+        this.#pending.set(data.subarray(at), this.#pendingLength);
+        this.#pendingLength += data.length - at;
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Ends the input: the held-back bytes must be a short final chunk (16 to 16399 bytes) that verifies.
+   *
+   * @throws {DecryptionError} for a truncated blob (missing header, missing or full-size final chunk) or a
+   * final chunk that does not verify.
+   */
+  async finish(): Promise<Uint8Array[]> {
+    this.#ensureOpen();
+    return this.#guard(async () => {
+      if (this.#cipher === undefined && this.#raw !== undefined) {
+        this.#cipher = await this.#options.backend.createChunkCipher(this.#raw.aeadKey, this.#raw.baseNonce);
+      }
+      if (this.#cipher === undefined) throw new DecryptionError();
+      if (this.#pendingLength < BLOB_TAG_SIZE || this.#pendingLength === BLOB_SEALED_CHUNK_SIZE) {
+        throw new DecryptionError();
+      }
+      const out = await this.#open([this.#pending.subarray(0, this.#pendingLength)]);
+      this.#state = 'finished';
+      return out;
+    });
+  }
+
+  /** Bytes of verified plaintext released so far. */
+  get plaintextBytes(): number {
+    return this.#released;
+  }
+
+  async #openHeader(): Promise<void> {
+    const keys = deriveBlobKeys(this.#key, this.#header.subarray(0, BLOB_SALT_SIZE), this.#options.context);
+    // The commitment is checked before any chunk is even handed to the cipher.
+    verifyCommitment(this.#header.subarray(BLOB_SALT_SIZE), keys);
+    this.#cipher = await this.#options.backend.createChunkCipher(keys.aeadKey, keys.baseNonce);
+    keys.aeadKey.fill(0);
+  }
+
+  async #open(sealed: Uint8Array[]): Promise<Uint8Array[]> {
+    const cipher = this.#cipher as ChunkCipher;
+    const pieces: Uint8Array[] = [];
+    for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
+      const batch = sealed.slice(b, b + BLOB_BATCH_CHUNKS);
+      // More chunks than the format allows cannot be authentic.
+      if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
+      const opened = await cipher.open(this.#nextIndex, batch);
+      this.#nextIndex += batch.length;
+      let size = 0;
+      for (const p of opened) size += p.length;
+      checkPlaintextLimit(this.#released + size, this.#options);
+      this.#released += size;
+      if (opened.length === 1) pieces.push(opened[0] as Uint8Array);
+      else {
+        const joined = new Uint8Array(size);
+        let at = 0;
+        for (const p of opened) {
+          joined.set(p, at);
+          at += p.length;
+        }
+        pieces.push(joined);
+      }
+    }
+    return pieces;
+  }
+
+  async #guard(work: () => Promise<Uint8Array[]>): Promise<Uint8Array[]> {
+    try {
+      return await work();
+    } catch (error) {
+      this.#state = 'failed';
+      this.#failure = error instanceof HappyMediaError ? error : new DecryptionError({ cause: error });
+      this.#pending.fill(0);
+      throw this.#failure;
+    }
+  }
+
+  #ensureOpen(): void {
+    if (this.#state === 'failed') throw this.#failure ?? new DecryptionError();
+    // Anything after the end is trailing data: as inauthentic as a bad tag.
+    if (this.#state === 'finished') {
+      this.#state = 'failed';
+      this.#failure = new DecryptionError();
+      throw this.#failure;
+    }
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The encryption engine behind every encrypting entry point (Web stream, Node stream, whole buffer,
+ * file). Push plaintext pieces of any size; it emits the header first, then sealed chunks as soon as
+ * they are complete, and holds back at most one partial chunk.
+ *
+ * @module
+ */
+import { assertBytes, randomBytes } from '../bytes.js';
+import { LimitError } from '../errors.js';
+import type { ChunkCipher } from './backend.js';
+import {
+  BLOB_BATCH_CHUNKS,
+  BLOB_CHUNK_SIZE,
+  BLOB_KEY_SIZE,
+  BLOB_MAX_CHUNKS,
+  BLOB_SALT_SIZE,
+} from './constants.js';
+import { deriveBlobKeys } from './key-schedule.js';
+import {
+  type BlobOptions,
+  checkPlaintextLimit,
+  type ResolvedBlobOptions,
+  resolveBlobOptions,
+} from './options.js';
+
+/** Internal knobs that are not part of the public API (tests inject a fixed salt for frozen vectors). */
+export interface BlobEncryptorInternals {
+  /** 24-byte salt to use instead of a random one. Tests only: a repeated salt repeats nonces. */
+  salt?: Uint8Array;
+}
+
+/** Concatenates pieces whose total length is known. */
+function joinPieces(pieces: readonly Uint8Array[], total: number): Uint8Array {
+  if (pieces.length === 1 && (pieces[0] as Uint8Array).length === total) return pieces[0] as Uint8Array;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Incremental Cobblestone-256 encryptor. Use: `start()` once, `push()` per piece, `finish()` once;
+ * emit what each returns, in order.
+ */
+export class BlobEncryptor {
+  readonly #options: ResolvedBlobOptions;
+  readonly #key: Uint8Array;
+  readonly #salt: Uint8Array;
+  #cipher: ChunkCipher | undefined;
+  /** The partial chunk carried between pushes (at most one chunk). */
+  readonly #pending = new Uint8Array(BLOB_CHUNK_SIZE);
+  #pendingLength = 0;
+  #nextIndex = 0;
+  #total = 0;
+  #state: 'new' | 'started' | 'finished' | 'failed' = 'new';
+
+  /**
+   * Validates the key and options; throws at once so a caller learns of a bad key before any I/O.
+   *
+   * @throws {InvalidArgumentError} for a key that is not 32 bytes or bad options.
+   */
+  constructor(key: Uint8Array, options?: BlobOptions, internals?: BlobEncryptorInternals) {
+    this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
+    this.#options = resolveBlobOptions(options);
+    this.#salt =
+      internals?.salt === undefined
+        ? randomBytes(BLOB_SALT_SIZE)
+        : assertBytes(internals.salt, 'salt', BLOB_SALT_SIZE).slice();
+  }
+
+  /** Derives the keys and returns the 56-byte header (salt || commitment). */
+  async start(): Promise<Uint8Array> {
+    if (this.#state !== 'new') throw new Error('BlobEncryptor.start() called twice');
+    const keys = deriveBlobKeys(this.#key, this.#salt, this.#options.context);
+    this.#cipher = await this.#options.backend.createChunkCipher(keys.aeadKey, keys.baseNonce);
+    this.#state = 'started';
+    const header = new Uint8Array(this.#salt.length + keys.commitment.length);
+    header.set(this.#salt, 0);
+    header.set(keys.commitment, this.#salt.length);
+    keys.aeadKey.fill(0);
+    return header;
+  }
+
+  /**
+   * Adds plaintext; returns the sealed chunks it completed, as pieces of at most 64 chunks each. A full
+   * chunk is never final (the final chunk is always short), so it is sealed as soon as it is complete.
+   *
+   * @throws {LimitError} past `maxPlaintextBytes` or 2^38 chunks.
+   */
+  async push(data: Uint8Array): Promise<Uint8Array[]> {
+    this.#expect('started');
+    assertBytes(data, 'chunk');
+    try {
+      this.#total += data.length;
+      checkPlaintextLimit(this.#total, this.#options);
+      const ready: Uint8Array[] = [];
+      let at = 0;
+      if (this.#pendingLength > 0) {
+        const take = Math.min(BLOB_CHUNK_SIZE - this.#pendingLength, data.length);
+        this.#pending.set(data.subarray(0, take), this.#pendingLength);
+        this.#pendingLength += take;
+        at = take;
+        if (this.#pendingLength === BLOB_CHUNK_SIZE) {
+          ready.push(this.#pending.slice());
+          this.#pendingLength = 0;
+        }
+      }
+      while (data.length - at >= BLOB_CHUNK_SIZE) {
+        ready.push(data.subarray(at, at + BLOB_CHUNK_SIZE));
+        at += BLOB_CHUNK_SIZE;
+      }
+      const out = await this.#seal(ready);
+      if (at < data.length) {
+        this.#pending.set(data.subarray(at), this.#pendingLength);
+        this.#pendingLength += data.length - at;
+      }
+      return out;
+    } catch (error) {
+      this.#state = 'failed';
+      throw error;
+    }
+  }
+
+  /** Seals the final (short, possibly empty) chunk and returns it. */
+  async finish(): Promise<Uint8Array[]> {
+    this.#expect('started');
+    try {
+      const out = await this.#seal([this.#pending.subarray(0, this.#pendingLength)]);
+      this.#pending.fill(0);
+      this.#state = 'finished';
+      return out;
+    } catch (error) {
+      this.#state = 'failed';
+      throw error;
+    }
+  }
+
+  /** Bytes of plaintext received so far. */
+  get plaintextBytes(): number {
+    return this.#total;
+  }
+
+  async #seal(chunks: Uint8Array[]): Promise<Uint8Array[]> {
+    const cipher = this.#cipher as ChunkCipher;
+    const pieces: Uint8Array[] = [];
+    for (let b = 0; b < chunks.length; b += BLOB_BATCH_CHUNKS) {
+      const batch = chunks.slice(b, b + BLOB_BATCH_CHUNKS);
+      if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
+        throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
+      }
+      const sealed = await cipher.seal(this.#nextIndex, batch);
+      this.#nextIndex += batch.length;
+      let size = 0;
+      for (const s of sealed) size += s.length;
+      pieces.push(joinPieces(sealed, size));
+    }
+    return pieces;
+  }
+
+  #expect(state: 'started'): void {
+    if (this.#state !== state) {
+      throw new Error(`BlobEncryptor used in state ${this.#state}; expected ${state}`);
+    }
+  }
+}
