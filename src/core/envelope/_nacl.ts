@@ -50,6 +50,19 @@ export function sharedSecretOrUndefined(
   return bits === 0 ? undefined : shared;
 }
 
+/**
+ * True when `publicKey` is the canonical encoding of a field element (little-endian value below
+ * p = 2^255 - 19, so bit 255 clear). X25519 itself ignores bit 255 and reduces mod p, so without this
+ * check 20 other encodings of some keys would work too; honest senders (scalarMult.base) never make them.
+ */
+export function isCanonicalPublicKey(publicKey: Uint8Array): boolean {
+  const top = publicKey[31]!;
+  if (top > 0x7f) return false;
+  if (top < 0x7f) return true;
+  for (let i = 30; i >= 1; i--) if (publicKey[i] !== 0xff) return true;
+  return publicKey[0]! < 0xed;
+}
+
 /** crypto_box seal (X25519 + XSalsa20-Poly1305): returns `tag 16 | ciphertext`. */
 export function boxSeal(
   plaintext: Uint8Array,

@@ -52,7 +52,7 @@ export function boxDataKey(
  * @throws {FormatError} `ERR_UNSUPPORTED_VERSION` when the first byte is not 0; `ERR_FORMAT` when it is
  * not exactly 105 bytes.
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key, any modification, or a low-order
- * ephemeral public key.
+ * or non-canonical ephemeral public key.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `contentSecretKey` is not 32 bytes.
  * @example
  * ```ts

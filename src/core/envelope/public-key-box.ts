@@ -12,11 +12,23 @@
  * whose ephemeral key is such a point is a {@link DecryptionError} (anyone could have made that box, so
  * it is not authentic).
  *
+ * Non-canonical ephemeral keys (bit 255 set, or a value of at least 2^255 - 19) are likewise not
+ * authentic when opening: X25519 ignores bit 255, so without this check flipping that bit would leave a
+ * box that still opens. Honest senders never produce them. A non-canonical *recipient* key is accepted
+ * when sealing, as RFC 7748 §5 asks, since it comes from our own side.
+ *
  * @module
  */
 import { assertBytes, randomBytes } from '../bytes.js';
 import { DecryptionError, FormatError, InvalidArgumentError } from '../errors.js';
-import { boxOpen, boxSeal, publicKeyOf, randomKeyPair, sharedSecretOrUndefined } from './_nacl.js';
+import {
+  boxOpen,
+  boxSeal,
+  isCanonicalPublicKey,
+  publicKeyOf,
+  randomKeyPair,
+  sharedSecretOrUndefined,
+} from './_nacl.js';
 import {
   KEY_BYTES,
   PUBLIC_KEY_BOX_OVERHEAD_BYTES,
@@ -78,7 +90,7 @@ export function boxForPublicKey(
  *
  * @throws {FormatError} `ERR_FORMAT` when shorter than 72 bytes (public key, nonce, tag).
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key, any modification, or a low-order
- * ephemeral public key.
+ * or non-canonical ephemeral public key.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `recipientSecretKey` is not 32 bytes.
  */
 export function openBoxForPublicKey(sealed: Uint8Array, recipientSecretKey: Uint8Array): Uint8Array {
@@ -90,7 +102,10 @@ export function openBoxForPublicKey(sealed: Uint8Array, recipientSecretKey: Uint
     );
   }
   const ephemeralPublicKey = sealed.subarray(0, PUBLIC_KEY_BYTES);
-  if (sharedSecretOrUndefined(recipientSecretKey, ephemeralPublicKey) === undefined) {
+  if (
+    !isCanonicalPublicKey(ephemeralPublicKey) ||
+    sharedSecretOrUndefined(recipientSecretKey, ephemeralPublicKey) === undefined
+  ) {
     throw new DecryptionError();
   }
   return boxOpen(
