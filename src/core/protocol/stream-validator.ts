@@ -1,0 +1,401 @@
+/**
+ * The stream validator: checks that a sequence of messages obeys the rules of the immutable,
+ * append-only Session Protocol v2 stream, one message at a time (for a live stream) or as a whole.
+ *
+ * Every problem becomes a {@link StreamViolation} with the message's index and a stable rule code
+ * ({@link STREAM_RULES}); validation never throws on bad input. After a violation the validator
+ * recovers in the least surprising way (documented per rule) so that one mistake is reported once,
+ * not at every following message.
+ *
+ * Turns: at most one turn is open at a time. By default a stream may begin in the middle of a turn (an
+ * excerpt, a page of history, the design's own subagent example): before the stream has shown any
+ * `turn-start` or `turn-end`, the first turn id seen is taken as the open turn. `requireTurnStart`
+ * turns that allowance off for streams known to be complete.
+ *
+ * Time: devices write messages with their own clocks (the phone writes user messages, the machine
+ * writes agent messages), so `time` may step back a little; it must never be more than
+ * `timeToleranceMs` (default {@link DEFAULT_TIME_TOLERANCE_MS}) below the latest time seen so far.
+ *
+ * @module
+ */
+import { IdSchema } from './fields.js';
+import { MESSAGE_TYPES, type PermissionRequestMessage, type SessionMessage } from './messages.js';
+import { formatIssues, type ParseMode, parseSessionMessage } from './parse.js';
+
+/** Default clock-skew allowance: one minute. */
+export const DEFAULT_TIME_TOLERANCE_MS = 60_000;
+
+/** Every rule, by its stable code, with what it requires. */
+export const STREAM_RULES = {
+  INVALID_JSON: 'each line of a JSONL stream is one JSON value',
+  LINE_TOO_LONG: 'each line of a JSONL stream is at most maxLineBytes long',
+  SCHEMA: 'each message matches the schema of its type and role',
+  UNKNOWN_TYPE: 'each message has one of the 11 types (a newer type is skipped by readers)',
+  DUPLICATE_ID: 'message ids are unique in the stream',
+  TIME_WENT_BACKWARDS: 'time never drops more than the tolerance below the latest time seen',
+  TURN_ALREADY_OPEN: 'turn-start only when no turn is open (turns do not nest or overlap)',
+  TURN_ID_REUSED: 'a turn id is started once',
+  TURN_NOT_OPEN: 'turn-end and every message carrying a turn need that turn to be open',
+  TURN_MISMATCH: 'a message carrying a turn names the open turn',
+  CALL_ID_REUSED: 'a callId is started once',
+  CALL_NOT_OPEN: 'tool-call-end closes an open tool-call-start with the same callId, once',
+  CALL_CONTEXT_MISMATCH: 'tool-call-end carries the same parentId and agentId as its tool-call-start',
+  CALL_LEFT_OPEN: 'a turn that ends "completed" has ended all its tool calls',
+  PERMISSION_OUTSIDE_CALL: 'permission-request sits between the start and the end of its tool call',
+  PERMISSION_ALREADY_PENDING: 'a tool call has at most one unanswered permission request',
+  PERMISSION_RESPONSE_UNMATCHED: 'permission-response answers an unanswered request of an open tool call',
+  PERMISSION_OPTION_UNKNOWN: "permission-response's optionId is one of the request's option ids",
+  PARENT_UNKNOWN: 'parentId names a callId started earlier in the stream',
+} as const;
+
+/** Stable code of a stream rule, e.g. `DUPLICATE_ID`. */
+export type StreamViolationCode = keyof typeof STREAM_RULES;
+
+/** One rule broken by one message. */
+export interface StreamViolation {
+  /** 0-based index of the message in the stream (blank JSONL lines are not counted). */
+  index: number;
+  /** Stable rule code (see {@link STREAM_RULES}). */
+  code: StreamViolationCode;
+  /** What is wrong and what to do, for people. */
+  message: string;
+  /** The offending message's id, when it has a well-formed one. */
+  id?: string;
+}
+
+/** Options of {@link createStreamValidator} and {@link validateStream}. */
+export interface StreamValidatorOptions {
+  /** How each message is parsed: `tolerant` (default) drops unknown fields, `strict` reports them. */
+  mode?: ParseMode;
+  /** How far (ms) `time` may step back below the latest time seen; default {@link DEFAULT_TIME_TOLERANCE_MS}. */
+  timeToleranceMs?: number;
+  /** When true, every turn must be opened by `turn-start`, even at the head of the stream. Default false. */
+  requireTurnStart?: boolean;
+}
+
+/** An incremental validator; see {@link createStreamValidator}. */
+export interface StreamValidator {
+  /** Checks the next message (any value: it is parsed first) and returns the violations it caused. */
+  push(message: unknown): StreamViolation[];
+  /**
+   * Records the next position as unreadable (a JSONL line that is not JSON or is too long) and returns
+   * its violation. The stream's other rules are unaffected.
+   */
+  pushUnreadable(code: 'INVALID_JSON' | 'LINE_TOO_LONG', message: string): StreamViolation;
+  /** Every violation so far, in order. */
+  readonly violations: readonly StreamViolation[];
+  /** How many messages (including unreadable ones) were pushed. */
+  readonly messageCount: number;
+  /** The turn open after the last message, if any. */
+  readonly openTurn: string | undefined;
+}
+
+interface CallState {
+  turn: string;
+  parentId: string | undefined;
+  agentId: string | undefined;
+  open: boolean;
+  pending: PermissionRequestMessage | undefined;
+}
+
+const quote = (value: string) => JSON.stringify(value);
+
+function wellFormedId(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const id = (value as { id?: unknown }).id;
+  return IdSchema.safeParse(id).success ? (id as string) : undefined;
+}
+
+/**
+ * Creates an incremental stream validator for a live stream.
+ *
+ * @example
+ * ```ts
+ * const validator = createStreamValidator();
+ * socket.on('message', (m) => {
+ *   for (const v of validator.push(m)) console.warn(`index ${v.index}: ${v.code}: ${v.message}`);
+ * });
+ * ```
+ */
+export function createStreamValidator(options: StreamValidatorOptions = {}): StreamValidator {
+  const mode = options.mode ?? 'tolerant';
+  const tolerance = Math.max(0, options.timeToleranceMs ?? DEFAULT_TIME_TOLERANCE_MS);
+  const requireTurnStart = options.requireTurnStart ?? false;
+
+  const violations: StreamViolation[] = [];
+  const idIndex = new Map<string, number>();
+  const seenTurns = new Set<string>();
+  const calls = new Map<string, CallState>();
+  let index = -1;
+  let latestTime: number | undefined;
+  let openTurn: string | undefined;
+  // True once the stream has shown a turn boundary (or the head turn was taken as open).
+  let framed = false;
+
+  function closeCallsOfTurn(turn: string): string[] {
+    const leftOpen: string[] = [];
+    for (const [callId, call] of calls) {
+      if (call.open && call.turn === turn) {
+        leftOpen.push(callId);
+        call.open = false;
+        call.pending = undefined;
+      }
+    }
+    return leftOpen;
+  }
+
+  function checkTurn(
+    message: SessionMessage,
+    turn: string,
+    report: (code: StreamViolationCode, text: string) => void,
+  ) {
+    if (openTurn === undefined) {
+      if (!requireTurnStart && !framed && !seenTurns.has(turn)) {
+        // The head of an excerpt: the turn began before the first message we see.
+        openTurn = turn;
+        seenTurns.add(turn);
+        framed = true;
+        return;
+      }
+      report(
+        'TURN_NOT_OPEN',
+        `"${message.type}" names turn ${quote(turn)} but no turn is open; emit turn-start first (or drop "turn" from messages between turns)`,
+      );
+      return;
+    }
+    if (openTurn !== turn) {
+      report(
+        'TURN_MISMATCH',
+        `"${message.type}" names turn ${quote(turn)} but the open turn is ${quote(openTurn)}; messages inside a turn carry that turn's id`,
+      );
+    }
+  }
+
+  function check(message: SessionMessage, report: (code: StreamViolationCode, text: string) => void): void {
+    const seenAt = idIndex.get(message.id);
+    if (seenAt !== undefined) {
+      report(
+        'DUPLICATE_ID',
+        `id ${quote(message.id)} was already used by message ${seenAt}; give every message a fresh id`,
+      );
+    } else {
+      idIndex.set(message.id, index);
+    }
+
+    if (latestTime !== undefined && message.time < latestTime - tolerance) {
+      report(
+        'TIME_WENT_BACKWARDS',
+        `time ${message.time} is ${latestTime - message.time} ms before the latest time seen (${latestTime}); the tolerance is ${tolerance} ms (is it in seconds instead of milliseconds, or out of order?)`,
+      );
+    }
+    latestTime = latestTime === undefined ? message.time : Math.max(latestTime, message.time);
+
+    if (message.parentId !== undefined && !calls.has(message.parentId)) {
+      report(
+        'PARENT_UNKNOWN',
+        `parentId ${quote(message.parentId)} names no tool call started earlier in the stream; parentId is the callId of the spawning tool-call-start`,
+      );
+    }
+
+    switch (message.type) {
+      case 'turn-start': {
+        if (openTurn !== undefined) {
+          report(
+            'TURN_ALREADY_OPEN',
+            `turn-start of ${quote(message.turn)} while turn ${quote(openTurn)} is still open; end it with turn-end first`,
+          );
+          // Recover: the new turn replaces the unfinished one.
+          closeCallsOfTurn(openTurn);
+        } else if (seenTurns.has(message.turn)) {
+          report(
+            'TURN_ID_REUSED',
+            `turn ${quote(message.turn)} was already started; each turn needs a fresh id`,
+          );
+        }
+        openTurn = message.turn;
+        seenTurns.add(message.turn);
+        framed = true;
+        return;
+      }
+      case 'turn-end': {
+        if (openTurn === undefined) {
+          if (!requireTurnStart && !framed && !seenTurns.has(message.turn)) {
+            // An excerpt that begins with the end of a turn.
+            seenTurns.add(message.turn);
+            framed = true;
+            return;
+          }
+          report('TURN_NOT_OPEN', `turn-end of ${quote(message.turn)} but no turn is open`);
+          framed = true;
+          return;
+        }
+        if (openTurn !== message.turn) {
+          report(
+            'TURN_MISMATCH',
+            `turn-end of ${quote(message.turn)} but the open turn is ${quote(openTurn)}; end the open turn`,
+          );
+          return;
+        }
+        const leftOpen = closeCallsOfTurn(openTurn);
+        if (message.status === 'completed') {
+          for (const callId of leftOpen) {
+            report(
+              'CALL_LEFT_OPEN',
+              `turn ${quote(message.turn)} ended "completed" but tool call ${quote(callId)} has no tool-call-end; end it first, or end the turn "failed"/"cancelled"`,
+            );
+          }
+        }
+        openTurn = undefined;
+        framed = true;
+        return;
+      }
+      default:
+        break;
+    }
+
+    if (message.turn !== undefined) checkTurn(message, message.turn, report);
+
+    switch (message.type) {
+      case 'tool-call-start': {
+        if (calls.has(message.callId)) {
+          report(
+            'CALL_ID_REUSED',
+            `callId ${quote(message.callId)} was already started; each tool call needs a fresh callId`,
+          );
+          return;
+        }
+        calls.set(message.callId, {
+          turn: message.turn,
+          parentId: message.parentId,
+          agentId: message.agentId,
+          open: openTurn === message.turn,
+          pending: undefined,
+        });
+        return;
+      }
+      case 'tool-call-end': {
+        const call = calls.get(message.callId);
+        if (call === undefined || !call.open) {
+          report(
+            'CALL_NOT_OPEN',
+            call === undefined
+              ? `tool-call-end of ${quote(message.callId)} but no tool-call-start with that callId came before`
+              : `tool-call-end of ${quote(message.callId)} but that call already ended (or its turn did)`,
+          );
+          return;
+        }
+        if (call.parentId !== message.parentId || call.agentId !== message.agentId) {
+          report(
+            'CALL_CONTEXT_MISMATCH',
+            `tool-call-end of ${quote(message.callId)} carries parentId/agentId ${quote(String(message.parentId))}/${quote(String(message.agentId))} but its start carried ${quote(String(call.parentId))}/${quote(String(call.agentId))}; the end is written by the same agent as the start`,
+          );
+        }
+        call.open = false;
+        call.pending = undefined;
+        return;
+      }
+      case 'permission-request': {
+        const call = calls.get(message.callId);
+        if (call === undefined || !call.open) {
+          report(
+            'PERMISSION_OUTSIDE_CALL',
+            `permission-request for ${quote(message.callId)} but that tool call is not open; emit it between tool-call-start and tool-call-end`,
+          );
+          return;
+        }
+        if (call.pending !== undefined) {
+          report(
+            'PERMISSION_ALREADY_PENDING',
+            `permission-request for ${quote(message.callId)} while an earlier request for that call is unanswered`,
+          );
+        }
+        call.pending = message;
+        return;
+      }
+      case 'permission-response': {
+        const call = calls.get(message.callId);
+        const pending = call?.open ? call.pending : undefined;
+        if (call === undefined || pending === undefined) {
+          report(
+            'PERMISSION_RESPONSE_UNMATCHED',
+            `permission-response for ${quote(message.callId)} but no unanswered permission-request of an open tool call has that callId`,
+          );
+          return;
+        }
+        if (!pending.options.some((option) => option.id === message.optionId)) {
+          report(
+            'PERMISSION_OPTION_UNKNOWN',
+            `optionId ${quote(message.optionId)} is not one of the request's options (${pending.options.map((o) => quote(o.id)).join(', ')})`,
+          );
+          return; // the request stays unanswered
+        }
+        call.pending = undefined;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  return {
+    push(value: unknown): StreamViolation[] {
+      index += 1;
+      const found: StreamViolation[] = [];
+      const at = index;
+      const id = wellFormedId(value);
+      const report = (code: StreamViolationCode, message: string) => {
+        found.push({ index: at, code, message, ...(id === undefined ? {} : { id }) });
+      };
+      const parsed = parseSessionMessage(value, { mode });
+      if (!parsed.success) {
+        const type =
+          typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+        if (typeof type === 'string' && !(MESSAGE_TYPES as readonly string[]).includes(type)) {
+          report(
+            'UNKNOWN_TYPE',
+            `type ${quote(type.slice(0, 64))} is not one of the 11 Session Protocol v2 types`,
+          );
+        } else {
+          report('SCHEMA', `not a valid message: ${formatIssues(parsed.error.issues)}`);
+        }
+      } else {
+        check(parsed.data, report);
+      }
+      violations.push(...found);
+      return found;
+    },
+    pushUnreadable(code: 'INVALID_JSON' | 'LINE_TOO_LONG', message: string): StreamViolation {
+      index += 1;
+      const violation: StreamViolation = { index, code, message };
+      violations.push(violation);
+      return violation;
+    },
+    get violations() {
+      return violations;
+    },
+    get messageCount() {
+      return index + 1;
+    },
+    get openTurn() {
+      return openTurn;
+    },
+  };
+}
+
+/**
+ * Validates a whole stream and returns every violation (empty when the stream is valid).
+ *
+ * @example
+ * ```ts
+ * const violations = validateStream(messages);
+ * if (violations.length > 0) throw new StreamError(`${violations[0].code}: ${violations[0].message}`);
+ * ```
+ */
+export function validateStream(
+  messages: readonly unknown[],
+  options: StreamValidatorOptions = {},
+): StreamViolation[] {
+  const validator = createStreamValidator(options);
+  for (const message of messages) validator.push(message);
+  return [...validator.violations];
+}
