@@ -222,7 +222,7 @@ describe('low-order X25519 points', () => {
     'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
     'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
     'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-  ].map(fromHex);
+  ].map((hex) => fromHex(hex));
   it('sealing for a low-order recipient key is ERR_INVALID_ARGUMENT', () => {
     for (const point of lowOrder) {
       expect(codeOf(() => boxDataKey(createDataKey(), point))).toBe('ERR_INVALID_ARGUMENT');
