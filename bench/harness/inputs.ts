@@ -1,0 +1,138 @@
+/**
+ * Generated benchmark inputs (a 12 MP JPEG, 1080p H.264 clips), cached in `.tmp/bench-inputs` so a
+ * second run does not pay for them. Generated with sharp and ffmpeg; a file appears under its final name
+ * only when complete (temp + rename), so an interrupted run never leaves a half input in the cache.
+ *
+ * @module
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SkipSuite } from './context.js';
+
+const run = promisify(execFile);
+
+/** ffmpeg/ffprobe executables (env `FFMPEG_PATH`/`FFPROBE_PATH`, else from PATH). */
+export const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
+/** See {@link FFMPEG}. */
+export const FFPROBE = process.env.FFPROBE_PATH ?? 'ffprobe';
+
+/** True when both ffmpeg and ffprobe start. */
+export async function hasFfmpeg(): Promise<boolean> {
+  try {
+    await run(FFMPEG, ['-version'], { timeout: 10_000 });
+    await run(FFPROBE, ['-version'], { timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws {@link SkipSuite} when ffmpeg is missing. */
+export async function requireFfmpeg(): Promise<void> {
+  if (!(await hasFfmpeg())) {
+    throw new SkipSuite('ffmpeg/ffprobe not found (apt-get install ffmpeg, or set FFMPEG_PATH/FFPROBE_PATH)');
+  }
+}
+
+async function cached(path: string, make: (tmp: string) => Promise<void>): Promise<string> {
+  if (existsSync(path)) return path;
+  const tmp = `${path}.partial-${process.pid}`;
+  try {
+    await make(tmp);
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  return path;
+}
+
+/** A 4000×3000 (12 MP) JPEG of noisy gradients (photo-like entropy). */
+export async function photo12mp(dir: string): Promise<string> {
+  return cached(join(dir, 'photo-12mp.jpg'), async (tmp) => {
+    const { default: sharp } = await import('sharp');
+    const width = 4000;
+    const height = 3000;
+    await sharp({
+      create: {
+        width,
+        height,
+        channels: 3,
+        background: { r: 90, g: 140, b: 200 },
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
+    })
+      .blur(2)
+      .jpeg({ quality: 88 })
+      .toFile(`${tmp}.jpg`);
+    await rename(`${tmp}.jpg`, tmp);
+  });
+}
+
+/** A 1080p H.264 MP4, 5 s at 30 fps (~10 MB): the probe input. */
+export async function video1080p(dir: string): Promise<string> {
+  return cached(join(dir, 'video-1080p-5s.mp4'), async (tmp) => {
+    await run(
+      FFMPEG,
+      [
+        '-v',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=1920x1080:rate=30',
+        '-t',
+        '5',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+        tmp,
+      ],
+      { timeout: 120_000 },
+    );
+  });
+}
+
+/** A 1080p lossless H.264 MP4 of about 100 MB (24 s): the send input. */
+export async function video100mb(dir: string): Promise<string> {
+  return cached(join(dir, 'video-1080p-100mb.mp4'), async (tmp) => {
+    await run(
+      FFMPEG,
+      [
+        '-v',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=1920x1080:rate=30',
+        '-t',
+        '24',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-qp',
+        '0',
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+        tmp,
+      ],
+      { timeout: 300_000 },
+    );
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * Timing: warm-up, then several timed runs; each run yields one sample.
+ *
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+
+/** How many runs to do. */
+export interface RunPlan {
+  /** Untimed runs first (JIT, page cache, lazy initialisation). */
+  warmup: number;
+  /** Timed runs; the median of these is reported. */
+  runs: number;
+}
+
+/**
+ * Runs `fn` `warmup` times untimed, then `runs` times timed, and returns each timed run's duration in ms.
+ *
+ * @example
+ * ```ts
+ * const ms = await timeRuns(() => encryptBlob(data, key), { warmup: 1, runs: 5 });
+ * ```
+ */
+export async function timeRuns(fn: () => unknown, plan: RunPlan): Promise<number[]> {
+  for (let i = 0; i < plan.warmup; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < plan.runs; i++) {
+    const start = performance.now();
+    await fn();
+    out.push(performance.now() - start);
+  }
+  return out;
+}
+
+/**
+ * Measures an operation too short to time alone (a 1 KiB seal): calibrates a batch size so one batch
+ * lasts about `batchMs`, then returns operations per second for each of `plan.runs` batches.
+ */
+export async function opsPerSecondRuns(op: () => unknown, plan: RunPlan, batchMs = 150): Promise<number[]> {
+  let batch = 1;
+  // Calibrate (also serves as warm-up): double until one batch takes a tenth of the target.
+  for (;;) {
+    const start = performance.now();
+    for (let i = 0; i < batch; i++) await op();
+    const took = performance.now() - start;
+    if (took >= batchMs / 10 || batch >= 1 << 24) {
+      batch = Math.max(1, Math.round((batch * batchMs) / Math.max(took, 0.001)));
+      break;
+    }
+    batch *= 2;
+  }
+  const ms = await timeRuns(async () => {
+    for (let i = 0; i < batch; i++) await op();
+  }, plan);
+  return ms.map((m) => batch / (m / 1000));
+}

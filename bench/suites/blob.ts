@@ -1,0 +1,323 @@
+/**
+ * Blob encryption per backend (node, webcrypto, noble) beside the limit in Node (node:crypto, one
+ * AES-256-GCM cipher streaming over the same bytes) and Happy's current path (tweetnacl secretbox over
+ * the whole blob), plus file-to-file peak memory of ours (streaming) and of the whole-blob secretbox.
+ *
+ * @module
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import nacl from 'tweetnacl';
+import type { BackendName, BlobApi, NodeBlobApi } from '../harness/apis.js';
+import { runChild } from '../harness/child.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
+import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';
+import type { Measurement } from '../harness/figures.js';
+import { loadArea } from '../harness/load.js';
+import { timeRuns } from '../harness/measure.js';
+import { megabytesPerSecond, summarize } from '../harness/stats.js';
+import { formatBytes } from '../harness/table.js';
+
+const SLICE = MiB;
+
+/** node:crypto, one AES-256-GCM cipher over the whole buffer, fed in 1 MiB slices (the limit). */
+function nodeOneCipherEncrypt(
+  data: Uint8Array,
+  key: Uint8Array,
+  iv: Uint8Array,
+): { ct: Uint8Array; tag: Buffer } {
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ct = new Uint8Array(data.length);
+  let at = 0;
+  for (let i = 0; i < data.length; i += SLICE) {
+    const out = cipher.update(data.subarray(i, Math.min(data.length, i + SLICE)));
+    ct.set(out, at);
+    at += out.length;
+  }
+  cipher.final();
+  return { ct, tag: cipher.getAuthTag() };
+}
+
+function nodeOneCipherDecrypt(ct: Uint8Array, tag: Buffer, key: Uint8Array, iv: Uint8Array): Uint8Array {
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAuthTag(tag);
+  const pt = new Uint8Array(ct.length);
+  let at = 0;
+  for (let i = 0; i < ct.length; i += SLICE) {
+    const out = decipher.update(ct.subarray(i, Math.min(ct.length, i + SLICE)));
+    pt.set(out, at);
+    at += out.length;
+  }
+  decipher.final();
+  return pt;
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
+}
+
+function mbps(
+  rec: SuiteRecorder,
+  m: Omit<Measurement, 'summary' | 'unit' | 'suite'> & { sizeBytes: number },
+  ms: number[],
+): Measurement {
+  return rec.add({
+    ...m,
+    suite: 'blob',
+    unit: 'MB/s',
+    summary: summarize(ms.map((t) => megabytesPerSecond(m.sizeBytes, t))),
+  });
+}
+
+/** Measures the two references over `data`; returns their measurements keyed by operation. */
+async function measureReferences(
+  rec: SuiteRecorder,
+  data: Uint8Array,
+  key: Uint8Array,
+  plan: { warmup: number; runs: number },
+): Promise<Record<'nodeEnc' | 'nodeDec' | 'naclEnc' | 'naclDec', Measurement>> {
+  const size = data.length;
+  const tag = formatBytes(size);
+  const iv = randomBytes(12);
+  const one = nodeOneCipherEncrypt(data, key, iv);
+  if (!equal(nodeOneCipherDecrypt(one.ct, one.tag, key, iv), data))
+    throw new Error('node:crypto reference did not round-trip');
+  const nonce = randomBytes(24);
+  const boxed = nacl.secretbox(data, nonce, key);
+  const opened = nacl.secretbox.open(boxed, nonce, key);
+  if (!opened || !equal(opened, data)) throw new Error('tweetnacl reference did not round-trip');
+  rec.check(`references round-trip at ${tag} (node:crypto one-cipher AES-256-GCM, tweetnacl secretbox)`);
+  const common = { sizeBytes: size, reference: true };
+  return {
+    nodeEnc: mbps(
+      rec,
+      {
+        ...common,
+        id: `ref.node-gcm.encrypt.${size}`,
+        label: `node:crypto one-cipher encrypt ${tag}`,
+        series: 'node:crypto one-cipher AES-GCM encrypt',
+      },
+      await timeRuns(() => nodeOneCipherEncrypt(data, key, iv), plan),
+    ),
+    nodeDec: mbps(
+      rec,
+      {
+        ...common,
+        id: `ref.node-gcm.decrypt.${size}`,
+        label: `node:crypto one-cipher decrypt ${tag}`,
+        series: 'node:crypto one-cipher AES-GCM decrypt',
+      },
+      await timeRuns(() => nodeOneCipherDecrypt(one.ct, one.tag, key, iv), plan),
+    ),
+    naclEnc: mbps(
+      rec,
+      {
+        ...common,
+        id: `ref.secretbox.encrypt.${size}`,
+        label: `tweetnacl secretbox whole blob ${tag}`,
+        series: 'tweetnacl secretbox (Happy today) encrypt',
+      },
+      await timeRuns(() => nacl.secretbox(data, nonce, key), plan),
+    ),
+    naclDec: mbps(
+      rec,
+      {
+        ...common,
+        id: `ref.secretbox.decrypt.${size}`,
+        label: `tweetnacl secretbox.open whole blob ${tag}`,
+        series: 'tweetnacl secretbox (Happy today) decrypt',
+      },
+      await timeRuns(() => nacl.secretbox.open(boxed, nonce, key), plan),
+    ),
+  };
+}
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const blob = await loadArea<BlobApi>('src/core/blob/index.js', [
+    'encryptBlob',
+    'decryptBlob',
+    'ciphertextSize',
+  ]);
+  let nodeBlob: NodeBlobApi | undefined;
+  try {
+    nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['encryptFile']);
+  } catch (error) {
+    ctx.log(`  node blob backend unavailable: ${(error as Error).message}`);
+  }
+  const size = ctx.quick ? 16 * MiB : 256 * MiB;
+  const nobleSize = ctx.quick ? 2 * MiB : 16 * MiB;
+  const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 5 };
+  const key = new Uint8Array(randomBytes(32));
+
+  // Check before timing: every backend's ciphertext has the announced size and opens with every backend.
+  const sample = randomData(3 * 16384 + 77);
+  const backends: BackendName[] = [];
+  const cts = new Map<BackendName, Uint8Array>();
+  for (const b of ['node', 'webcrypto', 'noble'] as const) {
+    try {
+      cts.set(b, await blob.encryptBlob(sample, key, { backend: b }));
+      backends.push(b);
+    } catch (error) {
+      ctx.log(`  backend ${b} unavailable: ${(error as Error).message}`);
+    }
+  }
+  if (backends.length === 0) throw new Error('no blob backend could encrypt');
+  for (const [from, ct] of cts) {
+    if (ct.length !== blob.ciphertextSize(sample.length))
+      throw new Error(`${from}: ciphertext size differs from ciphertextSize()`);
+    for (const to of backends) {
+      if (!equal(await blob.decryptBlob(ct, key, { backend: to }), sample))
+        throw new Error(`${from} → ${to} did not round-trip`);
+    }
+  }
+  rec.check(
+    `backends ${backends.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
+  );
+
+  const sizes = new Set([size, ...(backends.includes('noble') ? [nobleSize] : [])]);
+  const data = new Map<number, Uint8Array>();
+  const refs = new Map<number, Awaited<ReturnType<typeof measureReferences>>>();
+  for (const s of sizes) {
+    const d = randomData(s);
+    data.set(s, d);
+    refs.set(s, await measureReferences(rec, d, key, plan));
+  }
+
+  for (const b of backends) {
+    const s = b === 'noble' ? nobleSize : size;
+    const d = data.get(s)!;
+    const tag = formatBytes(s);
+    const ct = await blob.encryptBlob(d, key, { backend: b });
+    if (!equal(await blob.decryptBlob(ct, key, { backend: b }), d))
+      throw new Error(`${b}: ${tag} did not round-trip`);
+    rec.check(`${b}: ${tag} round-trips`);
+    const enc = mbps(
+      rec,
+      {
+        id: `blob.encrypt.${b}`,
+        label: `encrypt (${b}) ${tag}`,
+        sizeBytes: s,
+        series: `blob encrypt (${b})`,
+      },
+      await timeRuns(() => blob.encryptBlob(d, key, { backend: b }), plan),
+    );
+    const dec = mbps(
+      rec,
+      {
+        id: `blob.decrypt.${b}`,
+        label: `decrypt (${b}) ${tag}`,
+        sizeBytes: s,
+        series: `blob decrypt (${b})`,
+      },
+      await timeRuns(() => blob.decryptBlob(ct, key, { backend: b }), plan),
+    );
+    const r = refs.get(s)!;
+    if (b === 'noble') {
+      // Pure JS beside pure JS: Happy's tweetnacl path is the fair reference.
+      rec.compare(enc, r.naclEnc);
+      rec.compare(dec, r.naclDec);
+      rec.compare(enc, r.nodeEnc);
+    } else {
+      rec.compare(enc, r.nodeEnc);
+      rec.compare(dec, r.nodeDec);
+      rec.compare(enc, r.naclEnc);
+      rec.compare(dec, r.naclDec);
+    }
+  }
+
+  // Peak memory, file to file, one child per case: ours streams; Happy's path holds the whole blob.
+  if (nodeBlob) {
+    const input = join(ctx.scratchDir, 'plain.bin');
+    await writeRandomFile(input, size);
+    const keyHex = Buffer.from(key).toString('hex');
+    const ours = await runChild<{ ms: number[]; sha: string }>('blob:encryptFile', {
+      input,
+      output: join(ctx.scratchDir, 'ours.enc'),
+      keyHex,
+      runs: plan.runs,
+    });
+    const theirs = await runChild<{ ms: number[] }>('blob:secretboxFile', {
+      input,
+      output: join(ctx.scratchDir, 'nacl.enc'),
+      keyHex,
+      runs: plan.runs,
+    });
+    // Check: the file we timed decrypts back to the input.
+    const back = await blob.decryptBlob(
+      new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))),
+      key,
+    );
+    if (sha256(back) !== (await sha256File(input)))
+      throw new Error('encryptFile output did not decrypt to the input');
+    rec.check(`encryptFile ${formatBytes(size)} output decrypts to the input (SHA-256)`);
+    const tag = formatBytes(size);
+    const o = rec.add({
+      id: 'blob.encryptFile',
+      suite: 'blob',
+      label: `encryptFile file→file ${tag}`,
+      unit: 'MB/s',
+      sizeBytes: size,
+      peakRssBytes: ours.maxRssBytes,
+      summary: summarize(ours.result.ms.map((t) => megabytesPerSecond(size, t))),
+    });
+    const t = rec.add({
+      id: 'ref.secretbox.file',
+      suite: 'blob',
+      label: `readFile+secretbox+writeFile ${tag}`,
+      unit: 'MB/s',
+      sizeBytes: size,
+      reference: true,
+      peakRssBytes: theirs.maxRssBytes,
+      summary: summarize(theirs.result.ms.map((x) => megabytesPerSecond(size, x))),
+    });
+    rec.compare(o, t);
+  }
+}
+
+/** Cases run in a child process (see `harness/child.ts`). */
+export const childCases = {
+  async encryptFile(payload: unknown): Promise<{ ms: number[] }> {
+    const { input, output, keyHex, runs } = payload as {
+      input: string;
+      output: string;
+      keyHex: string;
+      runs: number;
+    };
+    const nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['encryptFile']);
+    const key = new Uint8Array(Buffer.from(keyHex, 'hex'));
+    const ms: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await nodeBlob.encryptFile(input, output, key);
+      ms.push(performance.now() - start);
+    }
+    return { ms };
+  },
+  async secretboxFile(payload: unknown): Promise<{ ms: number[] }> {
+    const { input, output, keyHex, runs } = payload as {
+      input: string;
+      output: string;
+      keyHex: string;
+      runs: number;
+    };
+    const key = new Uint8Array(Buffer.from(keyHex, 'hex'));
+    const ms: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      const nonce = randomBytes(24);
+      const boxed = nacl.secretbox(new Uint8Array(await readFile(input)), nonce, key);
+      await writeFile(output, boxed);
+      ms.push(performance.now() - start);
+    }
+    return { ms };
+  },
+};
+
+/** The blob suite. */
+export const blobSuite: Suite = {
+  name: 'blob',
+  description: 'blob encrypt/decrypt per backend vs node:crypto one-cipher AES-GCM and tweetnacl secretbox',
+  run,
+};

@@ -1,0 +1,195 @@
+/**
+ * The browser path: decrypt throughput of the universal entry in headless Chromium, WebCrypto backend
+ * vs noble backend, beside one-shot `crypto.subtle` AES-256-GCM over the same bytes (the limit in the
+ * browser). Needs `/usr/bin/chromium` (or env `CHROMIUM_PATH`), playwright-core and esbuild.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { BlobApi } from '../harness/apis.js';
+import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
+import { MiB, randomData, sha256 } from '../harness/data.js';
+import { loadArea } from '../harness/load.js';
+import { megabytesPerSecond, summarize } from '../harness/stats.js';
+import { formatBytes } from '../harness/table.js';
+
+/** Flags for a quiet, sandbox-less headless Chromium (root in CI, no network chatter). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+interface PageJob {
+  keyHex: string;
+  bigSha: string;
+  smallSha: string;
+  runs: number;
+}
+
+interface PageResult {
+  webcrypto: number[];
+  noble: number[];
+  subtle: number[];
+}
+
+/** Runs inside the page (serialised by playwright): checks, then times each path. */
+async function inPage(job: PageJob): Promise<PageResult> {
+  const api = (globalThis as unknown as { happyBench: { decryptBlob: BlobApi['decryptBlob'] } }).happyBench;
+  const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+  const key = new Uint8Array(job.keyHex.match(/../g)!.map((h) => Number.parseInt(h, 16)));
+  const big = new Uint8Array(await (await fetch('/big.bin')).arrayBuffer());
+  const small = new Uint8Array(await (await fetch('/small.bin')).arrayBuffer());
+  const time = async (fn: () => Promise<unknown>) => {
+    await fn();
+    const out: number[] = [];
+    for (let i = 0; i < job.runs; i++) {
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+    return out;
+  };
+  const pt = await api.decryptBlob(big, key, { backend: 'webcrypto' });
+  if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
+    throw new Error('webcrypto decrypt differs');
+  const spt = await api.decryptBlob(small, key, { backend: 'noble' });
+  if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
+    throw new Error('noble decrypt differs');
+  const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
+  return {
+    webcrypto: await time(() => api.decryptBlob(big, key, { backend: 'webcrypto' })),
+    noble: await time(() => api.decryptBlob(small, key, { backend: 'noble' })),
+    subtle: await time(() => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot)),
+  };
+}
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) throw new SkipSuite(`${chromium} not found (apt-get install chromium)`);
+  const blob = await loadArea<BlobApi>('src/core/blob/index.js', ['encryptBlob', 'decryptBlob']);
+  let esbuild: typeof import('esbuild');
+  let playwright: typeof import('playwright-core');
+  try {
+    esbuild = await import('esbuild');
+    playwright = await import('playwright-core');
+  } catch {
+    throw new SkipSuite('esbuild or playwright-core is not installed (dev dependencies)');
+  }
+  const bigSize = ctx.quick ? 8 * MiB : 64 * MiB;
+  const smallSize = ctx.quick ? MiB : 8 * MiB;
+  const runs = ctx.quick ? 3 : 5;
+  const key = new Uint8Array(randomBytes(32));
+  const bigPt = randomData(bigSize);
+  const smallPt = bigPt.subarray(0, smallSize);
+  const big = await blob.encryptBlob(bigPt, key);
+  const small = await blob.encryptBlob(smallPt, key);
+
+  // Bundle the universal entry for the browser, exactly as an app would.
+  const universal = fileURLToPath(new URL('../../src/index.js', import.meta.url));
+  const bundle = await esbuild.build({
+    stdin: {
+      contents: `import { decryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { decryptBlob };`,
+      resolveDir: ctx.scratchDir,
+      loader: 'js',
+    },
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
+  const js = bundle.outputFiles[0]!.text;
+  const routes: Record<string, [string, string | Uint8Array]> = {
+    '/': [
+      'text/html',
+      '<!doctype html><meta charset="utf-8"><script type="module" src="/bench.js"></script>',
+    ],
+    '/bench.js': ['text/javascript', js],
+    '/big.bin': ['application/octet-stream', big],
+    '/small.bin': ['application/octet-stream', small],
+  };
+  const server = createServer((req, res) => {
+    const route = routes[req.url ?? ''];
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': route[0], 'cache-control': 'no-store' }).end(route[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const browser = await playwright.chromium.launch({
+    executablePath: chromium,
+    args: CHROMIUM_ARGS,
+    timeout: 60_000,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => 'happyBench' in globalThis, undefined, { timeout: 30_000 });
+    const r = await page.evaluate(inPage, {
+      keyHex: Buffer.from(key).toString('hex'),
+      bigSha: sha256(bigPt),
+      smallSha: sha256(smallPt),
+      runs,
+    } satisfies PageJob);
+    rec.check(
+      `in Chromium: webcrypto (${formatBytes(bigSize)}) and noble (${formatBytes(smallSize)}) decrypt Node-made blobs to the original (SHA-256)`,
+    );
+    const add = (id: string, label: string, ms: number[], size: number, reference = false) =>
+      rec.add({
+        id,
+        suite: 'browser',
+        label,
+        unit: 'MB/s',
+        sizeBytes: size,
+        reference,
+        series: label.replace(/ \d.*$/, ''),
+        summary: summarize(ms.map((t) => megabytesPerSecond(size, t))),
+      });
+    const web = add(
+      'browser.decrypt.webcrypto',
+      `Chromium decrypt webcrypto ${formatBytes(bigSize)}`,
+      r.webcrypto,
+      bigSize,
+    );
+    const noble = add(
+      'browser.decrypt.noble',
+      `Chromium decrypt noble ${formatBytes(smallSize)}`,
+      r.noble,
+      smallSize,
+    );
+    const subtle = add(
+      'ref.browser.subtle',
+      `Chromium one-shot subtle AES-GCM ${formatBytes(bigSize)}`,
+      r.subtle,
+      bigSize,
+      true,
+    );
+    rec.compare(web, subtle);
+    rec.compare(noble, subtle);
+  } finally {
+    await browser.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** The browser suite. */
+export const browserSuite: Suite = {
+  name: 'browser',
+  description: 'decrypt in headless Chromium, webcrypto vs noble backend vs one-shot crypto.subtle',
+  run,
+};

@@ -1,0 +1,125 @@
+/**
+ * Envelope seal/open of typical 1 KiB and 64 KiB v2 messages, both variants (legacy secretbox and
+ * dataKey AES-256-GCM), in messages per second, beside the raw cipher over the same JSON bytes
+ * (node:crypto AES-256-GCM for dataKey, tweetnacl secretbox for legacy): the difference is our JSON,
+ * base64, schema validation and layout.
+ *
+ * @module
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import nacl from 'tweetnacl';
+import type { EnvelopeApi, ProtocolApi, SessionKeyLike } from '../harness/apis.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
+import { KiB } from '../harness/data.js';
+import { loadArea } from '../harness/load.js';
+import { opsPerSecondRuns } from '../harness/measure.js';
+import { summarize } from '../harness/stats.js';
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,\n';
+
+/** A user text message whose JSON is about `targetBytes` long. */
+function messageOfSize(protocol: ProtocolApi, targetBytes: number): { message: unknown; json: Uint8Array } {
+  const base = JSON.stringify(protocol.textMessage({ role: 'user', text: '' })).length;
+  const n = Math.max(1, targetBytes - base - 16);
+  let text = '';
+  const rnd = randomBytes(n);
+  for (let i = 0; i < n; i++) text += LETTERS[rnd[i]! % LETTERS.length];
+  const message = protocol.textMessage({ role: 'user', text });
+  return { message, json: new TextEncoder().encode(JSON.stringify(message)) };
+}
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const envelope = await loadArea<EnvelopeApi>('src/core/envelope/index.js', [
+    'sealMessage',
+    'openMessage',
+    'legacyKey',
+    'dataKey',
+  ]);
+  const protocol = await loadArea<ProtocolApi>('src/core/protocol/index.js', ['textMessage']);
+  const plan = ctx.quick ? { warmup: 0, runs: 3 } : { warmup: 1, runs: 7 };
+  const batchMs = ctx.quick ? 80 : 200;
+  const secret = new Uint8Array(randomBytes(32));
+  for (const size of [KiB, 64 * KiB]) {
+    const { message, json } = messageOfSize(protocol, size);
+    const tag = `${Math.round(json.length / KiB)} KiB`;
+    for (const variant of ['datakey', 'legacy'] as const) {
+      const key: SessionKeyLike =
+        variant === 'legacy' ? envelope.legacyKey(secret) : envelope.dataKey(secret);
+      const sealed = envelope.sealMessage(message, key);
+      if (!isDeepStrictEqual(envelope.openMessage(sealed, key), message)) {
+        throw new Error(`${variant}: openMessage(sealMessage(m)) is not m`);
+      }
+      if (sealed.t !== 'encrypted' || typeof sealed.c !== 'string')
+        throw new Error(`${variant}: not an envelope`);
+      rec.check(`${variant} ${tag}: open(seal(m)) deep-equals m; envelope is { t: 'encrypted', c }`);
+      const seal = rec.add({
+        id: `envelope.seal.${variant}.${size}`,
+        suite: 'envelope',
+        label: `seal ${variant} ${tag}`,
+        unit: 'msg/s',
+        summary: summarize(await opsPerSecondRuns(() => envelope.sealMessage(message, key), plan, batchMs)),
+      });
+      const open = rec.add({
+        id: `envelope.open.${variant}.${size}`,
+        suite: 'envelope',
+        label: `open ${variant} ${tag}`,
+        unit: 'msg/s',
+        summary: summarize(await opsPerSecondRuns(() => envelope.openMessage(sealed, key), plan, batchMs)),
+      });
+      // The raw cipher over the same JSON bytes, one fresh nonce per message as the envelope does.
+      let rawSeal: () => unknown;
+      let rawOpen: () => unknown;
+      let rawLabel: string;
+      if (variant === 'datakey') {
+        const iv = randomBytes(12);
+        const c = createCipheriv('aes-256-gcm', secret, iv);
+        const ct = Buffer.concat([c.update(json), c.final()]);
+        const tagBytes = c.getAuthTag();
+        rawLabel = 'node:crypto AES-256-GCM';
+        rawSeal = () => {
+          const cipher = createCipheriv('aes-256-gcm', secret, randomBytes(12));
+          return [cipher.update(json), cipher.final(), cipher.getAuthTag()];
+        };
+        rawOpen = () => {
+          const d = createDecipheriv('aes-256-gcm', secret, iv);
+          d.setAuthTag(tagBytes);
+          return [d.update(ct), d.final()];
+        };
+      } else {
+        const nonce = new Uint8Array(randomBytes(24));
+        const boxed = nacl.secretbox(json, nonce, secret);
+        rawLabel = 'tweetnacl secretbox';
+        rawSeal = () => nacl.secretbox(json, nacl.randomBytes(24), secret);
+        rawOpen = () => {
+          if (!nacl.secretbox.open(boxed, nonce, secret)) throw new Error('secretbox reference failed');
+        };
+      }
+      const refSeal = rec.add({
+        id: `ref.envelope.seal.${variant}.${size}`,
+        suite: 'envelope',
+        label: `${rawLabel} seal ${tag} (raw)`,
+        unit: 'msg/s',
+        reference: true,
+        summary: summarize(await opsPerSecondRuns(rawSeal, plan, batchMs)),
+      });
+      const refOpen = rec.add({
+        id: `ref.envelope.open.${variant}.${size}`,
+        suite: 'envelope',
+        label: `${rawLabel} open ${tag} (raw)`,
+        unit: 'msg/s',
+        reference: true,
+        summary: summarize(await opsPerSecondRuns(rawOpen, plan, batchMs)),
+      });
+      rec.compare(seal, refSeal);
+      rec.compare(open, refOpen);
+    }
+  }
+}
+
+/** The envelope suite. */
+export const envelopeSuite: Suite = {
+  name: 'envelope',
+  description: 'seal/open of 1 KiB and 64 KiB messages, both variants, vs the raw cipher over the same bytes',
+  run,
+};

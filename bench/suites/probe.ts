@@ -1,0 +1,103 @@
+/**
+ * Probing: a 12 MP JPEG through `probeMedia` (dimensions after EXIF, thumbhash) beside sharp's
+ * shrink-on-load resize alone (the floor of any thumbnail), and a 1080p H.264 clip beside a bare
+ * `ffprobe` process on the same file (the floor of any video probe). Inputs are generated once into the
+ * cache dir.
+ *
+ * @module
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { MediaApi } from '../harness/apis.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
+import { FFPROBE, hasFfmpeg, photo12mp, video1080p } from '../harness/inputs.js';
+import { loadArea } from '../harness/load.js';
+import { timeRuns } from '../harness/measure.js';
+import { summarize } from '../harness/stats.js';
+
+const execFileAsync = promisify(execFile);
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const media = await loadArea<MediaApi>('src/node/media/index.js', ['probeMedia']);
+  const { default: sharp } = await import('sharp');
+  const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 7 };
+
+  const photo = await photo12mp(ctx.inputsDir);
+  const p = await media.probeMedia(photo);
+  if (p.kind !== 'photo' || p.width !== 4000 || p.height !== 3000 || !p.thumbhash) {
+    throw new Error(
+      `12 MP JPEG probed as ${JSON.stringify({ kind: p.kind, width: p.width, height: p.height })}`,
+    );
+  }
+  rec.check('12 MP JPEG probes as a 4000×3000 photo with a thumbhash');
+  const ours = rec.add({
+    id: 'probe.photo',
+    suite: 'probe',
+    label: 'probeMedia 12 MP JPEG',
+    unit: 'ms',
+    summary: summarize(await timeRuns(() => media.probeMedia(photo), plan)),
+  });
+  const ref = rec.add({
+    id: 'ref.probe.sharp-resize',
+    suite: 'probe',
+    label: 'sharp shrink-on-load resize to 100 px',
+    unit: 'ms',
+    reference: true,
+    summary: summarize(
+      await timeRuns(
+        () => sharp(photo).resize(100, 100, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer(),
+        plan,
+      ),
+    ),
+  });
+  rec.compare(ours, ref);
+
+  if (!(await hasFfmpeg())) {
+    ctx.log('  video probe skipped: ffmpeg/ffprobe not found (apt-get install ffmpeg)');
+    return;
+  }
+  const video = await video1080p(ctx.inputsDir);
+  const v = await media.probeMedia(video);
+  if (
+    v.kind !== 'video' ||
+    v.width !== 1920 ||
+    v.height !== 1080 ||
+    Math.abs((v.durationMs ?? 0) - 5000) > 200
+  ) {
+    throw new Error(
+      `1080p clip probed as ${JSON.stringify({ kind: v.kind, width: v.width, height: v.height, durationMs: v.durationMs })}`,
+    );
+  }
+  rec.check('1080p H.264 clip probes as a 1920×1080 video of 5 s with a thumbhash');
+  const vOurs = rec.add({
+    id: 'probe.video',
+    suite: 'probe',
+    label: 'probeMedia 1080p H.264 5 s',
+    unit: 'ms',
+    summary: summarize(await timeRuns(() => media.probeMedia(video), plan)),
+  });
+  const vRef = rec.add({
+    id: 'ref.probe.ffprobe',
+    suite: 'probe',
+    label: 'bare ffprobe process',
+    unit: 'ms',
+    reference: true,
+    summary: summarize(
+      await timeRuns(
+        () =>
+          execFileAsync(FFPROBE, ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', video], {
+            timeout: 30_000,
+          }),
+        plan,
+      ),
+    ),
+  });
+  rec.compare(vOurs, vRef);
+}
+
+/** The probe suite. */
+export const probeSuite: Suite = {
+  name: 'probe',
+  description: 'probe a 12 MP JPEG (vs sharp resize alone) and a 1080p H.264 clip (vs bare ffprobe)',
+  run,
+};

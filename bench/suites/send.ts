@@ -1,0 +1,138 @@
+/**
+ * Send: a ~100 MB video (quick: a 10 MB clip) through `sendMedia` (probe → encrypt → upload → v2
+ * message) to the embedded local store and to the HTTP media server on loopback, beside the floor of
+ * that work: probe + a plain upload of the same bytes to the same store.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { BlobApi, BlobStoreLike, MediaApi, RefApi, SendApi, StorageApi } from '../harness/apis.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
+import { sha256, sha256File } from '../harness/data.js';
+import { requireFfmpeg, video100mb, video1080p } from '../harness/inputs.js';
+import { loadArea } from '../harness/load.js';
+import { timeRuns } from '../harness/measure.js';
+import { megabytesPerSecond, summarize } from '../harness/stats.js';
+import { formatBytes } from '../harness/table.js';
+
+/** Reads a whole stream into one array (for the check only, at ~100 MB). */
+export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
+    parts.push(part);
+    total += part.length;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** A file as a Web stream. */
+export function fileStream(path: string): ReadableStream<Uint8Array> {
+  return Readable.toWeb(
+    createReadStream(path, { highWaterMark: 1 << 20 }),
+  ) as unknown as ReadableStream<Uint8Array>;
+}
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const send = await loadArea<SendApi>('src/node/send/index.js', ['sendMedia']);
+  const storage = await loadArea<StorageApi>('src/node/storage/index.js', [
+    'LocalBlobStore',
+    'HttpBlobStore',
+    'startMediaServer',
+  ]);
+  const media = await loadArea<MediaApi>('src/node/media/index.js', ['probeMedia']);
+  const blob = await loadArea<BlobApi>('src/core/blob/index.js', ['decryptBlob', 'ciphertextSize']);
+  const refs = await loadArea<RefApi>('src/core/protocol/index.js', ['createMediaRef']);
+  await loadArea('src/node/blob/index.js', []);
+  await requireFfmpeg();
+  const video = ctx.quick ? await video1080p(ctx.inputsDir) : await video100mb(ctx.inputsDir);
+  const size = (await stat(video)).size;
+  const tag = formatBytes(size);
+  const plan = ctx.quick ? { warmup: 0, runs: 2 } : { warmup: 1, runs: 3 };
+  const blobKey = new Uint8Array(randomBytes(32));
+  const wantSha = await sha256File(video);
+
+  const localDir = join(ctx.scratchDir, 'local-store');
+  const serverDir = join(ctx.scratchDir, 'server-store');
+  await mkdir(localDir, { recursive: true });
+  await mkdir(serverDir, { recursive: true });
+  const server = await storage.startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
+  try {
+    const stores: [string, BlobStoreLike][] = [
+      ['local store', new storage.LocalBlobStore(localDir)],
+      ['HTTP server', new storage.HttpBlobStore(server.url)],
+    ];
+    for (const [name, store] of stores) {
+      const first = await send.sendMedia(video, { store, blobKey, role: 'user' });
+      const stored = await store.head(first.ref);
+      if (stored.size !== blob.ciphertextSize(size) || first.ciphertextSize !== stored.size) {
+        throw new Error(`${name}: stored ${stored.size} bytes, expected ciphertextSize(${size})`);
+      }
+      const back = await blob.decryptBlob(await collect(await store.get(first.ref)), blobKey);
+      if (sha256(back) !== wantSha) throw new Error(`${name}: the stored blob does not decrypt to the video`);
+      if (first.probe.kind !== 'video') throw new Error(`${name}: sent as ${first.probe.kind}, not video`);
+      await store.delete(first.ref);
+      rec.check(
+        `${name}: stored size = ciphertextSize(${size}); the blob decrypts to the video (SHA-256); kind video`,
+      );
+
+      const sent: string[] = [];
+      const ours = rec.add({
+        id: `send.${name.split(' ')[0]!.toLowerCase()}`,
+        suite: 'send',
+        label: `sendMedia ${tag} video → ${name}`,
+        unit: 'MB/s',
+        sizeBytes: size,
+        series: `send → ${name}`,
+        summary: summarize(
+          (
+            await timeRuns(async () => {
+              sent.push((await send.sendMedia(video, { store, blobKey, role: 'user' })).ref);
+            }, plan)
+          ).map((ms) => megabytesPerSecond(size, ms)),
+        ),
+      });
+      const plain: string[] = [];
+      const ref = rec.add({
+        id: `ref.send.${name.split(' ')[0]!.toLowerCase()}`,
+        suite: 'send',
+        label: `probeMedia + plain put → ${name}`,
+        unit: 'MB/s',
+        sizeBytes: size,
+        reference: true,
+        series: `probe + plain upload → ${name}`,
+        summary: summarize(
+          (
+            await timeRuns(async () => {
+              await media.probeMedia(video);
+              const r = refs.createMediaRef();
+              await store.put(r, fileStream(video), size);
+              plain.push(r);
+            }, plan)
+          ).map((ms) => megabytesPerSecond(size, ms)),
+        ),
+      });
+      rec.compare(ours, ref);
+      for (const r of [...sent, ...plain]) await store.delete(r);
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+/** The send suite. */
+export const sendSuite: Suite = {
+  name: 'send',
+  description: 'sendMedia of a ~100 MB video to the local store and the HTTP server vs probe + plain upload',
+  run,
+};
