@@ -1,20 +1,64 @@
 /**
- * `happy-media probe`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media probe FILE [FILE...]`: one JSON line per file with what it would be sent as.
+ *
+ * Every file is probed even when an earlier one fails; a file that cannot be read prints
+ * `happy-media: ERR_UNREADABLE_INPUT: …` on stderr and makes the exit status 1 at the end. Content that
+ * is not what it claims is not a failure: it prints as a `file` with a `warning`.
  *
  * @module
  */
 import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
-import { runAction } from '../run-action.js';
+import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
+import { probeMedia } from '../../media/index.js';
+import type { ProbeOptions } from '../../media/options.js';
+import { reportCliError, runAction } from '../run-action.js';
+
+function positiveInteger(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
+      throw new UsageError(`expected a positive integer for ${name} but received ${JSON.stringify(value)}`);
+    }
+    return n;
+  };
+}
 
 /** Registers `probe` on the program. */
 export function registerProbe(program: Command): void {
   program
     .command('probe')
-    .description('(not implemented yet)')
+    .description('print kind, MIME type, size, dimensions, duration and thumbhash of each file (JSON lines)')
+    .argument('<files...>', 'files to probe')
+    .option(
+      '--timeout <ms>',
+      'kill ffprobe/ffmpeg after this many milliseconds',
+      positiveInteger('--timeout'),
+    )
+    .option('--max-pixels <n>', 'largest image decoded, in pixels', positiveInteger('--max-pixels'))
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ happy-media probe IMG_0001.HEIC clip.mp4 notes.txt\n' +
+        '  {"kind":"photo","mimeType":"image/heic","size":1313423,"name":"IMG_0001.HEIC","width":3024,"height":4032,"thumbhash":"…"}\n\n' +
+        'Exit status 0 unless a file could not be read (1). ffprobe/ffmpeg come from PATH or FFPROBE_PATH/FFMPEG_PATH.',
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'probe is not implemented yet');
+      runAction(async (files: string[], flags: { timeout?: number; maxPixels?: number }) => {
+        const options: ProbeOptions = {};
+        if (flags.timeout !== undefined) options.probeTimeoutMs = flags.timeout;
+        if (flags.maxPixels !== undefined) options.maxInputPixels = flags.maxPixels;
+        let failed = false;
+        for (const file of files) {
+          try {
+            const probe = await probeMedia(file, options);
+            process.stdout.write(`${JSON.stringify(probe)}\n`);
+          } catch (error) {
+            if (error instanceof InvalidArgumentError) throw error;
+            // Report and go on with the other files; the exit status says something failed.
+            reportCliError(error);
+            failed = true;
+          }
+        }
+        if (failed) process.exitCode = 1;
       }),
     );
 }

@@ -1,0 +1,201 @@
+/**
+ * Everything we ask of sharp (libvips), in one module: displayed size and ThumbHash of an image from one
+ * decode, with limits chosen for untrusted input.
+ *
+ * - **One decode.** `metadata()` parses the header only (size, EXIF orientation); the single decode then
+ *   shrinks on load to at most 100×100 (JPEG/WebP decode at 1/2…1/8 scale directly), keeps alpha, never
+ *   enlarges, and feeds the ThumbHash encoder.
+ * - **Orientation.** Width and height are after EXIF orientation (`autoOrient`), so a portrait phone
+ *   photo is portrait; the pixels are rotated the same way.
+ * - **Animated GIF/WebP.** Only the first frame is read (`pages: 1`), and the size is one frame's.
+ * - **`failOn: 'error'`.** libvips warnings (a bad CRC, trailing garbage, a truncated last scan line) do
+ *   not reject a picture a phone would still show; real decode errors do. sharp's default `'warning'`
+ *   rejected valid-looking PngSuite files over a stale CRC.
+ * - **`limitInputPixels`.** Checked by libvips from the header, before any pixel is decoded.
+ * - **SVG** is rasterised from a buffer, never from its path: librsvg resolves `<image href>` and other
+ *   references relative to a file's location (measured: an SVG loaded by path drew a sibling PNG), but a
+ *   buffer has no base, so nothing outside the SVG is read; there is no network access either way, and
+ *   libxml2 refuses entity amplification and external entities.
+ *
+ * @module
+ */
+import { readFile, stat } from 'node:fs/promises';
+import type { Sharp, SharpOptions } from 'sharp';
+import sharp from 'sharp';
+import { InvalidArgumentError, LimitError, ProbeError } from '../../core/errors.js';
+import { DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
+import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from './thumbhash.js';
+
+/** Displayed size and ThumbHash of a picture. */
+export interface PictureProbe {
+  /** Width after orientation, in pixels. */
+  width: number;
+  /** Height after orientation, in pixels. */
+  height: number;
+  /** ThumbHash, standard padded base64. */
+  thumbhash: string;
+}
+
+/** Limits for {@link probeImage} and {@link thumbhashFromImage}. */
+export interface ImageLimits {
+  /** Largest image decoded, in pixels. Default {@link DEFAULT_MAX_INPUT_PIXELS}. */
+  maxInputPixels?: number;
+  /** Largest SVG read, in bytes. Default {@link DEFAULT_MAX_SVG_BYTES}. */
+  maxSvgBytes?: number;
+}
+
+/** True when sharp can decode this (normalised) MIME type with the libvips it ships. */
+export function sharpDecodes(mimeType: string): boolean {
+  return SHARP_TYPES.has(mimeType);
+}
+
+// HEIC/HEIF is absent on purpose: sharp's prebuilt libvips has no HEVC decoder (heic.ts handles it).
+const SHARP_TYPES = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/apng',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/tiff',
+  'image/svg+xml',
+]);
+
+function wrap(error: unknown, what: string): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/pixel limit/i.test(message)) {
+    return new LimitError(`${what} is larger than the pixel limit (maxInputPixels): ${message}`, {
+      cause: error,
+    });
+  }
+  return new ProbeError(`sharp could not decode ${what}: ${message.split('\n')[0]}`, { cause: error });
+}
+
+async function svgBuffer(path: string, maxSvgBytes: number): Promise<Buffer> {
+  const { size } = await stat(path);
+  if (size > maxSvgBytes) {
+    throw new LimitError(
+      `expected an SVG of at most ${maxSvgBytes} bytes (maxSvgBytes) but received ${size} bytes`,
+    );
+  }
+  return readFile(path);
+}
+
+async function pipelineInput(
+  input: string | Uint8Array,
+  isSvg: boolean,
+  limits: Required<ImageLimits>,
+): Promise<string | Uint8Array> {
+  if (typeof input === 'string' && isSvg) return svgBuffer(input, limits.maxSvgBytes);
+  return input;
+}
+
+function resolveLimits(limits: ImageLimits): Required<ImageLimits> {
+  return {
+    maxInputPixels: limits.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS,
+    maxSvgBytes: limits.maxSvgBytes ?? DEFAULT_MAX_SVG_BYTES,
+  };
+}
+
+function inputOptions(maxInputPixels: number): SharpOptions {
+  return { failOn: 'error', limitInputPixels: maxInputPixels, sequentialRead: true, pages: 1, page: 0 };
+}
+
+/** The one decode: orient, shrink to ≤100×100 (never enlarge), sRGB, 8-bit RGBA. */
+async function smallRgba(image: Sharp): Promise<{ width: number; height: number; data: Buffer }> {
+  const { data, info } = await image
+    .autoOrient()
+    .resize({
+      width: THUMBHASH_MAX_SIDE,
+      height: THUMBHASH_MAX_SIDE,
+      fit: 'inside',
+      withoutEnlargement: true,
+    })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data };
+}
+
+/**
+ * Probes an image sharp can decode: displayed width and height (after EXIF orientation; one frame of an
+ * animation) and the ThumbHash, from one decode.
+ *
+ * @param isSvg - rasterise from a buffer (see the module notes); pass `mimeType === 'image/svg+xml'`.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` above `maxInputPixels` or `maxSvgBytes`.
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when sharp cannot decode it (the sharp error is the `cause`).
+ */
+export async function probeImage(
+  path: string,
+  isSvg: boolean,
+  limits: ImageLimits = {},
+): Promise<PictureProbe> {
+  const resolved = resolveLimits(limits);
+  const input = await pipelineInput(path, isSvg, resolved);
+  try {
+    const options = inputOptions(resolved.maxInputPixels);
+    const meta = await sharp(input, options).metadata();
+    const small = await smallRgba(sharp(input, options));
+    const oriented = meta.autoOrient ?? { width: meta.width, height: meta.height };
+    const frameHeight =
+      meta.pageHeight && meta.pages && meta.pages > 1 && (meta.orientation ?? 1) < 5
+        ? meta.pageHeight
+        : undefined;
+    const width = oriented.width;
+    const height = frameHeight ?? oriented.height;
+    if (!width || !height) throw new Error('the image reports no size');
+    return { width, height, thumbhash: thumbhashFromRgba(small.width, small.height, small.data) };
+  } catch (error) {
+    if (error instanceof LimitError) throw error;
+    throw wrap(error, 'the image');
+  }
+}
+
+/**
+ * ThumbHash of an image file or buffer (any format sharp decodes; SVG files are read as buffers).
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` above the pixel limit.
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when sharp cannot decode it.
+ * @example
+ * ```ts
+ * const hash = await thumbhashFromImage('photo.jpg'); // e.g. '1QcSHQRnh493V4dIh4eXh1h4kJUI'
+ * ```
+ */
+export async function thumbhashFromImage(
+  input: string | Uint8Array,
+  limits: ImageLimits = {},
+): Promise<string> {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array)) {
+    throw new InvalidArgumentError(
+      `expected a path or a Uint8Array for \`input\` but received ${typeof input}`,
+    );
+  }
+  const resolved = resolveLimits(limits);
+  const isSvg = typeof input === 'string' && /\.svgz?$/i.test(input);
+  const source = await pipelineInput(input, isSvg, resolved);
+  try {
+    const small = await smallRgba(sharp(source, inputOptions(resolved.maxInputPixels)));
+    return thumbhashFromRgba(small.width, small.height, small.data);
+  } catch (error) {
+    if (error instanceof LimitError) throw error;
+    throw wrap(error, 'the image');
+  }
+}
+
+/**
+ * ThumbHash of already-decoded, already-oriented RGBA pixels of any size (used for HEIC, which libheif
+ * decodes): shrunk by sharp to ≤100×100 like every other picture.
+ *
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when the pixels do not match the size.
+ */
+export async function thumbhashFromPixels(width: number, height: number, rgba: Uint8Array): Promise<string> {
+  try {
+    const small = await smallRgba(
+      sharp(rgba, { raw: { width, height, channels: 4 }, limitInputPixels: false }),
+    );
+    return thumbhashFromRgba(small.width, small.height, small.data);
+  } catch (error) {
+    throw wrap(error, 'the decoded pixels');
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * MIME type by content. `file-type` reads the magic bytes of containers; formats without magic (text,
+ * JSON, CSV, SVG, HTML) are recognised from a bounded look at the content (SVG markup, valid UTF-8
+ * text) and then the extension; `application/octet-stream` is last. Names are normalised to what
+ * players and browsers use (see {@link normalizeMimeType} and docs/media.md).
+ *
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
+import { InvalidArgumentError } from '../../core/errors.js';
+
+/** The type of last resort. */
+export const OCTET_STREAM = 'application/octet-stream';
+/** Bytes looked at for text and SVG detection. */
+export const TEXT_SNIFF_BYTES = 64 * 1024;
+
+/**
+ * file-type's (or a legacy) name → the name we emit. Registered names beat `x-` names, and one
+ * container has one name whatever its brand (M4V is MP4). Parameters are dropped separately.
+ */
+export const MIME_ALIASES: Readonly<Record<string, string>> = {
+  'video/x-matroska': 'video/matroska',
+  'audio/x-matroska': 'audio/matroska',
+  'video/x-m4v': 'video/mp4',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/m4a': 'audio/mp4',
+  'audio/x-wav': 'audio/wav',
+  'audio/vnd.wave': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/x-flac': 'audio/flac',
+  'audio/x-aiff': 'audio/aiff',
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-mpeg': 'audio/mpeg',
+  'video/x-msvideo': 'video/vnd.avi',
+  'video/avi': 'video/vnd.avi',
+  'image/x-ms-bmp': 'image/bmp',
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'text/xml': 'application/xml',
+};
+
+/**
+ * Types for magic-less text formats by extension (lower case, without the dot). Applied only when the
+ * content is text, so a binary file named `.json` is not called JSON.
+ */
+export const TEXT_TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
+  txt: 'text/plain',
+  text: 'text/plain',
+  log: 'text/plain',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  json: 'application/json',
+  jsonl: 'application/jsonl',
+  ndjson: 'application/jsonl',
+  html: 'text/html',
+  htm: 'text/html',
+  xml: 'application/xml',
+  svg: 'image/svg+xml',
+  css: 'text/css',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  cjs: 'text/javascript',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  toml: 'application/toml',
+  ics: 'text/calendar',
+  vtt: 'text/vtt',
+  srt: 'application/x-subrip',
+  rtf: 'application/rtf',
+};
+
+/**
+ * Lower-cases a MIME type, drops its parameters and maps aliases to our names.
+ *
+ * @example
+ * ```ts
+ * normalizeMimeType('video/x-matroska'); // 'video/matroska'
+ * normalizeMimeType('audio/ogg; codecs=opus'); // 'audio/ogg'
+ * ```
+ */
+export function normalizeMimeType(mimeType: string): string {
+  const essence = mimeType.split(';')[0]!.trim().toLowerCase();
+  return MIME_ALIASES[essence] ?? essence;
+}
+
+// Optional BOM, XML declaration, comments and a doctype (with an internal subset), then <svg.
+const SVG_START =
+  /^\ufeff?\s*(?:<\?xml[^>]*>\s*)?(?:(?:<!--[\s\S]*?-->|<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>)\s*)*<svg[\s/>]/i;
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+
+/** True when `head` looks like text: valid UTF-8 (a character cut at the end is fine), no NUL, few controls. */
+export function looksLikeText(head: Uint8Array, truncated: boolean): boolean {
+  if (head.length === 0) return false;
+  let bytes = head;
+  if (truncated) {
+    // Drop a multi-byte sequence cut by the sniff window (at most 3 bytes).
+    let cut = bytes.length;
+    for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 3); i--) {
+      const b = bytes[i]!;
+      if ((b & 0xc0) === 0x80) continue;
+      if (b >= 0xc0) cut = i;
+      break;
+    }
+    bytes = bytes.subarray(0, cut);
+  }
+  let text: string;
+  try {
+    text = utf8Strict.decode(bytes);
+  } catch {
+    return false;
+  }
+  let controls = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return false;
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x1b) controls++;
+  }
+  return controls <= text.length / 100;
+}
+
+/** True when `head` starts like an SVG document. */
+export function looksLikeSvg(head: Uint8Array): boolean {
+  const text = new TextDecoder('utf-8').decode(head.subarray(0, 4096));
+  return SVG_START.test(text);
+}
+
+async function readHead(path: string): Promise<{ head: Uint8Array; truncated: boolean }> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = new Uint8Array(TEXT_SNIFF_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return {
+      head: buffer.subarray(0, Math.min(filled, TEXT_SNIFF_BYTES)),
+      truncated: filled > TEXT_SNIFF_BYTES,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Decides a type for content that file-type did not recognise. */
+export function fallbackMimeType(head: Uint8Array, truncated: boolean, name?: string): string {
+  if (looksLikeSvg(head)) return 'image/svg+xml';
+  if (!looksLikeText(head, truncated)) return OCTET_STREAM;
+  const ext = name ? extname(name).slice(1).toLowerCase() : '';
+  const byExt = TEXT_TYPES_BY_EXTENSION[ext];
+  // An SVG name on text that is not SVG markup is just text.
+  if (byExt && byExt !== 'image/svg+xml') return byExt;
+  return 'text/plain';
+}
+
+/**
+ * The MIME type of a file (by path) or of bytes, by content; `name` (or the path) only breaks ties for
+ * magic-less text formats.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for an input that is neither a path nor bytes.
+ * @throws Node's file-system error when the path cannot be read ({@link probeMedia} turns it into
+ *   `ERR_UNREADABLE_INPUT`).
+ * @example
+ * ```ts
+ * await sniffMimeType('clip.mkv'); // 'video/matroska'
+ * await sniffMimeType(new TextEncoder().encode('{"a":1}'), 'a.json'); // 'application/json'
+ * ```
+ */
+export async function sniffMimeType(input: string | Uint8Array, name?: string): Promise<string> {
+  if (typeof input === 'string') {
+    const detected = await fileTypeFromFile(input);
+    if (detected) return normalizeMimeType(detected.mime);
+    const { head, truncated } = await readHead(input);
+    return fallbackMimeType(head, truncated, name ?? input);
+  }
+  if (!(input instanceof Uint8Array)) {
+    throw new InvalidArgumentError(
+      `expected a path or a Uint8Array for \`input\` but received ${input === null ? 'null' : typeof input}`,
+    );
+  }
+  const detected = await fileTypeFromBuffer(input);
+  if (detected) return normalizeMimeType(detected.mime);
+  const truncated = input.length > TEXT_SNIFF_BYTES;
+  return fallbackMimeType(input.subarray(0, TEXT_SNIFF_BYTES), truncated, name);
+}

@@ -1,0 +1,91 @@
+/**
+ * Probe options and their defaults: every limit is named, with its unit.
+ *
+ * @module
+ */
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+
+/** Options of {@link probeMedia} and the lower-level probes. All limits are optional. */
+export interface ProbeOptions {
+  /**
+   * Largest image to decode, in pixels (width × height of the stored image). Larger images are sent as
+   * a plain `file` with a warning. Default {@link DEFAULT_MAX_INPUT_PIXELS}.
+   */
+  maxInputPixels?: number;
+  /** Wall-clock limit of each ffprobe/ffmpeg child process, in milliseconds. Default 15 000. */
+  probeTimeoutMs?: number;
+  /** Most bytes read from a child's stdout (and stderr) before it is killed. Default 4 MiB. */
+  maxProbeOutputBytes?: number;
+  /** Largest SVG read into memory for rasterising, in bytes. Default 8 MiB. */
+  maxSvgBytes?: number;
+  /** Largest HEIC/HEIF file decoded in memory (libheif wasm), in bytes. Default 64 MiB. */
+  maxHeicBytes?: number;
+  /** ffprobe binary. Default: env `FFPROBE_PATH`, else `ffprobe` on the `PATH`. */
+  ffprobePath?: string;
+  /** ffmpeg binary. Default: env `FFMPEG_PATH`, else `ffmpeg` on the `PATH`. */
+  ffmpegPath?: string;
+  /** Cancels the probe: children are killed, temp files removed, and the promise rejects with `ERR_ABORTED`. */
+  signal?: AbortSignal;
+}
+
+/** Default pixel limit: 16383 × 16383, the same as sharp's own default (covers 200 MP camera modes). */
+export const DEFAULT_MAX_INPUT_PIXELS = 16383 * 16383;
+/** Default per-process timeout, in milliseconds. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 15_000;
+/** Default cap on a child's output, in bytes. */
+export const DEFAULT_MAX_PROBE_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** Default cap on an SVG's size, in bytes. */
+export const DEFAULT_MAX_SVG_BYTES = 8 * 1024 * 1024;
+/** Default cap on a HEIC/HEIF file decoded in memory, in bytes. */
+export const DEFAULT_MAX_HEIC_BYTES = 64 * 1024 * 1024;
+
+/** {@link ProbeOptions} with every default filled in. */
+export interface ResolvedProbeOptions {
+  maxInputPixels: number;
+  probeTimeoutMs: number;
+  maxProbeOutputBytes: number;
+  maxSvgBytes: number;
+  maxHeicBytes: number;
+  ffprobePath: string;
+  ffmpegPath: string;
+  signal: AbortSignal | undefined;
+}
+
+function positive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  assertNonNegativeInteger(value, name);
+  if (value === 0)
+    throw new InvalidArgumentError(`expected a positive integer for \`${name}\` but received 0`);
+  return value;
+}
+
+function binary(value: string | undefined, name: string, env: string | undefined, fallback: string): string {
+  const chosen = value ?? (env && env.length > 0 ? env : fallback);
+  if (typeof chosen !== 'string' || chosen.length === 0 || chosen.includes('\0')) {
+    throw new InvalidArgumentError(`expected a non-empty path for \`${name}\` but received ${typeof chosen}`);
+  }
+  return chosen;
+}
+
+/**
+ * Checks the options and fills in the defaults.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when a limit is not a positive integer.
+ */
+export function resolveProbeOptions(options: ProbeOptions = {}): ResolvedProbeOptions {
+  return {
+    maxInputPixels: positive(options.maxInputPixels, 'maxInputPixels', DEFAULT_MAX_INPUT_PIXELS),
+    probeTimeoutMs: positive(options.probeTimeoutMs, 'probeTimeoutMs', DEFAULT_PROBE_TIMEOUT_MS),
+    maxProbeOutputBytes: positive(
+      options.maxProbeOutputBytes,
+      'maxProbeOutputBytes',
+      DEFAULT_MAX_PROBE_OUTPUT_BYTES,
+    ),
+    maxSvgBytes: positive(options.maxSvgBytes, 'maxSvgBytes', DEFAULT_MAX_SVG_BYTES),
+    maxHeicBytes: positive(options.maxHeicBytes, 'maxHeicBytes', DEFAULT_MAX_HEIC_BYTES),
+    ffprobePath: binary(options.ffprobePath, 'ffprobePath', process.env.FFPROBE_PATH, 'ffprobe'),
+    ffmpegPath: binary(options.ffmpegPath, 'ffmpegPath', process.env.FFMPEG_PATH, 'ffmpeg'),
+    signal: options.signal,
+  };
+}

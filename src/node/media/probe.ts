@@ -1,0 +1,230 @@
+/**
+ * `probeMedia`: what a file becomes in a Happy message (`photo`, `video` or `file`), from its content.
+ *
+ * Order of work: MIME by content (mime.ts) → for images sharp (image.ts), libheif for HEIC (heic.ts) or
+ * ffmpeg for what sharp cannot read → for videos ffprobe/ffmpeg (video.ts) → everything else a `file`.
+ * Content that claims to be an image or video but cannot be decoded, or that hits a limit, becomes a
+ * `file` with a `warning` (it can still be sent); an unreadable path, a missing ffmpeg for a video, and
+ * an abort are errors.
+ *
+ * @module
+ */
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import {
+  AbortedError,
+  type HappyMediaError,
+  InvalidArgumentError,
+  LimitError,
+  ProbeError,
+} from '../../core/errors.js';
+import { ffprobe } from './ffmpeg.js';
+import { sanitizeFileName } from './file-name.js';
+import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
+import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
+import { sniffMimeType } from './mime.js';
+import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
+import { spoolToTempFile } from './spool.js';
+import type { MediaProbe, ProbeStreamInput } from './types.js';
+import { audioDurationMs, hasAudioStream, probePictureWithFfmpeg, probeVideo } from './video.js';
+
+/** A container's video MIME type → its audio-only name, for a "video" file that holds only sound. */
+export const AUDIO_ONLY_TYPES: Readonly<Record<string, string>> = {
+  'video/mp4': 'audio/mp4',
+  'video/webm': 'audio/webm',
+  'video/matroska': 'audio/matroska',
+  'video/ogg': 'audio/ogg',
+  'video/3gpp': 'audio/3gpp',
+  'video/3gpp2': 'audio/3gpp2',
+};
+
+/** Image types sharp lists but may fail on where ffmpeg succeeds (AVIF image sequences). */
+const FFMPEG_RETRY_AFTER_SHARP = new Set(['image/avif']);
+
+/** Errors that mean "this content cannot be what it claims": the file is still sent, as a `file`. */
+function degradable(error: unknown): error is HappyMediaError {
+  if (error instanceof LimitError) return true;
+  return (
+    error instanceof ProbeError && (error.code === 'ERR_PROBE_FAILED' || error.code === 'ERR_PROBE_TIMEOUT')
+  );
+}
+
+function reason(error: HappyMediaError): string {
+  return `${error.code}: ${error.message}`;
+}
+
+function unreadable(path: string, error: unknown): ProbeError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'ENOENT' ? 'it does not exist' : code === 'EACCES' ? 'permission denied' : String(code ?? error);
+  return new ProbeError(`cannot read ${JSON.stringify(path)}: ${why}`, {
+    code: 'ERR_UNREADABLE_INPUT',
+    cause: error,
+  });
+}
+
+async function probePhoto(
+  path: string,
+  mimeType: string,
+  options: ResolvedProbeOptions,
+): Promise<Pick<MediaProbe, 'width' | 'height' | 'thumbhash' | 'warning'> | { failed: string }> {
+  const limits = { maxInputPixels: options.maxInputPixels, maxSvgBytes: options.maxSvgBytes };
+  const viaFfmpeg = async (before?: string) => {
+    try {
+      return await probePictureWithFfmpeg(path, options);
+    } catch (error) {
+      if (error instanceof ProbeError && error.code === 'ERR_FFMPEG_MISSING') {
+        return {
+          failed: `${before ? `${before}; ` : ''}decoding ${mimeType} needs ffmpeg: ${reason(error)}`,
+        };
+      }
+      if (!degradable(error)) throw error;
+      return { failed: `${before ? `${before}; ` : ''}${reason(error)}` };
+    }
+  };
+  if (sharpDecodes(mimeType)) {
+    try {
+      return await probeImage(path, mimeType === 'image/svg+xml', limits);
+    } catch (error) {
+      if (!degradable(error)) throw error;
+      if (error instanceof ProbeError && FFMPEG_RETRY_AFTER_SHARP.has(mimeType))
+        return viaFfmpeg(reason(error));
+      return { failed: reason(error) };
+    }
+  }
+  if (HEIF_STILL_TYPES.has(mimeType)) {
+    try {
+      const decoded = await decodeHeicFile(path, {
+        maxBytes: options.maxHeicBytes,
+        maxPixels: options.maxInputPixels,
+      });
+      const thumbhash = await thumbhashFromPixels(decoded.width, decoded.height, decoded.rgba);
+      return { width: decoded.width, height: decoded.height, thumbhash };
+    } catch (error) {
+      if (!degradable(error)) throw error;
+      return { failed: reason(error) };
+    }
+  }
+  return viaFfmpeg();
+}
+
+async function probeAv(
+  path: string,
+  mimeType: string,
+  options: ResolvedProbeOptions,
+): Promise<Omit<MediaProbe, 'size' | 'name'>> {
+  const isVideo = mimeType.startsWith('video/');
+  let result: Awaited<ReturnType<typeof ffprobe>>;
+  try {
+    result = await ffprobe(path, options);
+  } catch (error) {
+    // Audio files are plain files: without ffprobe they simply have no duration.
+    if (!isVideo && error instanceof ProbeError && error.code === 'ERR_FFMPEG_MISSING') {
+      return { kind: 'file', mimeType, warning: `duration unknown: ${reason(error)}` };
+    }
+    if (!degradable(error)) throw error;
+    return {
+      kind: 'file',
+      mimeType,
+      warning: `could not read the ${isVideo ? 'video' : 'audio'}: ${reason(error)}`,
+    };
+  }
+  if (isVideo) {
+    try {
+      const video = await probeVideo(path, options, result);
+      if (video) return { kind: 'video', mimeType, ...video };
+    } catch (error) {
+      if (!degradable(error)) throw error;
+      return { kind: 'file', mimeType, warning: `could not decode the video: ${reason(error)}` };
+    }
+  }
+  if (!hasAudioStream(result)) {
+    return { kind: 'file', mimeType, warning: 'the file has no decodable video or audio stream' };
+  }
+  const durationMs = audioDurationMs(result);
+  return {
+    kind: 'file',
+    mimeType: AUDIO_ONLY_TYPES[mimeType] ?? mimeType,
+    ...(durationMs !== undefined ? { durationMs } : {}),
+  };
+}
+
+async function probePath(path: string, name: string, options: ResolvedProbeOptions): Promise<MediaProbe> {
+  let size: number;
+  let mimeType: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+    await access(path, constants.R_OK);
+    size = info.size;
+    mimeType = await sniffMimeType(path, name);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  const base = { size, name };
+  if (mimeType.startsWith('image/')) {
+    const photo = await probePhoto(path, mimeType, options);
+    if ('failed' in photo)
+      return { kind: 'file', mimeType, ...base, warning: `not sent as a photo: ${photo.failed}` };
+    return { kind: 'photo', mimeType, ...base, ...photo };
+  }
+  if (mimeType.startsWith('video/') || mimeType.startsWith('audio/')) {
+    const av = await probeAv(path, mimeType, options);
+    return { ...av, kind: av.kind, mimeType: av.mimeType, ...base };
+  }
+  return { kind: 'file', mimeType, ...base };
+}
+
+function ordered(probe: MediaProbe): MediaProbe {
+  // A stable key order makes the CLI's JSON lines easy to read and diff.
+  const out: MediaProbe = { kind: probe.kind, mimeType: probe.mimeType, size: probe.size, name: probe.name };
+  if (probe.width !== undefined) out.width = probe.width;
+  if (probe.height !== undefined) out.height = probe.height;
+  if (probe.durationMs !== undefined) out.durationMs = probe.durationMs;
+  if (probe.thumbhash !== undefined) out.thumbhash = probe.thumbhash;
+  if (probe.warning !== undefined) out.warning = probe.warning;
+  return out;
+}
+
+/**
+ * Probes a file or a stream for a Happy message: kind, MIME type by content, size, sanitised name, and
+ * for photos and videos the displayed size and a ThumbHash (videos also `durationMs`; audio files a
+ * duration where the header gives one). A stream is spooled to a private temp file (0600 in a 0700
+ * directory) that is deleted before this returns.
+ *
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the path cannot be read (missing, a directory, no
+ *   permission); `ERR_FFMPEG_MISSING` when a video needs ffprobe/ffmpeg and they cannot be found.
+ * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts (children killed, temp files gone).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for bad options or a stream of the wrong size.
+ * @example
+ * ```ts
+ * const probe = await probeMedia('IMG_0001.HEIC');
+ * // { kind: 'photo', mimeType: 'image/heic', size: 1313423, name: 'IMG_0001.HEIC', width: 3024, height: 4032, thumbhash: '…' }
+ * const clip = await probeMedia({ stream: response.body!, name: 'clip.mp4', size: 1048576 });
+ * ```
+ */
+export async function probeMedia(
+  input: string | ProbeStreamInput,
+  options: ProbeOptions = {},
+): Promise<MediaProbe> {
+  const resolved = resolveProbeOptions(options);
+  if (resolved.signal?.aborted) throw new AbortedError();
+  if (typeof input === 'string') {
+    if (input.length === 0 || input.includes('\0')) {
+      throw new InvalidArgumentError(
+        'expected a file path for `input` but received an empty or NUL-containing string',
+      );
+    }
+    return ordered(await probePath(input, sanitizeFileName(basename(input)), resolved));
+  }
+  if (input === null || typeof input !== 'object' || !('stream' in input) || typeof input.name !== 'string') {
+    throw new InvalidArgumentError('expected a path or `{ stream, name, size? }` for `input`');
+  }
+  const spooled = await spoolToTempFile(input.stream, { expectedSize: input.size, signal: resolved.signal });
+  try {
+    return ordered(await probePath(spooled.path, sanitizeFileName(input.name), resolved));
+  } finally {
+    await spooled.cleanup();
+  }
+}
