@@ -33,9 +33,9 @@ function parseLine(bytes: Uint8Array, line: number): JsonLine | undefined {
   if (text.trim() === '') return undefined;
   try {
     return { line, ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    const reason = error instanceof SyntaxError ? error.message : 'unparseable';
-    return { line, ok: false, code: 'INVALID_JSON', message: `line ${line} is not JSON (${reason})` };
+  } catch {
+    // JSON.parse's message quotes the input; a line may hold private text, so it is not repeated.
+    return { line, ok: false, code: 'INVALID_JSON', message: `line ${line} is not valid JSON` };
   }
 }
 

@@ -69,7 +69,7 @@ export function toSchemaIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue
 export function formatIssues(issues: readonly SchemaIssue[], limit = 5): string {
   const shown = issues
     .slice(0, limit)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(message)'}: ${issue.message}`);
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
   if (issues.length > limit) shown.push(`and ${issues.length - limit} more`);
   return shown.join('; ');
 }
@@ -98,10 +98,7 @@ export function parseSessionMessage(value: unknown, options: ParseOptions = {}):
   const issues = toSchemaIssues(result.error.issues);
   return {
     success: false,
-    error: new SchemaError(
-      `invalid ${describeTarget(value)}: ${formatIssues(issues)}. Check the field against docs/protocol.md.`,
-      issues,
-    ),
+    error: new SchemaError(`invalid ${describeTarget(value)}: ${formatIssues(issues)}`, issues),
   };
 }
 

@@ -20,7 +20,7 @@
  */
 import { IdSchema } from './fields.js';
 import { MESSAGE_TYPES, type PermissionRequestMessage, type SessionMessage } from './messages.js';
-import { formatIssues, type ParseMode, parseSessionMessage } from './parse.js';
+import { type ParseMode, parseSessionMessage } from './parse.js';
 
 /** Default clock-skew allowance: one minute. */
 export const DEFAULT_TIME_TOLERANCE_MS = 60_000;
@@ -161,6 +161,11 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
         'TURN_NOT_OPEN',
         `"${message.type}" names turn ${quote(turn)} but no turn is open; emit turn-start first (or drop "turn" from messages between turns)`,
       );
+      if (!seenTurns.has(turn)) {
+        // Recover: report the missing turn-start once, then treat the turn as open.
+        openTurn = turn;
+        seenTurns.add(turn);
+      }
       return;
     }
     if (openTurn !== turn) {
@@ -356,7 +361,7 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
             `type ${quote(type.slice(0, 64))} is not one of the 11 Session Protocol v2 types`,
           );
         } else {
-          report('SCHEMA', `not a valid message: ${formatIssues(parsed.error.issues)}`);
+          report('SCHEMA', parsed.error.message);
         }
       } else {
         check(parsed.data, report);

@@ -1,20 +1,145 @@
 /**
- * `happy-media validate`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media validate FILE.jsonl | -`: checks a Session Protocol v2 stream stored as JSON Lines.
+ *
+ * Output contract: stdout carries only the violations (`index N: CODE: message`, or with `--json` one
+ * JSON object per line), so it can be piped; the one-line summary goes to stderr. Exit 0 when the
+ * stream is valid, 1 when it is not (`ERR_STREAM_INVALID`) or cannot be read, 2 on bad usage.
  *
  * @module
  */
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { HappyMediaError, StreamError, UsageError } from '../../../core/errors.js';
+import {
+  createStreamValidator,
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_TIME_TOLERANCE_MS,
+  readJsonLines,
+  STREAM_RULES,
+  type StreamViolation,
+} from '../../../core/protocol/index.js';
 import { runAction } from '../run-action.js';
+
+interface ValidateOptions {
+  json?: boolean;
+  strict?: boolean;
+  requireTurnStart?: boolean;
+  timeToleranceMs: string;
+  maxLineBytes: string;
+}
+
+function parseCount(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`expected a non-negative integer for ${flag} but received "${value.slice(0, 40)}"`);
+  }
+  return Number(value);
+}
+
+async function openInput(
+  file: string,
+): Promise<{ stream: ReadableStream<Uint8Array>; close: () => Promise<void> }> {
+  if (file === '-') {
+    return { stream: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, close: async () => {} };
+  }
+  try {
+    const handle = await open(file, 'r');
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
+      await handle.close();
+      throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": not a regular file`);
+    }
+    return {
+      stream: Readable.toWeb(handle.createReadStream({ autoClose: false })) as ReadableStream<Uint8Array>,
+      close: () => handle.close(),
+    };
+  } catch (error) {
+    if (error instanceof HappyMediaError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": ${reason}`, { cause: error });
+  }
+}
+
+function printViolation(violation: StreamViolation, line: number, json: boolean): void {
+  if (json) {
+    const { index, code, message, id } = violation;
+    process.stdout.write(
+      `${JSON.stringify({ index, line, code, message, ...(id === undefined ? {} : { id }) })}\n`,
+    );
+  } else {
+    process.stdout.write(`index ${violation.index}: ${violation.code}: ${violation.message}\n`);
+  }
+}
 
 /** Registers `validate` on the program. */
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('(not implemented yet)')
+    .description(
+      'Check a Session Protocol v2 stream (JSON Lines, one message per line) against the schemas and stream rules',
+    )
+    .argument('<file>', 'the .jsonl file, or "-" for stdin')
+    .option(
+      '--json',
+      'print each violation as one JSON object per line: {"index","line","code","message","id"?}',
+    )
+    .option('--strict', 'reject fields the protocol does not define (default: tolerant, they are ignored)')
+    .option('--require-turn-start', 'do not accept a stream that begins in the middle of a turn')
+    .option(
+      '--time-tolerance-ms <ms>',
+      'how far time may step back (clock skew between devices)',
+      String(DEFAULT_TIME_TOLERANCE_MS),
+    )
+    .option('--max-line-bytes <bytes>', 'longest accepted line', String(DEFAULT_MAX_LINE_BYTES))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Blank lines are ignored; "index" counts the other lines from 0. A valid stream exits 0 with a',
+        'summary on stderr; otherwise each violation is printed on stdout ("index N: CODE: message") and the',
+        'command exits 1 with ERR_STREAM_INVALID. Rule codes:',
+        ...Object.entries(STREAM_RULES).map(([code, rule]) => `  ${code.padEnd(30)}${rule}`),
+        '',
+        'Example:',
+        '  $ happy-media validate samples/streams/demo.jsonl',
+        '  $ cat stream.jsonl | happy-media validate - --json',
+      ].join('\n'),
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'validate is not implemented yet');
+      runAction(async (file: string, options: ValidateOptions) => {
+        const timeToleranceMs = parseCount(options.timeToleranceMs, '--time-tolerance-ms');
+        const maxLineBytes = parseCount(options.maxLineBytes, '--max-line-bytes');
+        const json = options.json === true;
+        const validator = createStreamValidator({
+          mode: options.strict === true ? 'strict' : 'tolerant',
+          timeToleranceMs,
+          requireTurnStart: options.requireTurnStart === true,
+        });
+        const input = await openInput(file);
+        let violationCount = 0;
+        try {
+          for await (const entry of readJsonLines(input.stream, { maxLineBytes })) {
+            const found = entry.ok
+              ? validator.push(entry.value)
+              : [validator.pushUnreadable(entry.code, entry.message)];
+            for (const violation of found) printViolation(violation, entry.line, json);
+            violationCount += found.length;
+          }
+        } finally {
+          await input.close();
+        }
+        const name = file === '-' ? 'stdin' : file;
+        const messages = validator.messageCount;
+        if (violationCount > 0) {
+          throw new StreamError(
+            `${name}: ${violationCount} violation${violationCount === 1 ? '' : 's'} in ${messages} message${messages === 1 ? '' : 's'}`,
+          );
+        }
+        process.stderr.write(
+          `${name}: valid Session Protocol v2 stream (${messages} message${messages === 1 ? '' : 's'})\n`,
+        );
       }),
     );
 }
