@@ -1,2 +1,34 @@
-/** Public surface of the Node storage layer. */
-export {};
+/**
+ * Public surface of the Node storage layer: the {@link BlobStore} contract and its three stores (local
+ * directory, HTTP media server client, S3), the media server itself, and random access over a store.
+ *
+ * @module
+ */
+export {
+  type BlobRange,
+  type BlobStore,
+  type GetOptions,
+  mediaRefId,
+  type PutOptions,
+} from './blob-store.js';
+export { parseRangeHeader, type RangeAnswer } from './http-range.js';
+export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
+export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
+export {
+  BLOB_ROUTE_PREFIX,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  HEALTH_ROUTE,
+  type MediaServer,
+  type MediaServerOptions,
+  startMediaServer,
+} from './media-server.js';
+export { type OpenStoreOptions, openStore } from './open-store.js';
+export { storeRangeSource } from './range-source.js';
+export {
+  DEFAULT_S3_PART_BYTES,
+  S3_MAX_PARTS,
+  S3_MIN_PART_BYTES,
+  S3BlobStore,
+  type S3BlobStoreOptions,
+} from './s3-store.js';

@@ -1,0 +1,325 @@
+/**
+ * The client of the media server (`happy-media serve`), as a {@link BlobStore}.
+ *
+ * Uploads go through `node:http`/`node:https` rather than `fetch`, because an upload must announce its
+ * exact `Content-Length` and stream the body with backpressure; `fetch` would send a stream chunked.
+ * Downloads use `fetch`, whose body is already a Web stream.
+ *
+ * @module
+ */
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import {
+  AbortedError,
+  HappyMediaError,
+  InvalidArgumentError,
+  LimitError,
+  StorageError,
+} from '../../core/errors.js';
+import {
+  type BlobRange,
+  type BlobStore,
+  checkRange,
+  emptyStream,
+  type GetOptions,
+  mediaRefId,
+  type PutOptions,
+} from './blob-store.js';
+import { BLOB_ROUTE_PREFIX } from './media-server.js';
+import { lengthMismatch, readSizedBody, throwIfAborted } from './sized-body.js';
+
+/** Options of {@link HttpBlobStore}. */
+export interface HttpBlobStoreOptions {
+  /** Bearer token the server was started with. */
+  token?: string;
+  /** Time without any response before a request fails, in ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+async function readErrorBody(response: Response | IncomingMessage): Promise<string> {
+  try {
+    let text: string;
+    if (response instanceof Response) {
+      text = await response.text();
+    } else {
+      const parts: Buffer[] = [];
+      let total = 0;
+      for await (const part of response as AsyncIterable<Buffer>) {
+        total += part.length;
+        if (total > 64 * 1024) break;
+        parts.push(part);
+      }
+      text = Buffer.concat(parts).toString('utf8');
+    }
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    return typeof parsed.error?.message === 'string' ? parsed.error.message.slice(0, 500) : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Maps an HTTP error status of the media server to the library's errors. */
+function errorForStatus(status: number, detail: string, ref: string, upload: boolean): HappyMediaError {
+  const suffix = detail ? `: ${detail}` : '';
+  if (status === 404) return new StorageError(`no blob is stored under ${ref}`, { code: 'ERR_NOT_FOUND' });
+  if (status === 401 || status === 403) {
+    return new StorageError(`the media server refused the request (${status}); check the token${suffix}`, {
+      code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
+    });
+  }
+  if (status === 413) return new LimitError(`the media server refused the upload as too large${suffix}`);
+  if (status === 416) {
+    return new InvalidArgumentError(`the media server could not satisfy the byte range${suffix}`);
+  }
+  return new StorageError(`the media server answered ${status}${suffix}`, {
+    code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
+  });
+}
+
+/**
+ * A {@link BlobStore} that talks to a media server over HTTP(S).
+ *
+ * @example
+ * ```ts
+ * const store = new HttpBlobStore('http://127.0.0.1:8787', { token: process.env.HAPPY_MEDIA_TOKEN });
+ * await store.put(ref, encrypted, size, { onProgress: (done, total) => bar.update(done / total) });
+ * ```
+ */
+export class HttpBlobStore implements BlobStore {
+  /** Base URL of the server, without a trailing slash. */
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+
+  /**
+   * @param baseUrl `http://` or `https://` URL of the server (as printed by `happy-media serve`).
+   * @throws {InvalidArgumentError} for a URL that is not http(s) or carries credentials, or bad options.
+   */
+  constructor(baseUrl: string, options: HttpBlobStoreOptions = {}) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch (cause) {
+      throw new InvalidArgumentError('expected an http(s) URL for `baseUrl` but it could not be parsed', {
+        cause,
+      });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new InvalidArgumentError(
+        `expected an http(s) URL for \`baseUrl\` but received a ${url.protocol} URL`,
+      );
+    }
+    if (url.username || url.password) {
+      throw new InvalidArgumentError(
+        'expected a URL without credentials for `baseUrl`; pass `token` instead',
+      );
+    }
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) {
+      throw new InvalidArgumentError('expected a non-empty string for `token`');
+    }
+    this.baseUrl = url.href.replace(/\/+$/, '');
+    this.token = options.token;
+    this.timeoutMs = assertNonNegativeInteger(options.timeoutMs ?? 60_000, 'timeoutMs');
+  }
+
+  /** URL of a ref's blob (validated). */
+  urlOf(ref: string): string {
+    mediaRefId(ref);
+    return `${this.baseUrl}${BLOB_ROUTE_PREFIX}${ref}`;
+  }
+
+  private headers(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  private async call(ref: string, init: RequestInit, upload = false): Promise<Response> {
+    // The timeout covers the wait for the response head only: a long download must not be cut.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.timeoutMs);
+    const onAbort = () => controller.abort(init.signal?.reason);
+    init.signal?.addEventListener('abort', onAbort, { once: true });
+    if (init.signal?.aborted) onAbort();
+    try {
+      return await fetch(this.urlOf(ref), {
+        ...init,
+        headers: { ...this.headers(), ...init.headers },
+        signal: controller.signal,
+      });
+    } catch (cause) {
+      if (init.signal?.aborted)
+        throw new AbortedError('the request was aborted', { cause: init.signal.reason });
+      throw new StorageError(`could not reach the media server at ${this.baseUrl}`, {
+        code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
+        cause,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Uploads exactly `size` bytes with one `PUT` and an exact `Content-Length`.
+   *
+   * @throws {StorageError} `ERR_UPLOAD_FAILED` (length mismatch, refused, network), `ERR_INVALID_REF`.
+   * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when the server's upload limit is smaller.
+   * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts.
+   */
+  async put(
+    ref: string,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+    options: PutOptions = {},
+  ): Promise<void> {
+    const url = new URL(this.urlOf(ref));
+    assertNonNegativeInteger(size, 'size');
+    throwIfAborted(options.signal);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req: ClientRequest = send(url, {
+      method: 'PUT',
+      headers: {
+        ...this.headers(),
+        'content-type': 'application/octet-stream',
+        'content-length': String(size),
+      },
+      timeout: this.timeoutMs,
+    });
+    // The server may answer before the body is sent (401, 413): that answer is the real outcome.
+    const response = new Promise<IncomingMessage>((resolve, reject) => {
+      req.once('response', resolve);
+      req.once('error', reject);
+      req.once('timeout', () => req.destroy(new Error('the media server did not answer in time')));
+    });
+    response.catch(() => {});
+    const onAbort = () => req.destroy(new AbortedError('the upload was aborted; nothing was stored'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let early: IncomingMessage | undefined;
+    void response.then((r) => {
+      early = r;
+    });
+    const failed = async (cause: unknown): Promise<never> => {
+      req.destroy();
+      options.signal?.removeEventListener('abort', onAbort);
+      if (cause instanceof AbortedError) throw cause;
+      if (options.signal?.aborted)
+        throw new AbortedError('the upload was aborted; nothing was stored', { cause });
+      const answer = early ?? (await Promise.race([response, delay(200)]).catch(() => undefined));
+      if (answer && answer.statusCode !== undefined && answer.statusCode >= 400) {
+        throw errorForStatus(answer.statusCode, await readErrorBody(answer), ref, true);
+      }
+      if (cause instanceof HappyMediaError) throw cause;
+      throw new StorageError(`the upload to ${this.baseUrl} failed`, { code: 'ERR_UPLOAD_FAILED', cause });
+    };
+    let stoppedEarly = false;
+    try {
+      for await (const chunk of readSizedBody(body, size, options)) {
+        if (early) {
+          stoppedEarly = true;
+          break;
+        }
+        if (!req.write(chunk)) await drainOrFail(req);
+      }
+      if (!stoppedEarly)
+        await new Promise<void>((resolve, reject) =>
+          req.end((error?: Error | null) => (error ? reject(error) : resolve())),
+        );
+    } catch (cause) {
+      await failed(cause);
+    }
+    let answer: IncomingMessage;
+    try {
+      answer = await response;
+    } catch (cause) {
+      return failed(cause);
+    }
+    options.signal?.removeEventListener('abort', onAbort);
+    const status = answer.statusCode ?? 0;
+    if (status !== 201 && status !== 200) {
+      req.destroy();
+      throw errorForStatus(status, await readErrorBody(answer), ref, true);
+    }
+    answer.resume();
+    if (stoppedEarly) {
+      // A success before the whole body was sent cannot be right; treat it as a failed upload.
+      throw lengthMismatch(size, 0, true);
+    }
+  }
+
+  /**
+   * Downloads the blob or one range of it.
+   *
+   * @throws {StorageError} `ERR_NOT_FOUND` when absent; `ERR_DOWNLOAD_FAILED` otherwise.
+   * @throws {InvalidArgumentError} for a range starting past the end.
+   */
+  async get(ref: string, range?: BlobRange, options: GetOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    this.urlOf(ref);
+    checkRange(range);
+    if (range && range.length === 0) {
+      const { size } = await this.head(ref);
+      if (range.offset > size) throw errorForStatus(416, '', ref, false);
+      return emptyStream();
+    }
+    const headers: Record<string, string> = {};
+    if (range) headers.range = `bytes=${range.offset}-${range.offset + range.length - 1}`;
+    const response = await this.call(ref, { method: 'GET', headers, signal: options.signal });
+    if (response.status === 416 && range) {
+      // Our server says 416 for a range starting at or past the end; at exactly the end it is empty.
+      const total = /\*\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+      await response.body?.cancel();
+      if (total && Number(total[1]) === range.offset) return emptyStream();
+      throw errorForStatus(416, '', ref, false);
+    }
+    if (response.status !== (range ? 206 : 200) || !response.body) {
+      throw errorForStatus(response.status, await readErrorBody(response), ref, false);
+    }
+    return response.body as ReadableStream<Uint8Array>;
+  }
+
+  /**
+   * Size of the stored blob.
+   *
+   * @throws {StorageError} `ERR_NOT_FOUND` when absent; `ERR_DOWNLOAD_FAILED` otherwise.
+   */
+  async head(ref: string): Promise<{ size: number }> {
+    const response = await this.call(ref, { method: 'HEAD' });
+    if (response.status !== 200) throw errorForStatus(response.status, '', ref, false);
+    const size = Number(response.headers.get('content-length'));
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new StorageError('the media server sent no valid Content-Length', {
+        code: 'ERR_DOWNLOAD_FAILED',
+      });
+    }
+    return { size };
+  }
+
+  /** Deletes the blob; a missing ref is not an error. */
+  async delete(ref: string): Promise<void> {
+    const response = await this.call(ref, { method: 'DELETE' });
+    await response.body?.cancel();
+    if (response.status !== 204 && response.status !== 200 && response.status !== 404) {
+      throw errorForStatus(response.status, '', ref, false);
+    }
+  }
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+}
+
+function drainOrFail(req: ClientRequest): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      req.off('drain', onDrain);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onError = (error: Error) => done(error);
+    const onClose = () => done(new Error('the connection closed during the upload'));
+    req.once('drain', onDrain);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * One string names a store, as the CLI's `--store` does: a directory, an `http(s)://` media server or an
+ * `s3://bucket/prefix`.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { BlobStore } from './blob-store.js';
+import { HttpBlobStore } from './http-store.js';
+import { LocalBlobStore } from './local-store.js';
+import { S3BlobStore, type S3BlobStoreOptions } from './s3-store.js';
+
+/** Options of {@link openStore}, by kind of store. */
+export interface OpenStoreOptions {
+  /** Bearer token for an `http(s)://` store; else `HAPPY_MEDIA_TOKEN`. */
+  token?: string;
+  /** Extra S3 options for an `s3://` store (endpoint, region, credentials, part size). */
+  s3?: Omit<S3BlobStoreOptions, 'bucket' | 'prefix'>;
+}
+
+/**
+ * Opens the store a spec names:
+ * - `http://host:port` or `https://...` → {@link HttpBlobStore};
+ * - `s3://bucket` or `s3://bucket/prefix` → {@link S3BlobStore} (endpoint, region and credentials from
+ *   `options.s3` or the environment);
+ * - anything else is a directory → {@link LocalBlobStore}.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for an empty spec, an `s3://` spec without a
+ *   bucket, or another `scheme://` we do not know.
+ * @example
+ * ```ts
+ * const store = openStore(process.env.HAPPY_MEDIA_STORE ?? './blobs');
+ * const s3 = openStore('s3://happy-media/prod', { s3: { endpoint: 'http://127.0.0.1:9000' } });
+ * ```
+ */
+export function openStore(spec: string, options: OpenStoreOptions = {}): BlobStore {
+  if (typeof spec !== 'string' || spec.trim() === '') {
+    throw new InvalidArgumentError(
+      'expected a store for `spec` (a directory, http(s)://host:port or s3://bucket/prefix) but received nothing',
+    );
+  }
+  if (/^https?:\/\//i.test(spec)) {
+    return new HttpBlobStore(spec, { token: options.token ?? (process.env.HAPPY_MEDIA_TOKEN || undefined) });
+  }
+  if (/^s3:\/\//i.test(spec)) {
+    const rest = spec.slice('s3://'.length);
+    const slash = rest.indexOf('/');
+    const bucket = slash === -1 ? rest : rest.slice(0, slash);
+    const prefix = slash === -1 ? '' : rest.slice(slash + 1);
+    if (!bucket)
+      throw new InvalidArgumentError(
+        'expected s3://bucket or s3://bucket/prefix for `spec` but the bucket is missing',
+      );
+    return new S3BlobStore({ ...options.s3, bucket, prefix });
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(spec);
+  if (scheme && scheme[1]?.toLowerCase() !== 'file') {
+    throw new InvalidArgumentError(
+      `expected a directory, http(s):// or s3:// store for \`spec\` but received a ${scheme[1]}:// URL`,
+    );
+  }
+  return new LocalBlobStore(spec.startsWith('file://') ? new URL(spec).pathname : spec);
+}

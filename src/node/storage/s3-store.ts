@@ -1,0 +1,372 @@
+/**
+ * S3-compatible object storage as a {@link BlobStore} (AWS S3, MinIO, Ceph radosgw, Swift s3api).
+ *
+ * The SDK (`@aws-sdk/client-s3`) lives behind this one module and is imported lazily, so the CLI and
+ * the other stores do not pay for loading it. Two settings matter with real servers (measured, see
+ * docs/storage.md): checksums only `WHEN_REQUIRED` (otherwise a streamed PutObject is sent
+ * `aws-chunked`, which Swift and radosgw refuse and some fakes store with framing bytes) and the exact
+ * `ContentLength`; path-style addressing for custom endpoints.
+ *
+ * Memory is bounded by one part buffer: a blob up to `multipartThreshold` is read into one buffer and
+ * sent with one PutObject (retryable by the SDK); a larger one is sent as a multipart upload, one part
+ * buffer at a time, and the upload is aborted on any failure so no parts are left behind.
+ *
+ * @module
+ */
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import {
+  type BlobRange,
+  type BlobStore,
+  checkRange,
+  clipRange,
+  emptyStream,
+  type GetOptions,
+  mediaRefId,
+  type PutOptions,
+} from './blob-store.js';
+import { readSizedBody, throwIfAborted } from './sized-body.js';
+
+/** Smallest part S3 accepts (except the last). */
+export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
+/** Most parts one multipart upload may have. */
+export const S3_MAX_PARTS = 10_000;
+/** Default part size of multipart uploads (and the single-PUT threshold). */
+export const DEFAULT_S3_PART_BYTES = 8 * 1024 * 1024;
+
+/** Options of {@link S3BlobStore}. Unset fields fall back to the environment (see each field). */
+export interface S3BlobStoreOptions {
+  /** Bucket name; else `HAPPY_MEDIA_S3_BUCKET`. */
+  bucket?: string;
+  /** Key prefix inside the bucket, e.g. `happy/` (keys are `<prefix>media/<id>`). */
+  prefix?: string;
+  /** Endpoint URL for non-AWS servers; else `HAPPY_MEDIA_S3_ENDPOINT`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`. */
+  endpoint?: string;
+  /** Region; else `AWS_REGION`, `AWS_DEFAULT_REGION`, or `us-east-1`. */
+  region?: string;
+  /** Credentials; else the SDK's default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profiles, ...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Path-style URLs (`endpoint/bucket/key`); default true when an endpoint is set. */
+  forcePathStyle?: boolean;
+  /** Blobs larger than this go multipart (default {@link DEFAULT_S3_PART_BYTES}, at least 5 MiB). */
+  multipartThreshold?: number;
+  /** Part size of multipart uploads (default {@link DEFAULT_S3_PART_BYTES}, at least 5 MiB; grown to fit 10 000 parts). */
+  partSize?: number;
+  /** A ready client to use instead of building one (its config is then the caller's business). */
+  client?: S3Client;
+}
+
+type S3Module = typeof import('@aws-sdk/client-s3');
+let s3Module: Promise<S3Module> | undefined;
+function loadS3(): Promise<S3Module> {
+  s3Module ??= import('@aws-sdk/client-s3');
+  return s3Module;
+}
+
+interface SdkError {
+  name?: string;
+  Code?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as SdkError | undefined)?.$metadata?.httpStatusCode;
+}
+
+function isMissing(error: unknown): boolean {
+  const e = error as SdkError | undefined;
+  return (
+    e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.Code === 'NoSuchKey' || statusOf(error) === 404
+  );
+}
+
+function isAbort(error: unknown, signal?: AbortSignal): boolean {
+  return signal?.aborted === true || (error as SdkError | undefined)?.name === 'AbortError';
+}
+
+/**
+ * A {@link BlobStore} in an S3 bucket.
+ *
+ * @example
+ * ```ts
+ * const store = new S3BlobStore({ bucket: 'happy', prefix: 'media-store/', endpoint: 'http://127.0.0.1:9000' });
+ * await store.put(ref, encrypted, ciphertextSize(file.size));
+ * ```
+ */
+export class S3BlobStore implements BlobStore {
+  /** The bucket. */
+  readonly bucket: string;
+  /** The key prefix ('' or ending in `/`). */
+  readonly prefix: string;
+  private readonly options: S3BlobStoreOptions;
+  private readonly multipartThreshold: number;
+  private readonly partSize: number;
+  private client: Promise<S3Client> | undefined;
+
+  /**
+   * @throws {InvalidArgumentError} when no bucket is given or set in the environment, or a size option is
+   *   out of range.
+   */
+  constructor(options: S3BlobStoreOptions = {}) {
+    const bucket = options.bucket ?? process.env.HAPPY_MEDIA_S3_BUCKET;
+    if (!bucket || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      throw new InvalidArgumentError(
+        'expected an S3 bucket name (3-63 characters a-z 0-9 . -) for `bucket` or HAPPY_MEDIA_S3_BUCKET but received ' +
+          (bucket ? 'an invalid name' : 'none'),
+      );
+    }
+    this.bucket = bucket;
+    const prefix = (options.prefix ?? '').replace(/^\/+/, '');
+    this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    this.options = options;
+    this.partSize = assertNonNegativeInteger(options.partSize ?? DEFAULT_S3_PART_BYTES, 'partSize');
+    this.multipartThreshold = assertNonNegativeInteger(
+      options.multipartThreshold ?? DEFAULT_S3_PART_BYTES,
+      'multipartThreshold',
+    );
+    if (this.partSize < S3_MIN_PART_BYTES) {
+      throw new InvalidArgumentError(
+        `expected at least ${S3_MIN_PART_BYTES} bytes for \`partSize\` but received ${this.partSize}`,
+      );
+    }
+  }
+
+  /** Object key of a ref (validated). */
+  keyOf(ref: string): string {
+    mediaRefId(ref);
+    return `${this.prefix}${ref}`;
+  }
+
+  private getClient(): Promise<S3Client> {
+    this.client ??= (async () => {
+      if (this.options.client) return this.options.client;
+      const { S3Client } = await loadS3();
+      const env = process.env;
+      const endpoint =
+        this.options.endpoint ??
+        env.HAPPY_MEDIA_S3_ENDPOINT ??
+        env.AWS_ENDPOINT_URL_S3 ??
+        env.AWS_ENDPOINT_URL;
+      const config: S3ClientConfig = {
+        region: this.options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        forcePathStyle: this.options.forcePathStyle ?? endpoint !== undefined,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      };
+      if (endpoint) config.endpoint = endpoint;
+      if (this.options.credentials) config.credentials = this.options.credentials;
+      return new S3Client(config);
+    })();
+    return this.client;
+  }
+
+  private fail(
+    error: unknown,
+    action: string,
+    ref: string,
+    code: 'ERR_UPLOAD_FAILED' | 'ERR_DOWNLOAD_FAILED' | 'ERR_STORAGE',
+    signal?: AbortSignal,
+  ): HappyMediaError {
+    if (error instanceof HappyMediaError) return error;
+    if (isAbort(error, signal))
+      return new AbortedError(`the ${action} was aborted`, { cause: signal?.reason });
+    if (isMissing(error))
+      return new StorageError(`no blob is stored under ${ref}`, { code: 'ERR_NOT_FOUND' });
+    const e = error as SdkError & { message?: string };
+    const status = statusOf(error);
+    // The SDK's message can quote the request; keep only the error's name and status.
+    return new StorageError(
+      `S3 ${action} in bucket ${this.bucket} failed (${e?.name ?? 'error'}${status ? `, HTTP ${status}` : ''}); check the endpoint, bucket and credentials`,
+      { code, cause: error },
+    );
+  }
+
+  /**
+   * Uploads exactly `size` bytes: one PutObject up to `multipartThreshold`, multipart above.
+   *
+   * @throws {StorageError} `ERR_UPLOAD_FAILED` (length mismatch, server refused), `ERR_INVALID_REF`.
+   * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts (a multipart upload is aborted too).
+   */
+  async put(
+    ref: string,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+    options: PutOptions = {},
+  ): Promise<void> {
+    const key = this.keyOf(ref);
+    assertNonNegativeInteger(size, 'size');
+    throwIfAborted(options.signal);
+    const client = await this.getClient();
+    const s3 = await loadS3();
+    if (size <= this.multipartThreshold) {
+      const buffer = new Uint8Array(size);
+      let filled = 0;
+      // Progress counts bytes read here; the PUT itself follows at once.
+      for await (const chunk of readSizedBody(body, size, options)) {
+        buffer.set(chunk, filled);
+        filled += chunk.length;
+      }
+      try {
+        await client.send(
+          new s3.PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: buffer,
+            ContentLength: size,
+            ContentType: 'application/octet-stream',
+          }),
+          { abortSignal: options.signal },
+        );
+      } catch (error) {
+        throw this.fail(error, 'upload', ref, 'ERR_UPLOAD_FAILED', options.signal);
+      }
+      return;
+    }
+    await this.putMultipart(client, s3, ref, key, body, size, options);
+  }
+
+  private async putMultipart(
+    client: S3Client,
+    s3: S3Module,
+    ref: string,
+    key: string,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+    options: PutOptions,
+  ): Promise<void> {
+    const partSize = Math.max(this.partSize, Math.ceil(size / S3_MAX_PARTS));
+    let uploadId: string | undefined;
+    try {
+      const created = await client.send(
+        new s3.CreateMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ContentType: 'application/octet-stream',
+        }),
+        { abortSignal: options.signal },
+      );
+      uploadId = created.UploadId;
+      if (!uploadId)
+        throw new StorageError('the S3 server returned no UploadId', { code: 'ERR_UPLOAD_FAILED' });
+      const parts: { ETag: string; PartNumber: number }[] = [];
+      const buffer = new Uint8Array(partSize);
+      let filled = 0;
+      const sendPart = async () => {
+        const PartNumber = parts.length + 1;
+        const result = await client.send(
+          new s3.UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId: uploadId,
+            PartNumber,
+            Body: buffer.subarray(0, filled),
+            ContentLength: filled,
+          }),
+          { abortSignal: options.signal },
+        );
+        if (!result.ETag)
+          throw new StorageError('the S3 server returned no ETag for a part', { code: 'ERR_UPLOAD_FAILED' });
+        parts.push({ ETag: result.ETag, PartNumber });
+        filled = 0;
+      };
+      // The reader's progress runs ahead of the upload by at most one part.
+      for await (const chunk of readSizedBody(body, size, options)) {
+        let at = 0;
+        while (at < chunk.length) {
+          const n = Math.min(partSize - filled, chunk.length - at);
+          buffer.set(chunk.subarray(at, at + n), filled);
+          filled += n;
+          at += n;
+          if (filled === partSize) await sendPart();
+        }
+      }
+      if (filled > 0 || parts.length === 0) await sendPart();
+      await client.send(
+        new s3.CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+        { abortSignal: options.signal },
+      );
+    } catch (error) {
+      if (uploadId) {
+        // Without this the parts would stay billed and invisible; not under the caller's signal.
+        await client
+          .send(new s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }))
+          .catch(() => {});
+      }
+      throw this.fail(error, 'upload', ref, 'ERR_UPLOAD_FAILED', options.signal);
+    }
+  }
+
+  /**
+   * Streams the blob or one range of it (a ranged GetObject).
+   *
+   * @throws {StorageError} `ERR_NOT_FOUND` when absent; `ERR_DOWNLOAD_FAILED` otherwise.
+   * @throws {InvalidArgumentError} for a range starting past the end.
+   */
+  async get(ref: string, range?: BlobRange, options: GetOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const key = this.keyOf(ref);
+    checkRange(range);
+    if (range) {
+      // S3 answers 416 for any range starting at or past the end, and cannot express an empty range.
+      const { size } = await this.head(ref);
+      const clipped = clipRange(range, size);
+      if (clipped.length === 0) return emptyStream();
+      range = clipped;
+    }
+    const client = await this.getClient();
+    const s3 = await loadS3();
+    try {
+      const result = await client.send(
+        new s3.GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.offset}-${range.offset + range.length - 1}` : undefined,
+        }),
+        { abortSignal: options.signal },
+      );
+      if (!result.Body) throw new StorageError('the S3 server sent no body', { code: 'ERR_DOWNLOAD_FAILED' });
+      return result.Body.transformToWebStream() as ReadableStream<Uint8Array>;
+    } catch (error) {
+      throw this.fail(error, 'download', ref, 'ERR_DOWNLOAD_FAILED', options.signal);
+    }
+  }
+
+  /**
+   * Size of the stored blob (HeadObject).
+   *
+   * @throws {StorageError} `ERR_NOT_FOUND` when absent.
+   */
+  async head(ref: string): Promise<{ size: number }> {
+    const key = this.keyOf(ref);
+    const client = await this.getClient();
+    const s3 = await loadS3();
+    try {
+      const result = await client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const size = result.ContentLength;
+      if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
+        throw new StorageError('the S3 server sent no valid ContentLength', { code: 'ERR_DOWNLOAD_FAILED' });
+      }
+      return { size };
+    } catch (error) {
+      throw this.fail(error, 'head', ref, 'ERR_DOWNLOAD_FAILED');
+    }
+  }
+
+  /** Deletes the blob; a missing ref is not an error. */
+  async delete(ref: string): Promise<void> {
+    const key = this.keyOf(ref);
+    const client = await this.getClient();
+    const s3 = await loadS3();
+    try {
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw this.fail(error, 'delete', ref, 'ERR_STORAGE');
+    }
+  }
+}

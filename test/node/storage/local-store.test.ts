@@ -1,0 +1,57 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMediaRef } from '../../../src/core/protocol/refs.js';
+import { defaultBlobDir, LocalBlobStore } from '../../../src/node/storage/index.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { describeStoreContract, stallingStream, streamOf } from './store-contract.js';
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  tmp = await makeTempDir();
+});
+afterAll(async () => tmp.cleanup());
+
+describeStoreContract('LocalBlobStore', () => new LocalBlobStore(join(tmp.dir, 'contract')));
+
+describe('LocalBlobStore on disk', () => {
+  it('writes private files under media/ and leaves no partial file after failures', async () => {
+    const dir = join(tmp.dir, 'layout');
+    const store = new LocalBlobStore(dir);
+    const ref = createMediaRef();
+    await store.put(ref, streamOf(new Uint8Array(5000)), 5000);
+    const file = store.pathOf(ref);
+    expect(file).toBe(join(dir, 'media', ref.slice('media/'.length)));
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, 'media'))).mode & 0o777).toBe(0o700);
+
+    await expect(store.put(createMediaRef(), streamOf(new Uint8Array(10)), 11)).rejects.toMatchObject({
+      code: 'ERR_UPLOAD_FAILED',
+    });
+    const controller = new AbortController();
+    const put = store.put(createMediaRef(), stallingStream(new Uint8Array(100)), 1000, {
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(put).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+    expect(await readdir(join(dir, '.partial'))).toEqual([]);
+    expect(await readdir(join(dir, 'media'))).toEqual([ref.slice('media/'.length)]);
+  });
+
+  it('picks its default directory from the environment', () => {
+    expect(defaultBlobDir({ HAPPY_MEDIA_BLOB_DIR: '/srv/blobs' })).toBe('/srv/blobs');
+    expect(defaultBlobDir({ XDG_DATA_HOME: '/x/data' })).toBe('/x/data/happy-media/blobs');
+    expect(defaultBlobDir({ HOME: '/home/u' })).toMatch(/\.local\/share\/happy-media\/blobs$/);
+  });
+
+  it('rejects an empty directory and a bad size', async () => {
+    expect(() => new LocalBlobStore('')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }));
+    const store = new LocalBlobStore(join(tmp.dir, 'sizes'));
+    await expect(store.put(createMediaRef(), streamOf(new Uint8Array(1)), -1)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+    await expect(store.put(createMediaRef(), streamOf(new Uint8Array(1)), 1.5)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+  });
+});
