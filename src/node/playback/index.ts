@@ -1,2 +1,30 @@
-/** Public surface of the Node playback layer. */
-export {};
+/**
+ * Public surface of the Node playback layer: verified temp files, the plaintext cache, and streaming
+ * playback over a loopback endpoint. See docs/playback.md for what is verified when and what stays on disk.
+ *
+ * @module
+ */
+// Registers the node:crypto blob backend: playback should never fall back to pure-JS AES in Node.
+import '../blob/index.js';
+
+export { V1_MAX_BLOB_BYTES } from './download-to-file.js';
+export { parseRangeHeader, type RangeDecision } from './http-range.js';
+export {
+  type CacheLease,
+  cacheEntryId,
+  defaultCacheDir,
+  MediaCache,
+  type MediaCacheOptions,
+  type ProducedFile,
+  type Producer,
+} from './media-cache.js';
+export { extensionForMimeType } from './media-names.js';
+export type { MediaInput, MediaRefInput } from './media-request.js';
+export { type OpenedMedia, type OpenMediaOptions, openMedia, TEMP_DIR_PREFIX } from './open-media.js';
+export {
+  chunkedResumePoint,
+  type ReadableBlobStore,
+  type ResumableDownloadOptions,
+  resumableDownload,
+} from './resumable-download.js';
+export { type MediaEndpoint, type ServeMediaOptions, serveMedia } from './serve-media.js';

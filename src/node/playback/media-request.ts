@@ -1,0 +1,120 @@
+/**
+ * What to play: a validated `photo`/`video`/`file` message, or a bare ref with optional hints, reduced to
+ * one checked request. Everything here came over the wire, so it is validated before use.
+ *
+ * @module
+ */
+import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { assertSessionMessage, parseRef, type SessionMessage } from '../../core/protocol/index.js';
+
+/** A bare ref with what the caller knows about it (for blobs that did not come with a v2 message). */
+export interface MediaRefInput {
+  /** `media/<id>`. */
+  ref: string;
+  /** MIME type of the plaintext, when known (else it is sniffed from the first verified bytes). */
+  mimeType?: string;
+  /** Display name; its stem names the temp file. */
+  name?: string;
+  /** Expected plaintext size in bytes; a blob of another size is rejected. */
+  size?: number;
+  /** Blob format: `v2` chunked (default), or `v1` for Happy's whole-blob secretbox attachments. */
+  format?: 'v2' | 'v1';
+}
+
+/** Anything `openMedia` and `serveMedia` accept. */
+export type MediaInput = SessionMessage | MediaRefInput;
+
+/** A checked request. */
+export interface MediaRequest {
+  ref: string;
+  kind: 'photo' | 'video' | 'file' | 'ref';
+  format: 'v2' | 'v1';
+  mimeType?: string;
+  name?: string;
+  size?: number;
+}
+
+const MIME_PATTERN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+function checkMediaRef(ref: string): string {
+  // parseRef throws ERR_INVALID_REF with the reason; a machine-file ref is valid but not downloadable.
+  if (parseRef(ref).scheme !== 'media') {
+    throw new InvalidArgumentError(
+      'expected a `media/<id>` ref for `ref` but received a machine-file ref; those are not in a store',
+    );
+  }
+  return ref;
+}
+
+/**
+ * Validates `input` and reduces it to a {@link MediaRequest}.
+ *
+ * @throws {SchemaError} `ERR_SCHEMA` for a message that does not match the protocol.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a message that is not `photo`/`video`/`file`,
+ *   or bad ref-form fields.
+ * @throws {StorageError} `ERR_INVALID_REF` for a malformed ref.
+ */
+export function toMediaRequest(input: MediaInput): MediaRequest {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new InvalidArgumentError(
+      `expected a photo, video or file message or a { ref } object for \`message\` but received ${describeValue(input)}`,
+    );
+  }
+  if ('type' in input) {
+    const message = assertSessionMessage(input);
+    switch (message.type) {
+      case 'photo':
+        return { ref: checkMediaRef(message.ref), kind: 'photo', format: 'v2' };
+      case 'video':
+        return {
+          ref: checkMediaRef(message.ref),
+          kind: 'video',
+          format: 'v2',
+          mimeType: message.mimeType,
+          size: message.size,
+        };
+      case 'file':
+        return {
+          ref: checkMediaRef(message.ref),
+          kind: 'file',
+          format: 'v2',
+          mimeType: message.mimeType,
+          name: message.name,
+          size: message.size,
+        };
+      default:
+        throw new InvalidArgumentError(
+          `expected a photo, video or file message for \`message\` but received a ${message.type} message`,
+        );
+    }
+  }
+  const { ref, mimeType, name, size, format } = input as MediaRefInput;
+  if (typeof ref !== 'string') {
+    throw new InvalidArgumentError(`expected a string for \`ref\` but received ${describeValue(ref)}`);
+  }
+  if (mimeType !== undefined && (typeof mimeType !== 'string' || !MIME_PATTERN.test(mimeType))) {
+    throw new InvalidArgumentError(
+      `expected a MIME type like video/mp4 for \`mimeType\` but received ${describeValue(mimeType)}`,
+    );
+  }
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 1024)) {
+    throw new InvalidArgumentError(
+      `expected a display name of 1 to 1024 characters for \`name\` but received ${describeValue(name)}`,
+    );
+  }
+  if (size !== undefined) assertNonNegativeInteger(size, 'size');
+  if (format !== undefined && format !== 'v1' && format !== 'v2') {
+    throw new InvalidArgumentError(
+      `expected 'v2' or 'v1' for \`format\` but received ${describeValue(format)}`,
+    );
+  }
+  return {
+    ref: checkMediaRef(ref),
+    kind: 'ref',
+    format: format ?? 'v2',
+    ...(mimeType === undefined ? {} : { mimeType: mimeType.toLowerCase() }),
+    ...(name === undefined ? {} : { name }),
+    ...(size === undefined ? {} : { size }),
+  };
+}

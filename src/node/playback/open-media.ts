@@ -1,0 +1,163 @@
+/**
+ * `openMedia`: a message's media as a verified plaintext file a player can open.
+ *
+ * @module
+ */
+import { tmpdir } from 'node:os';
+import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
+import { downloadToFile } from './download-to-file.js';
+import { sweepStaleDirectories } from './exit-cleanup.js';
+import { cacheEntryId, MediaCache } from './media-cache.js';
+import { type MediaInput, toMediaRequest } from './media-request.js';
+import { createPrivateDirectory } from './private-files.js';
+import type { ReadableBlobStore } from './resumable-download.js';
+
+/** Prefix of the private directories under the OS temp dir (followed by `<pid>-<random>`). */
+export const TEMP_DIR_PREFIX = 'happy-media-play-';
+
+/** Options of {@link openMedia}. */
+export interface OpenMediaOptions {
+  /** Where the encrypted blob is (any `BlobStore`; only `head` and `get` are used). */
+  store: ReadableBlobStore;
+  /** The 32-byte blob key (master or session blob key). */
+  blobKey: Uint8Array;
+  /** Keep the verified file between opens; without it the file lives until `dispose()` or exit. */
+  cache?: MediaCache;
+  /** Cancels the open with `ERR_ABORTED`; nothing is left behind. */
+  signal?: AbortSignal;
+  /** Verified plaintext bytes written so far, of `total`. Not called for a cache hit. */
+  onProgress?: (e: { done: number; total: number }) => void;
+  /** Consecutive failed download attempts tolerated before `ERR_DOWNLOAD_FAILED` (default 5). */
+  retries?: number;
+  /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
+  retryDelayMs?: number;
+  /** Parent of the private temp directory when there is no cache (default: the OS temp dir). */
+  tempRoot?: string;
+}
+
+/** A verified plaintext file. */
+export interface OpenedMedia {
+  /** Absolute path of the file (0600, in a 0700 directory), with the extension of its MIME type. */
+  path: string;
+  /** MIME type: the message's, else sniffed from the verified bytes, else `application/octet-stream`. */
+  mimeType: string;
+  /** Plaintext size in bytes. */
+  size: number;
+  /** True when the file lives in the cache and stays after `dispose()` (until evicted). */
+  cached: boolean;
+  /** Releases the file: deletes it when it is not cached, unpins it when it is. Idempotent. */
+  dispose(): Promise<void>;
+}
+
+let swept = new Set<string>();
+
+/** Removes leftovers of earlier processes that died before their exit hook ran (once per root). */
+function sweepOnce(root: string): void {
+  if (swept.has(root)) return;
+  swept = new Set(swept).add(root);
+  sweepStaleDirectories(root, TEMP_DIR_PREFIX);
+}
+
+function checkOptions(options: OpenMediaOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError(
+      `expected an options object for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const { store } = options;
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.get !== 'function' ||
+    typeof store.head !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
+    );
+  }
+  assertBytes(options.blobKey, 'blobKey', 32);
+  if (options.cache !== undefined && !(options.cache instanceof MediaCache)) {
+    throw new InvalidArgumentError(
+      `expected a MediaCache for \`cache\` but received ${describeValue(options.cache)}`,
+    );
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new InvalidArgumentError(
+      `expected a function for \`onProgress\` but received ${describeValue(options.onProgress)}`,
+    );
+  }
+  if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
+  if (options.retryDelayMs !== undefined)
+    assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
+}
+
+/**
+ * Downloads a `photo`/`video`/`file` message's blob, verifies every byte, and returns a private plaintext
+ * file. The file appears only after the last chunk authenticated (write, fsync, rename); on any failure
+ * nothing is left. A dropped connection resumes from the last verified chunk boundary (bounded retries);
+ * a tag failure is final.
+ *
+ * @param message a validated v2 media message, or `{ ref, mimeType?, name?, size?, format? }`
+ *   (`format: 'v1'` for Happy's whole-blob secretbox attachments).
+ * @throws {StorageError} download leg: `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`, `ERR_INVALID_REF`.
+ * @throws {DecryptionError} decrypt leg: `ERR_DECRYPTION_FAILED` (wrong key, tampering, wrong size).
+ * @throws {DiskError} disk leg: `ERR_DISK`.
+ * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts.
+ * @throws {InvalidArgumentError} / {SchemaError} for bad arguments or a malformed message.
+ * @example
+ * ```ts
+ * const media = await openMedia(videoMessage, { store: openStore('http://127.0.0.1:8787'), blobKey });
+ * try { await play(media.path); } finally { await media.dispose(); }
+ * ```
+ */
+export async function openMedia(message: MediaInput, options: OpenMediaOptions): Promise<OpenedMedia> {
+  checkOptions(options);
+  const request = toMediaRequest(message);
+  const { signal, cache } = options;
+  if (signal?.aborted) throw new AbortedError('the open was aborted', { cause: signal.reason });
+  const common = {
+    store: options.store,
+    blobKey: options.blobKey,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+  };
+
+  if (cache) {
+    const lease = await cache.acquire(
+      cacheEntryId(request.ref, options.blobKey),
+      ({ staging, signal: shared, onProgress }) =>
+        downloadToFile(request, { ...common, dir: staging, signal: shared, onProgress }),
+      { signal, onProgress: options.onProgress },
+    );
+    return {
+      path: lease.path,
+      mimeType: lease.mimeType,
+      size: lease.size,
+      cached: lease.cached,
+      dispose: lease.release,
+    };
+  }
+
+  const root = options.tempRoot ?? tmpdir();
+  sweepOnce(root);
+  const dir = await createPrivateDirectory(root, TEMP_DIR_PREFIX);
+  try {
+    const file = await downloadToFile(request, {
+      ...common,
+      dir: dir.path,
+      signal,
+      onProgress: options.onProgress,
+    });
+    return {
+      path: file.path,
+      mimeType: file.mimeType,
+      size: file.size,
+      cached: false,
+      dispose: () => dir.remove(),
+    };
+  } catch (error) {
+    await dir.remove();
+    throw error;
+  }
+}

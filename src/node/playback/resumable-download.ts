@@ -1,0 +1,229 @@
+/**
+ * A ciphertext download that survives dropped connections.
+ *
+ * The stream hands bytes downstream only in whole frames (the 56-byte header, then whole 16400-byte
+ * chunk ciphertexts), so everything downstream of it has been, or is about to be, authenticated as a
+ * unit. When the connection drops, the bytes of the unfinished frame are discarded and the download
+ * resumes with a Range request at the last frame boundary handed on. Retries are bounded: after
+ * `retries` consecutive failed attempts without a new frame, the download fails with
+ * `ERR_DOWNLOAD_FAILED`. Errors that cannot heal (missing ref, bad ref, abort) fail at once.
+ *
+ * Corruption is not this module's business and is never retried: the decryptor downstream fails, and its
+ * error cancels this stream.
+ *
+ * @module
+ */
+import { AbortedError, HappyMediaError, StorageError } from '../../core/errors.js';
+
+/** The part of the `BlobStore` contract (docs/architecture.md) that playback reads through. */
+export interface ReadableBlobStore {
+  /** Streams the blob, whole or the byte range [offset, offset + length). Throws ERR_NOT_FOUND when absent. */
+  get(
+    ref: string,
+    range?: { offset: number; length: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<ReadableStream<Uint8Array>>;
+  /** Size of the stored blob. Throws ERR_NOT_FOUND when absent. */
+  head(ref: string): Promise<{ size: number }>;
+}
+
+/** Options of {@link resumableDownload}. */
+export interface ResumableDownloadOptions {
+  /** Where the blob is. */
+  store: ReadableBlobStore;
+  /** The blob's ref (already validated). */
+  ref: string;
+  /** Total ciphertext size in bytes (from `head`). */
+  size: number;
+  /**
+   * The largest offset at or below `received` where a download may resume, i.e. a frame boundary.
+   * Bytes are only handed downstream up to such a point. Defaults to every byte (no framing).
+   */
+  resumePoint?: (received: number) => number;
+  /** Consecutive failed attempts tolerated without progress (default {@link DEFAULT_RETRIES}). */
+  retries?: number;
+  /** First back-off delay; doubles per consecutive failure, capped at 2 s (default 100 ms). */
+  retryDelayMs?: number;
+  /** A connection that delivers nothing for this long counts as dropped (default 30 s). */
+  stallTimeoutMs?: number;
+  /** Cancels the download with `ERR_ABORTED`. */
+  signal?: AbortSignal;
+  /** Called at the start of each attempt with the offset it resumes from (for tests and logs). */
+  onAttempt?: (offset: number) => void;
+}
+
+/** Default number of consecutive failed attempts tolerated before a download fails. */
+export const DEFAULT_RETRIES = 5;
+
+/** Frame boundaries of a Cobblestone-256 ciphertext: 0, 56, 56 + 16400, 56 + 2 * 16400, ... */
+export function chunkedResumePoint(headerSize: number, frameSize: number): (received: number) => number {
+  return (received) =>
+    received < headerSize ? 0 : headerSize + Math.floor((received - headerSize) / frameSize) * frameSize;
+}
+
+const FINAL_CODES = new Set(['ERR_NOT_FOUND', 'ERR_INVALID_REF', 'ERR_INVALID_ARGUMENT', 'ERR_ABORTED']);
+
+function isFinal(error: unknown): boolean {
+  return error instanceof HappyMediaError && FINAL_CODES.has(error.code);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+class StallError extends Error {}
+
+/**
+ * Streams `size` bytes of `ref`, resuming at frame boundaries after dropped connections.
+ *
+ * @throws (through the stream) {StorageError} `ERR_DOWNLOAD_FAILED` after the retries are spent, or when
+ *   the store sends more bytes than announced; `ERR_NOT_FOUND` at once; {AbortedError} on abort.
+ * @example
+ * ```ts
+ * const ct = resumableDownload({ store, ref, size, resumePoint: chunkedResumePoint(56, 16400) });
+ * const pt = ct.pipeThrough(createDecryptStream(key));
+ * ```
+ */
+export function resumableDownload(options: ResumableDownloadOptions): ReadableStream<Uint8Array> {
+  const { store, ref, size, signal } = options;
+  const resumePoint = options.resumePoint ?? ((received: number) => received);
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const retryDelayMs = options.retryDelayMs ?? 100;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
+
+  let committed = 0; // bytes handed downstream: always a resume point
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let failures = 0;
+  let lastError: unknown;
+  let cancelled = false;
+  const fatal = new WeakSet<object>();
+
+  const dropConnection = () => {
+    const current = reader;
+    reader = undefined;
+    pending = [];
+    pendingBytes = 0;
+    current?.cancel().catch(() => undefined);
+  };
+  const onAbort = () => dropConnection();
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const takePending = (count: number): Uint8Array => {
+    const whole = pending.length === 1 ? pending[0]! : concat(pending, pendingBytes);
+    const head = whole.subarray(0, count);
+    const rest = whole.subarray(count);
+    pending = rest.length > 0 ? [rest] : [];
+    pendingBytes = rest.length;
+    return head;
+  };
+
+  const read = (current: ReadableStreamDefaultReader<Uint8Array>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stall = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StallError(`no data for ${stallTimeoutMs} ms`)), stallTimeoutMs);
+    });
+    return Promise.race([current.read(), stall]).finally(() => clearTimeout(timer));
+  };
+
+  const fail = (error: unknown): never => {
+    signal?.removeEventListener('abort', onAbort);
+    dropConnection();
+    if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
+    throw error;
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
+          if (cancelled) return;
+          if (signal?.aborted) fail(undefined);
+          if (committed === size) {
+            signal?.removeEventListener('abort', onAbort);
+            controller.close();
+            return;
+          }
+          try {
+            if (!reader) {
+              options.onAttempt?.(committed);
+              const body = await store.get(ref, { offset: committed, length: size - committed }, { signal });
+              reader = body.getReader();
+            }
+            const { done, value } = await read(reader);
+            const received = committed + pendingBytes;
+            if (done) {
+              if (received < size) throw new Error(`the connection closed at byte ${received} of ${size}`);
+              controller.enqueue(takePending(pendingBytes));
+              committed = size;
+              continue;
+            }
+            if (received + value.length > size) {
+              const overflow = new StorageError(
+                `the store sent more than the ${size} bytes it announced for ${ref}; it is misbehaving`,
+                { code: 'ERR_DOWNLOAD_FAILED' },
+              );
+              fatal.add(overflow);
+              throw overflow;
+            }
+            if (value.length === 0) continue;
+            pending.push(value);
+            pendingBytes += value.length;
+            const total = committed + pendingBytes;
+            const point = total === size ? size : resumePoint(total);
+            if (point > committed) {
+              controller.enqueue(takePending(point - committed));
+              committed = point;
+              failures = 0;
+              return;
+            }
+          } catch (error) {
+            if (cancelled) return;
+            if (signal?.aborted || isFinal(error) || fatal.has(error as object)) fail(error);
+            lastError = error;
+            failures++;
+            dropConnection();
+            if (failures > retries) {
+              fail(
+                new StorageError(
+                  `downloading ${ref} failed ${failures} times in a row at byte ${committed} of ${size}: ${
+                    error instanceof Error ? error.message : String(error)
+                  }`,
+                  { code: 'ERR_DOWNLOAD_FAILED', cause: lastError },
+                ),
+              );
+            }
+            await sleep(Math.min(2000, retryDelayMs * 2 ** (failures - 1)), signal);
+          }
+        }
+      },
+      cancel() {
+        cancelled = true;
+        signal?.removeEventListener('abort', onAbort);
+        dropConnection();
+      },
+    },
+    // A few frames of read-ahead let download, decryption and disk writes overlap.
+    new CountQueuingStrategy({ highWaterMark: 4 }),
+  );
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,218 @@
+/**
+ * `serveMedia`: streaming playback through a loopback HTTP endpoint that decrypts only what is asked for.
+ *
+ * A player (mpv, VLC, a browser) gets `http://127.0.0.1:<port>/<128-bit random token>/<name>.<ext>` and
+ * may seek anywhere: each `Range` request is answered by reading and authenticating only the chunks it
+ * covers ({@link openBlobRandomAccess} over the store). Opening checks the commitment and the final chunk,
+ * so the size is authentic before the URL is returned; a chunk that fails its tag ends the response
+ * (the connection is destroyed mid-body), so no unverified byte is ever sent. The endpoint answers only on
+ * 127.0.0.1, only on its token path, and only to `Host: 127.0.0.1:<port>` or `localhost:<port>` (a DNS
+ * rebinding page cannot reach it by another name).
+ *
+ * @module
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type BlobReader, bufferRangeSource, openBlobRandomAccess } from '../../core/blob/index.js';
+import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { decryptV1Blob } from '../../core/envelope/index.js';
+import { DecryptionError, InvalidArgumentError, LimitError, StorageError } from '../../core/errors.js';
+import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from './download-to-file.js';
+import { parseRangeHeader } from './http-range.js';
+import {
+  extensionForMimeType,
+  extensionOfName,
+  SNIFF_BYTES,
+  safeFileStem,
+  sniffMimeType,
+} from './media-names.js';
+import { type MediaInput, toMediaRequest } from './media-request.js';
+import type { ReadableBlobStore } from './resumable-download.js';
+import { headWithRetries, readStoreRange, retryingRangeSource } from './store-reads.js';
+
+/** Plaintext bytes decrypted per step of a response; bounds memory per connection. */
+export const SERVE_PIECE_BYTES = 1024 * 1024;
+
+/** Options of {@link serveMedia}. */
+export interface ServeMediaOptions {
+  /** Where the encrypted blob is (any `BlobStore`; only `head` and `get` are used). */
+  store: ReadableBlobStore;
+  /** The 32-byte blob key. */
+  blobKey: Uint8Array;
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
+  /** Consecutive failed store reads tolerated per range (default 5). */
+  retries?: number;
+}
+
+/** A running loopback endpoint. */
+export interface MediaEndpoint {
+  /** The URL to hand to a player; valid until {@link MediaEndpoint.close}. */
+  url: string;
+  /** MIME type sent as `Content-Type`. */
+  mimeType: string;
+  /** Plaintext size in bytes (authenticated). */
+  size: number;
+  /** Stops the server and drops open connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+async function openReader(
+  request: ReturnType<typeof toMediaRequest>,
+  options: ServeMediaOptions,
+): Promise<BlobReader> {
+  if (request.format === 'v1') {
+    const size = await headWithRetries(options.store, request.ref, options);
+    if (size > V1_MAX_BLOB_BYTES) {
+      throw new LimitError(
+        `the v1 blob ${request.ref} is ${size} bytes, over the ${V1_MAX_BLOB_BYTES}-byte limit`,
+      );
+    }
+    if (size < V1_OVERHEAD_BYTES) throw new DecryptionError();
+    const plain = decryptV1Blob(
+      await readStoreRange(options.store, request.ref, 0, size, options),
+      options.blobKey,
+    );
+    const source = bufferRangeSource(plain);
+    return {
+      plaintextSize: plain.length,
+      read: (offset, length, signal) => source.read(offset, length, signal),
+    };
+  }
+  return openBlobRandomAccess(retryingRangeSource(options.store, request.ref, options), options.blobKey);
+}
+
+function hostAllowed(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/**
+ * Serves one message's media on a loopback URL for streaming playback with seeking.
+ *
+ * @throws {StorageError} `ERR_NOT_FOUND` / `ERR_DOWNLOAD_FAILED` when the blob cannot be read.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the header or final chunk does not verify, or
+ *   the size differs from the message's.
+ * @throws {InvalidArgumentError} / {SchemaError} for bad arguments.
+ * @example
+ * ```ts
+ * const endpoint = await serveMedia(videoMessage, { store, blobKey });
+ * spawn('mpv', [endpoint.url]);
+ * // ...
+ * await endpoint.close();
+ * ```
+ */
+export async function serveMedia(message: MediaInput, options: ServeMediaOptions): Promise<MediaEndpoint> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError(
+      `expected an options object for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const { store } = options;
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.get !== 'function' ||
+    typeof store.head !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
+    );
+  }
+  assertBytes(options.blobKey, 'blobKey', 32);
+  if (options.port !== undefined) assertNonNegativeInteger(options.port, 'port', 65535);
+  const request = toMediaRequest(message);
+
+  const reader = await openReader(request, options);
+  const size = reader.plaintextSize;
+  if (request.size !== undefined && request.size !== size) throw new DecryptionError();
+  const sniffed = request.mimeType
+    ? undefined
+    : await sniffMimeType(await reader.read(0, Math.min(size, SNIFF_BYTES)));
+  const mimeType = request.mimeType ?? sniffed ?? 'application/octet-stream';
+  const extension = extensionForMimeType(mimeType) ?? extensionOfName(request.name) ?? '.bin';
+  const token = randomBytes(16).toString('base64url');
+  const path = `/${token}/${encodeURIComponent(`${safeFileStem(request.name)}${extension}`)}`;
+  const expected = Buffer.from(path);
+
+  const server = createServer((req, res) => {
+    void answer(req, res).catch(() => res.destroy());
+  });
+  let port = 0;
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const target = Buffer.from((req.url ?? '').split('?')[0]!);
+    const matches = target.length === expected.length && timingSafeEqual(target, expected);
+    if (!hostAllowed(req.headers.host, port) || !matches) {
+      res.writeHead(404, { 'Content-Length': '0' }).end();
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Length': '0' }).end();
+      return;
+    }
+    const decision = parseRangeHeader(req.headers.range, size);
+    if (decision.kind === 'unsatisfiable') {
+      res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }).end();
+      return;
+    }
+    const start = decision.kind === 'partial' ? decision.start : 0;
+    const end = decision.kind === 'partial' ? decision.end : size - 1;
+    const headers: Record<string, string> = {
+      'Content-Type': mimeType,
+      'Accept-Ranges': 'bytes',
+      'Content-Length': String(end - start + 1),
+    };
+    if (decision.kind === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    // Decrypt the first piece before the status line, so a bad chunk at the start is a clean 502.
+    let position = start;
+    let piece: Uint8Array | undefined;
+    if (req.method === 'GET' && end >= start) {
+      try {
+        piece = await reader.read(position, Math.min(SERVE_PIECE_BYTES, end - position + 1), abort.signal);
+      } catch {
+        res.writeHead(502, { 'Content-Length': '0' }).end();
+        return;
+      }
+    }
+    res.writeHead(decision.kind === 'partial' ? 206 : 200, headers);
+    if (req.method === 'HEAD' || piece === undefined) {
+      res.end();
+      return;
+    }
+    for (;;) {
+      if (!res.write(piece)) await once(res, 'drain', { signal: abort.signal });
+      position += piece.length;
+      if (position > end) break;
+      // A failure here (tag, store, abort) destroys the connection: the player sees a cut, never bad bytes.
+      piece = await reader.read(position, Math.min(SERVE_PIECE_BYTES, end - position + 1), abort.signal);
+    }
+    res.end();
+  }
+
+  server.listen(options.port ?? 0, '127.0.0.1');
+  try {
+    await once(server, 'listening');
+  } catch (cause) {
+    throw new StorageError(`could not listen on 127.0.0.1:${options.port ?? 0}`, { cause });
+  }
+  port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    mimeType,
+    size,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A loopback HTTP proxy in front of a media server that counts requests and injects faults: it can cut
+ * a response after a number of body bytes (a dropped connection) or flip one byte of the blob in transit.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FaultProxy {
+  url: string;
+  /** Every proxied request: method, path and Range header. */
+  requests: { method: string; path: string; range: string | undefined }[];
+  /** Each GET with a body takes the next entry: cut the response after this many body bytes. */
+  dropAfter: (number | undefined)[];
+  /** Absolute blob offset of a byte to flip in every response that carries it (undefined: none). */
+  flipAt: number | undefined;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const proxy: FaultProxy = {
+    url: '',
+    requests: [],
+    dropAfter: [],
+    flipAt: undefined,
+    close: async () => undefined,
+  };
+  const server: Server = createServer((req, res) => {
+    proxy.requests.push({ method: req.method ?? '', path: req.url ?? '', range: req.headers.range });
+    const headers = { ...req.headers, host: target.host };
+    const out = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        const isBody = req.method === 'GET' && (up.statusCode === 200 || up.statusCode === 206);
+        const drop = isBody ? proxy.dropAfter.shift() : undefined;
+        const start = Number(/^bytes (\d+)-/.exec(String(up.headers['content-range'] ?? ''))?.[1] ?? 0);
+        let at = 0;
+        up.on('data', (chunk: Buffer) => {
+          const piece = Buffer.from(chunk);
+          if (isBody && proxy.flipAt !== undefined) {
+            const rel = proxy.flipAt - start - at;
+            if (rel >= 0 && rel < piece.length) piece[rel]! ^= 0x01;
+          }
+          if (drop !== undefined && at + piece.length >= drop) {
+            res.write(piece.subarray(0, Math.max(0, drop - at)));
+            up.destroy();
+            res.destroy();
+            return;
+          }
+          at += piece.length;
+          res.write(piece);
+        });
+        up.on('end', () => res.end());
+        up.on('error', () => res.destroy());
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return proxy;
+}
