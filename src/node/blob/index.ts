@@ -9,4 +9,7 @@ import { nodeBlobBackend } from './node-backend.js';
 
 registerBlobBackend(nodeBlobBackend);
 
+export { type FileRangeSource, fileRangeSource } from './file-range-source.js';
+export { type DecryptFileOptions, decryptFile, encryptFile } from './files.js';
 export { nodeBlobBackend } from './node-backend.js';
+export { createNodeDecryptStream, createNodeEncryptStream } from './node-streams.js';

@@ -1,20 +1,124 @@
 /**
- * `happy-media decrypt`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media decrypt`: decrypts a media blob (v2 Cobblestone-256, streaming; or `--format v1`) into a
+ * file that appears only when everything verified. Output to stdout goes through a private temp file
+ * first, so not even a verified prefix of a bad blob reaches stdout.
  *
  * @module
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { BlobDecryptor } from '../../../core/blob/decryptor.js';
+import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../core/envelope/layout.js';
+import { decryptV1Blob } from '../../../core/envelope/v1-blob.js';
+import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
+import {
+  copyFileToStdout,
+  inputPieces,
+  KEY_ENV,
+  parseByteCount,
+  parseContextHex,
+  parseFormat,
+  readWholeInput,
+  resolveCliKey,
+} from '../../blob/cli-support.js';
+import { pumpEngine } from '../../blob/engine-pipe.js';
+import { decryptFile } from '../../blob/files.js';
+import '../../blob/index.js';
+import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
 import { runAction } from '../run-action.js';
+
+interface DecryptFlags {
+  key?: string;
+  keyFile?: string;
+  contextHex?: string;
+  format?: string;
+  offset?: string;
+  length?: string;
+}
+
+/** Decrypts into `outPath` (a real file), all or nothing. */
+async function decryptToFile(
+  inPath: string,
+  outPath: string,
+  key: Uint8Array,
+  format: 'v1' | 'v2',
+  context: Uint8Array | undefined,
+  range: { offset?: number; length?: number },
+): Promise<void> {
+  const hasRange = range.offset !== undefined || range.length !== undefined;
+  if (format === 'v1') {
+    const plain = decryptV1Blob(
+      await readWholeInput(inPath, V1_BLOB_MAX_PLAINTEXT_BYTES + LEGACY_OVERHEAD_BYTES),
+      key,
+    );
+    const start = range.offset ?? 0;
+    const end = range.length === undefined ? plain.length : start + range.length;
+    if (start > plain.length || end > plain.length) {
+      throw new InvalidArgumentError(
+        `expected a range inside the ${plain.length}-byte plaintext for --offset/--length but received ${start}+${end - start}`,
+      );
+    }
+    await writeFileAllOrNothing(outPath, (handle) => writeAll(handle, plain.subarray(start, end)));
+    return;
+  }
+  const options = context === undefined ? {} : { context };
+  if (hasRange) {
+    if (inPath === '-') throw new UsageError('--offset/--length need a file IN (random access), not stdin');
+    await decryptFile(inPath, outPath, key, { ...options, ...range });
+    return;
+  }
+  const decryptor = new BlobDecryptor(key, options);
+  await writeFileAllOrNothing(outPath, (handle) =>
+    pumpEngine(inputPieces(inPath), decryptor, (bytes) => writeAll(handle, bytes)),
+  );
+}
 
 /** Registers `decrypt` on the program. */
 export function registerDecrypt(program: Command): void {
   program
     .command('decrypt')
-    .description('(not implemented yet)')
+    .description('decrypt the media blob IN into OUT; OUT appears only when every byte verified')
+    .argument('<IN>', 'blob file, or - for stdin')
+    .argument('<OUT>', 'plaintext file, or - for stdout (written only after full verification)')
+    .option(
+      '--key <b64>',
+      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV}: argv is visible to other users)`,
+    )
+    .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
+    .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
+    .option('--format <v2|v1>', 'blob format', 'v2')
+    .option('--offset <n>', 'first plaintext byte to write (v2: reads only the chunks needed)')
+    .option('--length <m>', 'number of plaintext bytes to write')
+    .addHelpText(
+      'after',
+      '\nExample:\n  happy-media decrypt --key-file blob.key clip.bin clip.mp4\n  happy-media decrypt --key-file blob.key --offset 1048576 --length 65536 clip.bin part.mp4',
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'decrypt is not implemented yet');
+      runAction(async (inPath: string, outPath: string, flags: DecryptFlags) => {
+        const format = parseFormat(flags.format);
+        const context = parseContextHex(flags.contextHex);
+        if (format === 'v1' && context !== undefined)
+          throw new UsageError('--context-hex applies to --format v2 only');
+        const range = {
+          ...(flags.offset === undefined ? {} : { offset: parseByteCount(flags.offset, '--offset') }),
+          ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
+        };
+        const key = await resolveCliKey(flags);
+        if (outPath !== '-') {
+          await decryptToFile(inPath, outPath, key, format, context, range);
+          return;
+        }
+        // stdout cannot be un-written: verify everything into a private temp file, then copy it out.
+        const dir = await mkdtemp(join(tmpdir(), 'happy-media-decrypt-'));
+        try {
+          const temp = join(dir, 'plaintext');
+          await decryptToFile(inPath, temp, key, format, context, range);
+          await copyFileToStdout(temp);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       }),
     );
 }

@@ -1,0 +1,74 @@
+/**
+ * A {@link RangeSource} over a local file, for random access to an encrypted blob on disk.
+ *
+ * @module
+ */
+import { type FileHandle, open } from 'node:fs/promises';
+import type { RangeSource } from '../../core/blob/random-access.js';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { AbortedError } from '../../core/errors.js';
+import { diskError } from './private-output.js';
+
+/** A file-backed range source; call `close()` when done. */
+export interface FileRangeSource extends RangeSource {
+  /** Closes the file handle (safe to call twice). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `path` lazily (on the first `size()`/`read()`) and reads ranges with positioned reads, so
+ * nothing but the requested bytes is ever held in memory.
+ *
+ * @throws {DiskError} `ERR_DISK` (from `size`/`read`) when the file cannot be opened or read.
+ * @example
+ * ```ts
+ * const source = fileRangeSource('clip.bin');
+ * try {
+ *   const reader = await openBlobRandomAccess(source, blobKey);
+ *   const head = await reader.read(0, 1024);
+ * } finally { await source.close(); }
+ * ```
+ */
+export function fileRangeSource(path: string): FileRangeSource {
+  let opening: Promise<FileHandle> | undefined;
+  let closed = false;
+  const handle = (): Promise<FileHandle> => {
+    if (closed) return Promise.reject(diskError('read (source closed)', path, undefined));
+    opening ??= open(path, 'r').catch((cause: unknown) => {
+      throw diskError('open', path, cause);
+    });
+    return opening;
+  };
+  return {
+    async size() {
+      try {
+        return (await (await handle()).stat()).size;
+      } catch (cause) {
+        throw diskError('stat', path, cause);
+      }
+    },
+    async read(offset, length, signal) {
+      assertNonNegativeInteger(offset, 'offset');
+      assertNonNegativeInteger(length, 'length');
+      if (signal?.aborted) throw new AbortedError();
+      const file = await handle();
+      const out = new Uint8Array(length);
+      let filled = 0;
+      try {
+        while (filled < length) {
+          const { bytesRead } = await file.read(out, filled, length - filled, offset + filled);
+          if (bytesRead === 0) break; // end of file: return what there is
+          filled += bytesRead;
+        }
+      } catch (cause) {
+        throw diskError('read', path, cause);
+      }
+      return filled === length ? out : out.subarray(0, filled);
+    },
+    async close() {
+      closed = true;
+      if (opening) await (await opening.catch(() => undefined))?.close();
+      opening = undefined;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * File to file encryption and decryption with bounded memory and all-or-nothing output.
+ *
+ * @module
+ */
+import { createReadStream } from 'node:fs';
+import { BlobDecryptor } from '../../core/blob/decryptor.js';
+import { BlobEncryptor } from '../../core/blob/encryptor.js';
+import type { BlobOptions } from '../../core/blob/options.js';
+import { openBlobRandomAccess } from '../../core/blob/random-access.js';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { pumpEngine } from './engine-pipe.js';
+import { fileRangeSource } from './file-range-source.js';
+import { diskError, writeAll, writeFileAllOrNothing } from './private-output.js';
+
+/** Read size for file inputs: large enough to amortise syscalls, small enough to keep memory flat. */
+export const FILE_READ_BYTES = 1024 * 1024;
+
+/** Options of {@link decryptFile}: blob options plus an optional plaintext range. */
+export interface DecryptFileOptions extends BlobOptions {
+  /** First plaintext byte to write (default 0). With `offset` or `length`, only the chunks needed are read. */
+  offset?: number;
+  /** Number of plaintext bytes to write (default: to the end). */
+  length?: number;
+}
+
+/** Opens a file as an async iterable of 1 MiB pieces, mapping open/read errors to DiskError. */
+async function* readPieces(path: string): AsyncGenerator<Uint8Array> {
+  const stream = createReadStream(path, { highWaterMark: FILE_READ_BYTES });
+  try {
+    for await (const piece of stream) yield piece as Uint8Array;
+  } catch (cause) {
+    throw diskError('read', path, cause);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/**
+ * Encrypts the file `inPath` into a Cobblestone-256 blob at `outPath`, streaming (memory stays flat for
+ * any size). The output appears only when complete (private temp file beside it, then rename).
+ *
+ * @param key 32-byte blob key.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad key or option (before any file is touched).
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` past `maxPlaintextBytes`.
+ * @throws {DiskError} `ERR_DISK` when reading or writing fails.
+ * @example
+ * ```ts
+ * await encryptFile('clip.mp4', 'clip.bin', blobKey);
+ * ```
+ */
+export async function encryptFile(
+  inPath: string,
+  outPath: string,
+  key: Uint8Array,
+  options?: BlobOptions,
+): Promise<void> {
+  const encryptor = new BlobEncryptor(key, options);
+  await writeFileAllOrNothing(outPath, async (handle) => {
+    await writeAll(handle, await encryptor.start());
+    await pumpEngine(readPieces(inPath), encryptor, (bytes) => writeAll(handle, bytes));
+  });
+}
+
+/**
+ * Decrypts the blob `inPath` into `outPath`. The output appears only after every chunk it contains
+ * verified (private temp file, mode 0600, beside it; renamed at the end); after any failure `outPath`
+ * does not exist (or keeps its earlier content). With `offset`/`length` only that plaintext range is
+ * written, reading only the chunks it needs; the final chunk is authenticated first, so a truncated
+ * blob is rejected even when the range is not at its end.
+ *
+ * @param key 32-byte blob key.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or context, modification, truncation,
+ * reordering or trailing data.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad key, option or a range past the end.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` past `maxPlaintextBytes`.
+ * @throws {DiskError} `ERR_DISK` when reading or writing fails.
+ * @example
+ * ```ts
+ * await decryptFile('clip.bin', 'clip.mp4', blobKey);
+ * await decryptFile('clip.bin', 'first-mib.mp4', blobKey, { offset: 0, length: 1 << 20 });
+ * ```
+ */
+export async function decryptFile(
+  inPath: string,
+  outPath: string,
+  key: Uint8Array,
+  options?: DecryptFileOptions,
+): Promise<void> {
+  const { offset, length, ...blobOptions } = options ?? {};
+  if (offset === undefined && length === undefined) {
+    const decryptor = new BlobDecryptor(key, blobOptions);
+    await writeFileAllOrNothing(outPath, (handle) =>
+      pumpEngine(readPieces(inPath), decryptor, (bytes) => writeAll(handle, bytes)),
+    );
+    return;
+  }
+  const start = offset === undefined ? 0 : assertNonNegativeInteger(offset, 'offset');
+  if (length !== undefined) assertNonNegativeInteger(length, 'length');
+  const source = fileRangeSource(inPath);
+  try {
+    const reader = await openBlobRandomAccess(source, key, blobOptions);
+    if (start > reader.plaintextSize) {
+      throw new InvalidArgumentError(
+        `expected an offset at most ${reader.plaintextSize} (the plaintext size) for \`offset\` but received ${start}`,
+      );
+    }
+    const end = length === undefined ? reader.plaintextSize : start + length;
+    if (end > reader.plaintextSize) {
+      throw new InvalidArgumentError(
+        `expected a range inside the ${reader.plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${start}+${length}`,
+      );
+    }
+    await writeFileAllOrNothing(outPath, async (handle) => {
+      for (let at = start; at < end; at += FILE_READ_BYTES) {
+        await writeAll(handle, await reader.read(at, Math.min(FILE_READ_BYTES, end - at)));
+      }
+    });
+  } finally {
+    await source.close();
+  }
+}

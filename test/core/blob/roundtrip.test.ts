@@ -1,0 +1,256 @@
+/**
+ * Round trips through every path and backend, cross-backend decryption, streaming equivalence, views at
+ * non-zero offsets, random access ranges, limits and option errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEncryptStreamWithSalt, encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
+import {
+  type BlobBackend,
+  type BlobBackendName,
+  bufferRangeSource,
+  ciphertextSize,
+  createDecryptStream,
+  createEncryptStream,
+  decryptBlob,
+  encryptBlob,
+  getBlobBackend,
+  openBlobRandomAccess,
+  registerBlobBackend,
+} from '../../../src/core/blob/index.js';
+import { toHex } from '../../../src/core/bytes.js';
+import '../../../src/node/blob/index.js';
+import { cut, offsetView, prng, runStream, testBytes } from './blob-test-utils.js';
+
+const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble'];
+const LENGTHS = [0, 1, 16383, 16384, 16385, 32768, 3 * 1024 * 1024 + 12345];
+const key = testBytes(32, 7);
+const salt = testBytes(24, 8);
+
+describe('round trips', () => {
+  for (const length of LENGTHS) {
+    it(`${length} bytes: every backend decrypts every backend's output, by buffer and by stream`, async () => {
+      const plaintext = testBytes(length, length + 1);
+      const sealedBy = new Map<BlobBackendName, Uint8Array>();
+      for (const backend of BACKENDS) {
+        // noble is pure JS (~60 MB/s): it still takes the multi-MiB case, it just takes a moment.
+        const ct = await encryptBlob(plaintext, key, { backend });
+        expect(ct.length).toBe(ciphertextSize(length));
+        sealedBy.set(backend, ct);
+      }
+      // Random salts: two encryptions of the same plaintext differ.
+      expect(toHex((sealedBy.get('node') as Uint8Array).subarray(0, 24))).not.toBe(
+        toHex((sealedBy.get('noble') as Uint8Array).subarray(0, 24)),
+      );
+      for (const [from, ct] of sealedBy) {
+        for (const backend of BACKENDS) {
+          const back = await decryptBlob(ct, key, { backend });
+          expect(back.length, `${from} → ${backend}`).toBe(length);
+          expect(Buffer.from(back).equals(Buffer.from(plaintext)), `${from} → ${backend}`).toBe(true);
+        }
+        const streamed = await runStream(
+          createDecryptStream(key),
+          cut(ct, () => 50_000),
+        );
+        expect(streamed.error).toBeUndefined();
+        expect(Buffer.from(streamed.output).equals(Buffer.from(plaintext))).toBe(true);
+      }
+    });
+  }
+
+  it('stream encryption in random pieces equals whole-buffer encryption with the same salt (all backends)', async () => {
+    const random = prng(42);
+    for (const length of [0, 5, 16384, 50_000, 200_003]) {
+      const plaintext = testBytes(length, 9);
+      const whole = await encryptBlobWithSalt(plaintext, key, salt);
+      for (const backend of BACKENDS) {
+        const sizes = () => 1 + Math.floor(random() * (random() < 0.3 ? 30 : 40_000));
+        const run = await runStream(
+          createEncryptStreamWithSalt(key, salt, { backend }),
+          cut(plaintext, sizes),
+        );
+        expect(run.error).toBeUndefined();
+        expect(toHex(run.output), `${backend} ${length}`).toBe(toHex(whole));
+      }
+    }
+  });
+
+  it('byte-by-byte streams in both directions', async () => {
+    const plaintext = testBytes(16384 * 2 + 3, 10);
+    const enc = await runStream(
+      createEncryptStream(key),
+      cut(plaintext, () => 1),
+    );
+    expect(enc.output.length).toBe(ciphertextSize(plaintext.length));
+    const dec = await runStream(
+      createDecryptStream(key),
+      cut(enc.output, () => 1),
+    );
+    expect(dec.error).toBeUndefined();
+    expect(toHex(dec.output)).toBe(toHex(plaintext));
+  });
+
+  it('accepts views at non-zero offsets everywhere (key, plaintext, ciphertext, context)', async () => {
+    const plaintext = testBytes(40_000, 11);
+    const context = new TextEncoder().encode('ctx');
+    const ct = await encryptBlob(offsetView(plaintext, 3), offsetView(key, 5), {
+      context: offsetView(context, 1),
+    });
+    const back = await decryptBlob(offsetView(ct, 9), offsetView(key, 2), { context });
+    expect(toHex(back)).toBe(toHex(plaintext));
+    const reader = await openBlobRandomAccess(bufferRangeSource(offsetView(ct, 13)), offsetView(key, 1), {
+      context,
+    });
+    expect(toHex(await reader.read(16380, 10))).toBe(toHex(plaintext.subarray(16380, 16390)));
+  });
+
+  it('does not modify its inputs', async () => {
+    const plaintext = testBytes(20_000, 12);
+    const copy = plaintext.slice();
+    const ct = await encryptBlob(plaintext, key);
+    const ctCopy = ct.slice();
+    await decryptBlob(ct, key);
+    expect(toHex(plaintext)).toBe(toHex(copy));
+    expect(toHex(ct)).toBe(toHex(ctCopy));
+  });
+});
+
+describe('random access', () => {
+  const plaintext = testBytes(5 * 16384 + 777, 13);
+  for (const backend of BACKENDS) {
+    it(`${backend}: any range equals the same slice of the plaintext`, async () => {
+      const ct = await encryptBlob(plaintext, key, { backend });
+      const reads: { offset: number; length: number }[] = [];
+      const source = bufferRangeSource(ct);
+      const counting = {
+        size: () => source.size(),
+        read: (offset: number, length: number, signal?: AbortSignal) => {
+          reads.push({ offset, length });
+          return source.read(offset, length, signal);
+        },
+      };
+      const reader = await openBlobRandomAccess(counting, key, { backend });
+      expect(reader.plaintextSize).toBe(plaintext.length);
+      // Opening reads the header and the final chunk only.
+      expect(reads).toEqual([
+        { offset: 0, length: 56 },
+        { offset: 56 + 5 * 16400, length: 777 + 16 },
+      ]);
+      const random = prng(7);
+      const ranges: [number, number][] = [
+        [0, 0],
+        [0, plaintext.length],
+        [16383, 2],
+        [16384, 16384],
+        [plaintext.length - 1, 1],
+        [plaintext.length, 0],
+        [5 * 16384, 777],
+      ];
+      for (let i = 0; i < 30; i++) {
+        const offset = Math.floor(random() * plaintext.length);
+        ranges.push([offset, Math.floor(random() * (plaintext.length - offset))]);
+      }
+      for (const [offset, length] of ranges) {
+        reads.length = 0;
+        const got = await reader.read(offset, length);
+        expect(toHex(got), `${offset}+${length}`).toBe(toHex(plaintext.subarray(offset, offset + length)));
+        // Only the chunks the range covers are read (the final chunk is already verified).
+        const needed =
+          length === 0
+            ? 0
+            : Math.min(Math.floor((offset + length - 1) / 16384), 4) - Math.floor(offset / 16384) + 1;
+        const readBytes = reads.reduce((n, r) => n + r.length, 0);
+        expect(readBytes, `${offset}+${length}`).toBe(Math.max(0, needed) * 16400);
+      }
+    });
+  }
+
+  it('rejects ranges past the end and aborted reads', async () => {
+    const ct = await encryptBlob(plaintext, key);
+    const reader = await openBlobRandomAccess(bufferRangeSource(ct), key);
+    await expect(reader.read(plaintext.length, 1)).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+    await expect(reader.read(-1, 1)).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(reader.read(0, 10, controller.signal)).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+  });
+
+  it('a source that returns short data is not authentic', async () => {
+    const ct = await encryptBlob(plaintext, key);
+    const inner = bufferRangeSource(ct);
+    const reader = await openBlobRandomAccess(
+      {
+        size: inner.size,
+        read: async (o, l) => (o === 56 ? (await inner.read(o, l)).subarray(1) : inner.read(o, l)),
+      },
+      key,
+    );
+    await expect(reader.read(0, 10)).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+  });
+});
+
+describe('limits and options', () => {
+  it('maxPlaintextBytes stops encryption and decryption with LimitError', async () => {
+    const plaintext = testBytes(50_000, 14);
+    await expect(encryptBlob(plaintext, key, { maxPlaintextBytes: 49_999 })).rejects.toMatchObject({
+      code: 'ERR_LIMIT_EXCEEDED',
+    });
+    expect((await encryptBlob(plaintext, key, { maxPlaintextBytes: 50_000 })).length).toBe(
+      ciphertextSize(50_000),
+    );
+    const ct = await encryptBlob(plaintext, key);
+    await expect(decryptBlob(ct, key, { maxPlaintextBytes: 40_000 })).rejects.toMatchObject({
+      code: 'ERR_LIMIT_EXCEEDED',
+    });
+    const streamed = await runStream(createDecryptStream(key, { maxPlaintextBytes: 20_000 }), [ct]);
+    expect(streamed.error).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+    expect(streamed.output.length).toBeLessThanOrEqual(20_000);
+    await expect(
+      openBlobRandomAccess(bufferRangeSource(ct), key, { maxPlaintextBytes: 40_000 }),
+    ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+  });
+
+  it('bad keys, contexts, backends and chunks are InvalidArgumentError naming the parameter', async () => {
+    expect(() => createEncryptStream(new Uint8Array(31))).toThrow(
+      /32-byte key for `key` but received 31 bytes/,
+    );
+    expect(() => createDecryptStream('k' as unknown as Uint8Array)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
+    await expect(
+      encryptBlob(new Uint8Array(1), key, { context: 'x' as unknown as Uint8Array }),
+    ).rejects.toThrow(/`context`/);
+    await expect(
+      encryptBlob(new Uint8Array(1), key, { backend: 'openssl' as BlobBackendName }),
+    ).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+    await expect(encryptBlob(new Uint8Array(1), key, { maxPlaintextBytes: -1 })).rejects.toThrow(
+      /maxPlaintextBytes/,
+    );
+    const run = await runStream(createEncryptStream(key), ['text' as unknown as Uint8Array]);
+    expect(run.error).toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+  });
+
+  it('the registry picks node when registered and lets a backend be replaced', async () => {
+    expect(getBlobBackend().name).toBe('node');
+    expect(getBlobBackend('noble').name).toBe('noble');
+    expect(() => registerBlobBackend({ name: 'x' } as unknown as BlobBackend)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
+    const node = getBlobBackend('node');
+    let calls = 0;
+    registerBlobBackend({
+      name: 'node',
+      createChunkCipher(k, n) {
+        calls++;
+        return node.createChunkCipher(k, n);
+      },
+    });
+    try {
+      await decryptBlob(await encryptBlob(new Uint8Array(3), key), key);
+      expect(calls).toBe(2);
+    } finally {
+      registerBlobBackend(node);
+    }
+  });
+});

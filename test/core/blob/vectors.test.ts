@@ -1,0 +1,114 @@
+/**
+ * Our own frozen Cobblestone-256 vectors (test/fixtures/blob-vectors.json): fixed keys, salts (injected
+ * through the test-only entry point) and contexts; every backend must reproduce each ciphertext byte for
+ * byte and decrypt it. They pin the happy-media context string and our framing against regressions.
+ * Regenerate (only for a deliberate format change) with `UPDATE_BLOB_VECTORS=1 npx vitest run <this file>`.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
+import { type BlobBackendName, decryptBlob, HAPPY_MEDIA_BLOB_CONTEXT } from '../../../src/core/blob/index.js';
+import { fromHex, toHex, utf8 } from '../../../src/core/bytes.js';
+import '../../../src/node/blob/index.js';
+import { testBytes } from './blob-test-utils.js';
+
+const FIXTURE = new URL('../../fixtures/blob-vectors.json', import.meta.url);
+const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble'];
+/** Ciphertexts up to this size are stored whole; longer ones as SHA-512 plus head and tail. */
+const INLINE_LIMIT = 256;
+
+interface FrozenVector {
+  comment: string;
+  key: string;
+  salt: string;
+  /** Context in hex; absent means the default HAPPY_MEDIA_BLOB_CONTEXT. */
+  ctx?: string;
+  /** Plaintext: `testBytes(msgLength, msgSeed)` (deterministic generator in blob-test-utils). */
+  msgLength: number;
+  msgSeed: number;
+  ctLength: number;
+  ct?: string;
+  ctSha512: string;
+  ctHead: string;
+  ctTail: string;
+}
+
+const SPECS: { comment: string; msgLength: number; ctx?: string }[] = [
+  { comment: 'empty message: one empty final chunk', msgLength: 0 },
+  { comment: 'one byte', msgLength: 1 },
+  { comment: 'one byte short of a chunk', msgLength: 16383 },
+  { comment: 'exactly one chunk: full chunk plus empty final chunk', msgLength: 16384 },
+  { comment: 'one chunk and one byte', msgLength: 16385 },
+  { comment: 'two full chunks plus empty final chunk', msgLength: 32768 },
+  { comment: '70000 bytes: four full chunks plus a short one', msgLength: 70000 },
+  { comment: 'explicit empty context', msgLength: 5, ctx: '' },
+  { comment: 'explicit other context', msgLength: 5, ctx: toHex(utf8('example.org/other use')) },
+];
+
+async function build(): Promise<FrozenVector[]> {
+  const out: FrozenVector[] = [];
+  for (const [i, spec] of SPECS.entries()) {
+    const key = testBytes(32, 1000 + i);
+    const salt = testBytes(24, 2000 + i);
+    const msgSeed = 3000 + i;
+    const context = spec.ctx === undefined ? undefined : fromHex(spec.ctx);
+    const ct = await encryptBlobWithSalt(testBytes(spec.msgLength, msgSeed), key, salt, {
+      backend: 'noble',
+      ...(context ? { context } : {}),
+    });
+    out.push({
+      comment: spec.comment,
+      key: toHex(key),
+      salt: toHex(salt),
+      ...(spec.ctx === undefined ? {} : { ctx: spec.ctx }),
+      msgLength: spec.msgLength,
+      msgSeed,
+      ctLength: ct.length,
+      ...(ct.length <= INLINE_LIMIT ? { ct: toHex(ct) } : {}),
+      ctSha512: createHash('sha512').update(ct).digest('hex'),
+      ctHead: toHex(ct.subarray(0, 96)),
+      ctTail: toHex(ct.subarray(ct.length - 32)),
+    });
+  }
+  return out;
+}
+
+if (process.env.UPDATE_BLOB_VECTORS === '1') {
+  const vectors = await build();
+  writeFileSync(
+    FIXTURE,
+    `${JSON.stringify({ format: 'Cobblestone-256', defaultContext: toHex(HAPPY_MEDIA_BLOB_CONTEXT), vectors }, null, 2)}\n`,
+  );
+}
+
+const frozen = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+  defaultContext: string;
+  vectors: FrozenVector[];
+};
+
+describe('frozen happy-media blob vectors', () => {
+  it('pin the default context: UTF-8 "happy-media blob v2"', () => {
+    expect(frozen.defaultContext).toBe(toHex(utf8('happy-media blob v2')));
+    expect(toHex(HAPPY_MEDIA_BLOB_CONTEXT)).toBe(frozen.defaultContext);
+    expect(frozen.vectors.length).toBe(SPECS.length);
+  });
+
+  for (const v of frozen.vectors) {
+    for (const backend of BACKENDS) {
+      it(`${backend}: ${v.comment}: reproduces the ciphertext and decrypts it`, async () => {
+        const plaintext = testBytes(v.msgLength, v.msgSeed);
+        const options = { backend, ...(v.ctx === undefined ? {} : { context: fromHex(v.ctx) }) };
+        const ct = await encryptBlobWithSalt(plaintext, fromHex(v.key), fromHex(v.salt), options);
+        expect(ct.length).toBe(v.ctLength);
+        if (v.ct !== undefined) expect(toHex(ct)).toBe(v.ct);
+        expect(toHex(ct.subarray(0, 96))).toBe(v.ctHead);
+        expect(toHex(ct.subarray(ct.length - 32))).toBe(v.ctTail);
+        expect(createHash('sha512').update(ct).digest('hex')).toBe(v.ctSha512);
+        expect(toHex(ct.subarray(0, 24))).toBe(v.salt);
+        const back = await decryptBlob(ct, fromHex(v.key), options);
+        expect(toHex(back)).toBe(toHex(plaintext));
+      });
+    }
+  }
+});
