@@ -8,7 +8,6 @@
 import '../blob/index.js';
 
 export { V1_MAX_BLOB_BYTES } from './download-to-file.js';
-export { parseRangeHeader, type RangeDecision } from './http-range.js';
 export {
   type CacheLease,
   cacheEntryId,
