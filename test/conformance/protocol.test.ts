@@ -62,7 +62,9 @@ describe.skipIf(!hasCorpus)('Session Protocol v2 design examples (corpus)', () =
 
   it('needs turn-start only where the design shows one: the subagent stream is an excerpt that begins mid-turn', async () => {
     const subagent = await readStream('stream-subagent-nested-via-parentid-agentid.jsonl');
-    expect(validateStream(subagent, { requireTurnStart: true }).map((v) => v.code)).toEqual(['TURN_NOT_OPEN']);
+    expect(validateStream(subagent, { requireTurnStart: true }).map((v) => v.code)).toEqual([
+      'TURN_NOT_OPEN',
+    ]);
     for (const file of ['stream-simple-tool-call.jsonl', 'stream-tool-call-with-permission.jsonl']) {
       expect(validateStream(await readStream(file), { requireTurnStart: true })).toEqual([]);
     }
