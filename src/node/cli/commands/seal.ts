@@ -1,20 +1,50 @@
 /**
- * `happy-media seal`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media seal [--key B64 | --key-file PATH] [--variant legacy|datakey] [--raw] [FILE|-]`: reads one
+ * Session Protocol v2 message (JSON) and prints its envelope `{"t":"encrypted","c":"..."}`. `--raw` seals
+ * any JSON value without the schema check. The key may also come from `HAPPY_MEDIA_KEY`.
  *
  * @module
  */
-import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { type Command, Option } from 'commander';
+import { sealMessage, sealRaw, sessionKey } from '../../../core/envelope/index.js';
+import type { SessionMessage } from '../../../core/protocol/index.js';
+import type { KeyOptions } from '../../envelope/key-source.js';
+import { resolveKey } from '../../envelope/key-source.js';
+import { readJsonInput } from '../../envelope/read-input.js';
 import { runAction } from '../run-action.js';
+
+interface SealOptions extends KeyOptions {
+  variant: 'legacy' | 'datakey';
+  raw?: boolean;
+}
 
 /** Registers `seal` on the program. */
 export function registerSeal(program: Command): void {
   program
     .command('seal')
-    .description('(not implemented yet)')
+    .description('encrypt one v2 message (JSON) into the envelope Happy stores: {"t":"encrypted","c":"..."}')
+    .argument('[file]', 'JSON input, or - for stdin', '-')
+    .option('--key <base64>', 'the 32-byte session key (visible in the process list: prefer --key-file)')
+    .option('--key-file <path>', 'file holding the base64 key (or set HAPPY_MEDIA_KEY)')
+    .addOption(
+      new Option(
+        '--variant <variant>',
+        'legacy: NaCl secretbox under the master secret; datakey: AES-256-GCM',
+      )
+        .choices(['legacy', 'datakey'])
+        .default('datakey'),
+    )
+    .option('--raw', 'seal any JSON value, without the v2 schema check')
+    .addHelpText(
+      'after',
+      '\nExample:\n  happy-media keygen --out session.key\n  echo \'{"id":"m1","time":1,"role":"user","type":"text","text":"hi"}\' | happy-media seal --key-file session.key',
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'seal is not implemented yet');
+      runAction(async (file: string, options: SealOptions) => {
+        const key = sessionKey(options.variant, await resolveKey(options));
+        const value = await readJsonInput(file);
+        const envelope = options.raw ? sealRaw(value, key) : sealMessage(value as SessionMessage, key);
+        process.stdout.write(`${JSON.stringify(envelope)}\n`);
       }),
     );
 }
