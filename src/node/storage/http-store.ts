@@ -137,11 +137,12 @@ export class HttpBlobStore implements BlobStore {
     // The timeout covers the wait for the response head only: a long download must not be cut.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('timeout')), this.timeoutMs);
+    const url = this.urlOf(ref);
     const onAbort = () => controller.abort(init.signal?.reason);
     init.signal?.addEventListener('abort', onAbort, { once: true });
     if (init.signal?.aborted) onAbort();
     try {
-      return await fetch(this.urlOf(ref), {
+      return await fetch(url, {
         ...init,
         headers: { ...this.headers(), ...init.headers },
         signal: controller.signal,
@@ -194,9 +195,12 @@ export class HttpBlobStore implements BlobStore {
     const onAbort = () => req.destroy(new AbortedError('the upload was aborted; nothing was stored'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let early: IncomingMessage | undefined;
-    void response.then((r) => {
-      early = r;
-    });
+    response.then(
+      (r) => {
+        early = r;
+      },
+      () => {},
+    );
     const failed = async (cause: unknown): Promise<never> => {
       req.destroy();
       options.signal?.removeEventListener('abort', onAbort);
@@ -219,10 +223,7 @@ export class HttpBlobStore implements BlobStore {
         }
         if (!req.write(chunk)) await drainOrFail(req);
       }
-      if (!stoppedEarly)
-        await new Promise<void>((resolve, reject) =>
-          req.end((error?: Error | null) => (error ? reject(error) : resolve())),
-        );
+      if (!stoppedEarly) await endRequest(req);
     } catch (cause) {
       await failed(cause);
     }
@@ -306,7 +307,26 @@ function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
+/** Ends the request body; rejects if the request fails or closes before the body is flushed. */
+function endRequest(req: ClientRequest): Promise<void> {
+  if (req.destroyed) return Promise.reject(new Error('the connection closed during the upload'));
+  const finished = new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    const onClose = () => reject(new Error('the connection closed during the upload'));
+    req.once('error', onError);
+    req.once('close', onClose);
+    req.once('finish', () => {
+      req.off('error', onError);
+      req.off('close', onClose);
+      resolve();
+    });
+  });
+  req.end();
+  return finished;
+}
+
 function drainOrFail(req: ClientRequest): Promise<void> {
+  if (req.destroyed) return Promise.reject(new Error('the connection closed during the upload'));
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       req.off('drain', onDrain);
