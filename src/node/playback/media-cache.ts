@@ -307,7 +307,8 @@ export class MediaCache {
               size: file.size,
               mimeType: file.mimeType,
               sha256: file.sha256,
-              mtimeMs: info.mtimeMs,
+              // Millisecond precision: what every file system and utimes() round-trip reliably.
+              mtimeMs: Math.trunc(info.mtimeMs),
               ino: info.ino,
               lastUsed: Date.now(),
             };
@@ -380,7 +381,7 @@ export class MediaCache {
       return (
         info.isFile() &&
         info.size === entry.size &&
-        info.mtimeMs === entry.mtimeMs &&
+        Math.trunc(info.mtimeMs) === Math.trunc(entry.mtimeMs) &&
         info.ino === entry.ino &&
         (info.mode & 0o077) === 0
       );

@@ -33,7 +33,7 @@ let proxy: FaultProxy;
 async function put(store: BlobStore, plain: Uint8Array): Promise<string> {
   const ref = createMediaRef();
   const ct = await encryptBlob(plain, key);
-  await store.put(ref, new Blob([ct]).stream(), ct.length);
+  await store.put(ref, new Blob([ct as Uint8Array<ArrayBuffer>]).stream(), ct.length);
   return ref;
 }
 
