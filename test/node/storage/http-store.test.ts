@@ -162,12 +162,13 @@ describe('media server under good and bad requests', () => {
   });
 
   it('answers 401 without the right token, for every method', async () => {
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       {},
       { authorization: 'Bearer wrong' },
       { authorization: TOKEN },
       { authorization: `Basic ${TOKEN}` },
-    ]) {
+    ];
+    for (const headers of variants) {
       for (const method of ['GET', 'PUT', 'DELETE']) {
         const res = await raw(method, `/v1/blobs/${ref}`, { ...headers, 'content-length': '0' });
         expect(res.status, `${method} ${JSON.stringify(headers)}`).toBe(401);
