@@ -5,7 +5,24 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { resourceUsage } from 'node:process';
+
+/**
+ * Peak RSS of this process image. On Linux, `getrusage` (`resourceUsage().maxRSS`) carries over the
+ * high-water mark of the forked parent across exec, so a child of a big parent would report the parent's
+ * size; `VmHWM` in /proc/self/status is this image's own peak. Elsewhere, fall back to maxRSS.
+ */
+function peakRssBytes(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match) return Number(match[1]) * 1024;
+  } catch {
+    // Not Linux.
+  }
+  // maxRSS is in kilobytes.
+  return resourceUsage().maxRSS * 1024;
+}
 
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -21,5 +38,4 @@ const mod = (await import(`./suites/${match[1]}.js`)) as {
 const run = mod.childCases?.[match[2]!];
 if (!run) throw new Error(`unknown child case ${kind}`);
 const result = await run(payload);
-// maxRSS is in kilobytes.
-process.stdout.write(`${JSON.stringify({ result, maxRssBytes: resourceUsage().maxRSS * 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ result, maxRssBytes: peakRssBytes() })}\n`);

@@ -17,7 +17,7 @@ export const CHILD_ENTRY = fileURLToPath(new URL('../child-entry.js', import.met
 export interface ChildOutcome<R> {
   /** The case's own result. */
   result: R;
-  /** Peak resident set size of the child, bytes (`process.resourceUsage().maxRSS` at its end). */
+  /** Peak resident set size of the child, bytes (its own `VmHWM` on Linux, see child-entry.ts). */
   maxRssBytes: number;
 }
 
