@@ -148,6 +148,11 @@ async function readHead(path: string): Promise<{ head: Uint8Array; truncated: bo
   }
 }
 
+// file-type calls anything starting with `<?xml` XML; an SVG with an XML declaration is still SVG.
+function isGenericXml(mimeType: string): boolean {
+  return mimeType === 'application/xml' || mimeType === 'text/xml';
+}
+
 /** Decides a type for content that file-type did not recognise. */
 export function fallbackMimeType(head: Uint8Array, truncated: boolean, name?: string): string {
   if (looksLikeSvg(head)) return 'image/svg+xml';
@@ -175,8 +180,9 @@ export function fallbackMimeType(head: Uint8Array, truncated: boolean, name?: st
 export async function sniffMimeType(input: string | Uint8Array, name?: string): Promise<string> {
   if (typeof input === 'string') {
     const detected = await fileTypeFromFile(input);
-    if (detected) return normalizeMimeType(detected.mime);
+    if (detected && !isGenericXml(detected.mime)) return normalizeMimeType(detected.mime);
     const { head, truncated } = await readHead(input);
+    if (detected) return looksLikeSvg(head) ? 'image/svg+xml' : normalizeMimeType(detected.mime);
     return fallbackMimeType(head, truncated, name ?? input);
   }
   if (!(input instanceof Uint8Array)) {
@@ -185,7 +191,8 @@ export async function sniffMimeType(input: string | Uint8Array, name?: string): 
     );
   }
   const detected = await fileTypeFromBuffer(input);
-  if (detected) return normalizeMimeType(detected.mime);
+  if (detected && !isGenericXml(detected.mime)) return normalizeMimeType(detected.mime);
+  if (detected) return looksLikeSvg(input) ? 'image/svg+xml' : normalizeMimeType(detected.mime);
   const truncated = input.length > TEXT_SNIFF_BYTES;
   return fallbackMimeType(input.subarray(0, TEXT_SNIFF_BYTES), truncated, name);
 }

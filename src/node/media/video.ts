@@ -6,9 +6,10 @@
  * - **Duration we trust.** A container header can lie (a truncated Matroska file keeps its header's
  *   duration; a hostile one can claim anything), so the figure is checked against the data: ffprobe
  *   seeks to one second before the claimed end and reads the remaining packets; the end of the last
- *   packet (minus the start time) is the duration. When the header and the packets disagree by more than
- *   max(1 s, 10 %) the packets win and the result carries a warning. When the tail cannot be read (limit,
- *   timeout), the header's figure is used.
+ *   packet (minus the start time) is what the data supports. When it and the header agree within
+ *   max(1 s, 10 %) the header's figure is used (it includes the last frame's display time); otherwise the
+ *   packets win and the result carries a warning. With no header figure the packets decide; when the tail
+ *   cannot be read (limit, timeout) the header's figure is used.
  * - **Poster frame.** One frame at min(1 s, 10 % of the duration) (fast input seek, one decode), scaled by
  *   ffmpeg straight to the ThumbHash size; if it is nearly black (a fade-in, a title card) one more frame
  *   at half the duration is tried and the brighter one kept. A cover picture (`attached_pic`) is never
@@ -95,16 +96,15 @@ async function verifiedDuration(
   }
   const measured = end === undefined ? undefined : Math.max(0, end - start);
   if (measured === undefined) return { seconds: claimed };
-  if (
-    claimed !== undefined &&
-    Math.abs(claimed - measured) > Math.max(1, 0.1 * Math.max(claimed, measured))
-  ) {
+  if (claimed === undefined) return { seconds: measured };
+  if (Math.abs(claimed - measured) > Math.max(1, 0.1 * Math.max(claimed, measured))) {
     return {
       seconds: measured,
       warning: `the container claims ${claimed.toFixed(3)} s but its packets end at ${measured.toFixed(3)} s; using the packets`,
     };
   }
-  return { seconds: measured };
+  // Confirmed by the packets: the header's figure also counts the last frame's display time.
+  return { seconds: claimed };
 }
 
 function meanLuma(rgba: Uint8Array): number {

@@ -1,0 +1,67 @@
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { sample, samplesDir } from './samples.js';
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  await samplesDir();
+  tmp = await makeTempDir();
+});
+afterAll(() => tmp.cleanup());
+
+describe('happy-media probe', () => {
+  it('prints one JSON object per file, in order, and exits 0', async () => {
+    const r = await runCli([
+      'probe',
+      sample('jpeg-orientation-6.jpg'),
+      sample('vp9.webm'),
+      sample('notes.txt'),
+    ]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ kind: 'photo', mimeType: 'image/jpeg', width: 32, height: 48 });
+    expect(lines[1]).toMatchObject({ kind: 'video', mimeType: 'video/webm', width: 160, height: 120 });
+    expect(lines[2]).toMatchObject({ kind: 'file', mimeType: 'text/plain', name: 'notes.txt' });
+  });
+
+  it('reports an unreadable path on stderr, still probes the others, and exits 1', async () => {
+    const r = await runCli(['probe', join(tmp.dir, 'missing.png'), sample('png-alpha.png')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^happy-media: ERR_UNREADABLE_INPUT: /m);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([expect.objectContaining({ kind: 'photo', name: 'png-alpha.png' })]);
+  });
+
+  it('prints a warning for content that is not what it claims, with exit 0', async () => {
+    const r = await runCli(['probe', sample('truncated.png')]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      kind: 'file',
+      mimeType: 'image/png',
+      warning: expect.any(String),
+    });
+  });
+
+  it('treats a file named -i after -- as a file', async () => {
+    await copyFile(sample('notes.txt'), join(tmp.dir, '-i'));
+    const r = await runCli(['probe', '--', '-i'], { cwd: tmp.dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'file', name: '-i', mimeType: 'text/plain' });
+  });
+
+  it('rejects a bad --timeout as usage (exit 2)', async () => {
+    const r = await runCli(['probe', '--timeout', 'soon', sample('notes.txt')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ERR_USAGE/);
+  });
+});

@@ -1,0 +1,86 @@
+import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from 'thumbhash';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fromBase64 } from '../../../src/core/bytes.js';
+import { probeMedia } from '../../../src/node/media/index.js';
+import { ffmpegChildren, sample, samplesDir } from './samples.js';
+
+beforeAll(() => samplesDir());
+
+describe('videos', () => {
+  it('H.264 MP4: size, integer duration, and a poster that is not the black first frames', async () => {
+    const probe = await probeMedia(sample('h264.mp4'));
+    expect(probe).toMatchObject({
+      kind: 'video',
+      mimeType: 'video/mp4',
+      width: 160,
+      height: 120,
+      durationMs: 4000,
+    });
+    expect(Number.isInteger(probe.durationMs)).toBe(true);
+    const hash = fromBase64(probe.thumbhash!);
+    const avg = thumbHashToAverageRGBA(hash);
+    // The clip is black for 0.2 s, then red: the poster is red.
+    expect(avg.r).toBeGreaterThan(0.7);
+    expect(avg.g).toBeLessThan(0.2);
+    expect(thumbHashToApproximateAspectRatio(hash)).toBeCloseTo(160 / 120, 0);
+  });
+
+  it('rotated MP4 (display matrix 90°) reports the upright size and an upright poster', async () => {
+    const probe = await probeMedia(sample('rotated-90.mp4'));
+    expect(probe).toMatchObject({ kind: 'video', width: 120, height: 160, durationMs: 4000 });
+    expect(thumbHashToApproximateAspectRatio(fromBase64(probe.thumbhash!))).toBeLessThan(1);
+  });
+
+  it.each([
+    ['vp9.webm', 'video/webm'],
+    ['hevc.mkv', 'video/matroska'],
+    ['hevc.mov', 'video/quicktime'],
+  ])('%s is a %s video of 160x120, 1 s', async (name, mimeType) => {
+    const probe = await probeMedia(sample(name));
+    expect(probe).toMatchObject({ kind: 'video', mimeType, width: 160, height: 120, durationMs: 1000 });
+    expect(probe.thumbhash).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(probe.warning).toBeUndefined();
+  });
+
+  it('does not trust a header that lies about the duration: the packets win, with a warning', async () => {
+    const probe = await probeMedia(sample('truncated-lying-duration.mkv'));
+    expect(probe.kind).toBe('video');
+    // The header says 6 s; the data stops near 3 s (the file was cut in half).
+    expect(probe.durationMs).toBeGreaterThan(2000);
+    expect(probe.durationMs).toBeLessThan(4000);
+    expect(probe.warning).toMatch(/claims 6\.000 s/);
+  });
+
+  it('leaves no ffmpeg or ffprobe process behind', async () => {
+    await probeMedia(sample('vp9.webm'));
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+});
+
+describe('audio files are files with their audio MIME type and a duration', () => {
+  it.each([
+    ['audio.mp3', 'audio/mpeg'],
+    ['audio.m4a', 'audio/mp4'],
+    ['audio.opus', 'audio/ogg'],
+  ])('%s', async (name, mimeType) => {
+    const probe = await probeMedia(sample(name));
+    expect(probe).toMatchObject({ kind: 'file', mimeType, name });
+    expect(Number.isInteger(probe.durationMs)).toBe(true);
+    // 1.5 s of tone; encoders add priming/padding of a few tens of milliseconds.
+    expect(Math.abs(probe.durationMs! - 1500)).toBeLessThan(100);
+    expect(probe.thumbhash).toBeUndefined();
+  });
+});
+
+describe('other files', () => {
+  it.each([
+    ['document.pdf', 'application/pdf'],
+    ['archive.zip', 'application/zip'],
+    ['notes.txt', 'text/plain'],
+    ['data.json', 'application/json'],
+  ])('%s is a plain %s file with its size', async (name, mimeType) => {
+    const probe = await probeMedia(sample(name));
+    const { stat } = await import('node:fs/promises');
+    expect(probe).toEqual({ kind: 'file', mimeType, name, size: (await stat(sample(name))).size });
+  });
+});
