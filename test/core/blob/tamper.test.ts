@@ -114,7 +114,7 @@ describe('tamper matrix', () => {
   for (const backend of ['node', 'webcrypto', 'noble'] as const) {
     it(`${backend}: every modification is rejected with ERR_DECRYPTION_FAILED on every path`, async () => {
       const ct = await encryptBlob(plaintext, key, { backend });
-      expect(await decryptBlob(ct, key, { backend })).toEqual(plaintext);
+      expect(Buffer.from(await decryptBlob(ct, key, { backend })).equals(Buffer.from(plaintext))).toBe(true);
       const cases = tamperings(ct);
       expect(cases.length).toBeGreaterThan(45);
       for (const c of cases) await expectRejectedEverywhere(c.bytes, c.releasable, { backend }, key, c.name);

@@ -1,0 +1,177 @@
+/**
+ * `happy-media encrypt` / `decrypt` as a user runs them (the built CLI in a child process): round trips
+ * through files and stdin/stdout, key sources, ranges, v1, and the all-or-nothing rule: after any
+ * failure exit 1, no OUT, no temp file, and the key never printed.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decryptBlob, encryptBlob } from '../../../src/core/blob/index.js';
+import { toBase64 } from '../../../src/core/bytes.js';
+import { decryptV1Blob } from '../../../src/core/envelope/index.js';
+import { testBytes } from '../../core/blob/blob-test-utils.js';
+import { CLI_BIN, runCli } from '../../helpers/cli.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+
+const key = testBytes(32, 41);
+const keyB64 = toBase64(key);
+const plaintext = testBytes(3 * 16384 + 999, 42);
+let dir: string;
+let cleanup: () => Promise<void>;
+const p = (name: string) => join(dir, name);
+
+/** Runs the CLI with binary stdin and returns stdout as bytes (runCli decodes stdout as text). */
+function runBinary(args: string[], input: Uint8Array, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [CLI_BIN, ...args], {
+    input,
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: new Uint8Array(r.stdout), stderr: r.stderr.toString('utf8') };
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await makeTempDir('happy-media-blob-cli-'));
+  await writeFile(p('plain.bin'), plaintext);
+  await writeFile(p('key.b64'), `${keyB64}\n`);
+  await chmod(p('key.b64'), 0o600);
+});
+afterAll(() => cleanup());
+
+describe('happy-media encrypt / decrypt', () => {
+  it('round-trips a file with --key, --key-file and $HAPPY_MEDIA_KEY', async () => {
+    let r = await runCli(['encrypt', '--key', keyB64, p('plain.bin'), p('a.blob')]);
+    expect(r.code, r.stderr).toBe(0);
+    const blob = await readFile(p('a.blob'));
+    expect(Buffer.from(await decryptBlob(blob, key)).equals(Buffer.from(plaintext))).toBe(true);
+    r = await runCli(['decrypt', '--key-file', p('key.b64'), p('a.blob'), p('a.out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('a.out'))).equals(Buffer.from(plaintext))).toBe(true);
+    r = await runCli(['decrypt', p('a.blob'), p('b.out')], { env: { HAPPY_MEDIA_KEY: keyB64 } });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('b.out'))).equals(Buffer.from(plaintext))).toBe(true);
+  });
+
+  it('streams stdin to stdout both ways, with an explicit context', () => {
+    const enc = runBinary(['encrypt', '--context-hex', '6162', '-', '-'], plaintext, {
+      HAPPY_MEDIA_KEY: keyB64,
+    });
+    expect(enc.code, enc.stderr).toBe(0);
+    const dec = runBinary(['decrypt', '--context-hex', '6162', '-', '-'], enc.stdout, {
+      HAPPY_MEDIA_KEY: keyB64,
+    });
+    expect(dec.code, dec.stderr).toBe(0);
+    expect(Buffer.from(dec.stdout).equals(Buffer.from(plaintext))).toBe(true);
+    const wrongContext = runBinary(['decrypt', '-', '-'], enc.stdout, { HAPPY_MEDIA_KEY: keyB64 });
+    expect(wrongContext.code).toBe(1);
+    expect(wrongContext.stdout.length).toBe(0);
+    expect(wrongContext.stderr).toMatch(/ERR_DECRYPTION_FAILED/);
+  });
+
+  it('decrypts a range with --offset/--length', async () => {
+    const r = await runCli([
+      'decrypt',
+      '--key-file',
+      p('key.b64'),
+      '--offset',
+      '16000',
+      '--length',
+      '20000',
+      p('a.blob'),
+      p('r.out'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('r.out'))).equals(Buffer.from(plaintext.subarray(16000, 36000)))).toBe(true);
+  });
+
+  it('speaks Happy v1 blobs with --format v1', async () => {
+    let r = await runCli([
+      'encrypt',
+      '--format',
+      'v1',
+      '--key-file',
+      p('key.b64'),
+      p('plain.bin'),
+      p('v1.blob'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const v1 = await readFile(p('v1.blob'));
+    expect(v1.length).toBe(plaintext.length + 40);
+    expect(Buffer.from(decryptV1Blob(v1, key)).equals(Buffer.from(plaintext))).toBe(true);
+    r = await runCli(['decrypt', '--format', 'v1', '--key-file', p('key.b64'), p('v1.blob'), p('v1.out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('v1.out'))).equals(Buffer.from(plaintext))).toBe(true);
+    // A v1 blob is not a v2 blob, and the other way round.
+    r = await runCli(['decrypt', '--key-file', p('key.b64'), p('v1.blob'), p('v1-as-v2.out')]);
+    expect(r.code).toBe(1);
+    await expect(stat(p('v1-as-v2.out'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('tampered blobs: exit 1, ERR_DECRYPTION_FAILED, no OUT, no temp file, no key in the output', async () => {
+    const blob = await encryptBlob(plaintext, key);
+    const variants: [string, Uint8Array][] = [];
+    const flip = (name: string, at: number) => {
+      const b = blob.slice();
+      b[at] = (b[at] as number) ^ 0x80;
+      variants.push([name, b]);
+    };
+    flip('salt', 0);
+    flip('commitment', 30);
+    for (let k = 0; k < 4; k++) flip(`chunk ${k}`, 56 + k * 16400 + 100);
+    flip('last tag', blob.length - 1);
+    variants.push(['truncated at boundary', blob.subarray(0, 56 + 2 * 16400)]);
+    variants.push(['truncated mid-chunk', blob.subarray(0, 56 + 16400 + 77)]);
+    variants.push(['appended', new Uint8Array([...blob, 1, 2, 3])]);
+    const swapped = blob.slice();
+    swapped.set(blob.subarray(56, 56 + 16400), 56 + 16400);
+    swapped.set(blob.subarray(56 + 16400, 56 + 2 * 16400), 56);
+    variants.push(['swapped', swapped]);
+    for (const [i, [name, bytes]] of variants.entries()) {
+      await writeFile(p(`bad${i}.blob`), bytes);
+      // Every variant through the streaming path; the ones random access must catch up front (damaged
+      // final chunk, bad length, bad header) through a ranged read of chunk 0 too.
+      const ranged = /^(salt|commitment|last tag|truncated|appended)/.test(name);
+      for (const extra of ranged ? [[], ['--offset', '0', '--length', '10']] : [[]]) {
+        const r = await runCli(['decrypt', '--key', keyB64, ...extra, p(`bad${i}.blob`), p(`bad${i}.out`)]);
+        expect(r.code, `${name} ${extra.join(' ')}`).toBe(1);
+        expect(r.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /);
+        expect(r.stderr).not.toContain(keyB64);
+        expect(r.stdout).toBe('');
+        await expect(stat(p(`bad${i}.out`)), name).rejects.toMatchObject({ code: 'ENOENT' });
+      }
+    }
+    const wrong = toBase64(testBytes(32, 99));
+    const r = await runCli(['decrypt', '--key', wrong, p('a.blob'), p('wrong.out')]);
+    expect(r.code).toBe(1);
+    await expect(stat(p('wrong.out'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await readdir(dir)).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
+
+  it('bad usage exits 2 without echoing the key', async () => {
+    const cases: string[][] = [
+      ['encrypt', p('plain.bin'), p('x')],
+      ['encrypt', '--key', 'not base64!', p('plain.bin'), p('x')],
+      ['encrypt', '--key', keyB64, '--key-file', p('key.b64'), p('plain.bin'), p('x')],
+      ['encrypt', '--key', keyB64, '--format', 'v3', p('plain.bin'), p('x')],
+      ['encrypt', '--key', keyB64, '--context-hex', 'abc', p('plain.bin'), p('x')],
+      ['decrypt', '--key', keyB64, '--offset', '-1', p('a.blob'), p('x')],
+      ['decrypt', '--key', keyB64, '--offset', '5', '-', p('x')],
+      ['decrypt', '--key', keyB64],
+    ];
+    for (const args of cases) {
+      const r = await runCli(args, { env: { HAPPY_MEDIA_KEY: '' } });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/ERR_USAGE/);
+      expect(r.stderr).not.toContain(keyB64);
+      await expect(stat(p('x'))).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  });
+
+  it('a missing input file is ERR_DISK with exit 1 and no output', async () => {
+    const r = await runCli(['encrypt', '--key', keyB64, p('missing'), p('m.blob')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ERR_DISK/);
+    await expect(stat(p('m.blob'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
