@@ -117,4 +117,46 @@ describe.skipIf(!hasCorpus)('Session Protocol v2 design examples (corpus)', () =
       chosen: { id: 'allow-once', label: 'Allow once' },
     });
   });
+
+  it('tells v2 apart from the legacy format by shape: no legacy app-trace message parses as v2', async () => {
+    let checked = 0;
+    for (const file of ['trace_0.json', 'trace_2.json']) {
+      const records = JSON.parse(
+        await readFile(corpusPath('protocol', 'happy', 'app-traces', file), 'utf8'),
+      ) as {
+        content: unknown;
+      }[];
+      for (const record of records) {
+        expect(parseSessionMessage(record.content).success).toBe(false);
+        expect(parseSessionMessage(record).success).toBe(false);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(80);
+  });
+
+  it('accepts provider tool-call ids from real Claude Code logs as callIds', async () => {
+    const dir = corpusPath('protocol', 'happy', 'claude-jsonl');
+    const ids = new Set<string>();
+    for (const file of await readdir(dir)) {
+      const text = await readFile(`${dir}/${file}`, 'utf8');
+      for (const match of text.matchAll(/"(?:id|tool_use_id)":"(toolu_[^"]+)"/g)) ids.add(match[1]!);
+    }
+    expect(ids.size).toBeGreaterThan(3);
+    for (const callId of ids) {
+      const start = {
+        id: callId,
+        time: 1,
+        role: 'agent',
+        type: 'tool-call-start',
+        turn: 't',
+        callId,
+        toolName: 'Bash',
+        title: 'Run',
+        description: '',
+        args: {},
+      };
+      expect(parseSessionMessage(start, { mode: 'strict' }).success, callId).toBe(true);
+    }
+  });
 });
