@@ -1,20 +1,216 @@
 /**
- * `happy-media play`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media play`: download, verify and hand over one media message's plaintext.
+ *
+ * Default: prints the path of the verified file (one line on stdout) and exits 0 only after every chunk
+ * authenticated. The file lives in the playback cache (default `~/.cache/happy-media/media`, or
+ * `--cache-dir` / `HAPPY_MEDIA_CACHE_DIR`), so it stays after the command exits; delete that directory
+ * to clean up. `--serve` prints a loopback URL for streaming playback instead and serves until SIGINT or
+ * SIGTERM. `--open` hands the path (or URL) to the desktop's opener.
  *
  * @module
  */
+import { spawn } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { LimitError, UsageError } from '../../../core/errors.js';
+import { resolveKey } from '../../envelope/index.js';
+import { defaultCacheDir, MediaCache, type MediaInput, openMedia, serveMedia } from '../../playback/index.js';
+import { defaultBlobDir, openStore } from '../../storage/index.js';
 import { runAction } from '../run-action.js';
+
+/** Default cache budget of the CLI (bytes). */
+const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
+/** A message file is small JSON; anything bigger is not one. */
+const MAX_MESSAGE_FILE_BYTES = 1024 * 1024;
+
+interface PlayFlags {
+  store?: string;
+  key?: string;
+  keyFile?: string;
+  format?: string;
+  mimeType?: string;
+  name?: string;
+  cacheDir?: string;
+  cacheMaxBytes?: string;
+  retries?: string;
+  open?: boolean;
+  serve?: boolean;
+  port?: string;
+}
+
+function parseCount(
+  text: string | undefined,
+  flag: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value > max) {
+    throw new UsageError(
+      `expected a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` at most ${max}` : ''} for ${flag} but received ${text}`,
+    );
+  }
+  return value;
+}
+
+async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for await (const part of process.stdin as AsyncIterable<Buffer>) {
+    total += part.length;
+    if (total > MAX_MESSAGE_FILE_BYTES) throw new UsageError('expected a message of at most 1 MiB on stdin');
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** REF, MESSAGE.json, `-` (stdin), or the `{ "message": ... }` object that `happy-media send` prints. */
+async function resolveTarget(target: string, flags: PlayFlags): Promise<MediaInput> {
+  let text: string | undefined;
+  if (target === '-') {
+    text = await readStdin();
+  } else if (!target.startsWith('media/')) {
+    const info = await stat(target).catch(() => undefined);
+    if (!info?.isFile()) {
+      throw new UsageError(
+        `expected a media/<id> ref, a message .json file or - for REF|MESSAGE but received ${JSON.stringify(target.slice(0, 80))}`,
+      );
+    }
+    if (info.size > MAX_MESSAGE_FILE_BYTES)
+      throw new UsageError(`expected a message file of at most 1 MiB but ${target} is bigger`);
+    text = await readFile(target, 'utf8');
+  }
+  if (text === undefined) {
+    const format = flags.format;
+    if (format !== undefined && format !== 'v1' && format !== 'v2') {
+      throw new UsageError(`expected v2 or v1 for --format but received ${format}`);
+    }
+    return {
+      ref: target,
+      ...(format === undefined ? {} : { format }),
+      ...(flags.mimeType === undefined ? {} : { mimeType: flags.mimeType }),
+      ...(flags.name === undefined ? {} : { name: flags.name }),
+    };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new UsageError('expected a JSON message (photo, video or file) but the input is not JSON', {
+      cause,
+    });
+  }
+  if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && !('type' in parsed)) {
+    parsed = (parsed as { message: unknown }).message;
+  }
+  return parsed as MediaInput;
+}
+
+function launchOpener(target: string): void {
+  const opener =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  // An argument array (no shell), detached so the player outlives us; failure is reported, not fatal:
+  // the file is verified and its path is already printed.
+  const child = spawn(opener, [target], { detached: true, stdio: 'ignore' });
+  child.on('error', (error) =>
+    process.stderr.write(`happy-media: warning: could not run ${opener}: ${error.message}\n`),
+  );
+  child.unref();
+}
 
 /** Registers `play` on the program. */
 export function registerPlay(program: Command): void {
   program
     .command('play')
-    .description('(not implemented yet)')
+    .description(
+      'download and verify a photo/video/file; print the verified file path (or serve it on loopback)',
+    )
+    .argument('<REF|MESSAGE.json>', 'a media/<id> ref, a message JSON file, or - for stdin')
+    .option(
+      '--store <DIR|URL|s3://...>',
+      'where the encrypted blob is (default: $HAPPY_MEDIA_STORE or the local blob dir)',
+    )
+    .option(
+      '--key <B64>',
+      'blob key, base64 (visible in the process list; prefer --key-file or HAPPY_MEDIA_KEY)',
+    )
+    .option('--key-file <PATH>', 'file holding the base64 blob key')
+    .option('--format <v2|v1>', 'blob format for a bare ref (v1: Happy whole-blob attachments)')
+    .option('--mime-type <TYPE>', 'MIME type for a bare ref (else sniffed from the verified bytes)')
+    .option('--name <NAME>', 'display name for a bare ref')
+    .option(
+      '--cache-dir <DIR>',
+      'playback cache (default: $HAPPY_MEDIA_CACHE_DIR or ~/.cache/happy-media/media)',
+    )
+    .option('--cache-max-bytes <N>', `cache budget in bytes (default ${DEFAULT_CACHE_MAX_BYTES})`)
+    .option('--retries <N>', 'consecutive failed download attempts tolerated (default 5)')
+    .option('--serve', 'print a loopback URL for streaming playback and serve until interrupted')
+    .option('--port <N>', 'port for --serve (default: any free port)')
+    .option('--open', 'open the verified file (or the --serve URL) with the desktop opener')
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'play is not implemented yet');
+      runAction(async (target: string, flags: PlayFlags) => {
+        const blobKey = await resolveKey({ key: flags.key, keyFile: flags.keyFile });
+        const retries = parseCount(flags.retries, '--retries', 100);
+        const input = await resolveTarget(target, flags);
+        const store = openStore(flags.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir()));
+
+        if (flags.serve) {
+          const port = parseCount(flags.port, '--port', 65535);
+          const endpoint = await serveMedia(input, {
+            store,
+            blobKey,
+            ...(port === undefined ? {} : { port }),
+            ...(retries === undefined ? {} : { retries }),
+          });
+          process.stdout.write(`${endpoint.url}\n`);
+          if (flags.open) launchOpener(endpoint.url);
+          await new Promise<void>((resolve) => {
+            process.once('SIGINT', resolve);
+            process.once('SIGTERM', resolve);
+          });
+          await endpoint.close();
+          return;
+        }
+
+        const cache = new MediaCache({
+          dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
+          maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
+        });
+        const abort = new AbortController();
+        const onSignal = () => abort.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        const tty = process.stderr.isTTY === true;
+        let shown = -1;
+        try {
+          const media = await openMedia(input, {
+            store,
+            blobKey,
+            cache,
+            signal: abort.signal,
+            ...(retries === undefined ? {} : { retries }),
+            onProgress: ({ done, total }) => {
+              const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
+              if (tty && percent !== shown) {
+                shown = percent;
+                process.stderr.write(`\rdownloading and verifying: ${percent}%`);
+              }
+            },
+          });
+          if (tty && shown >= 0) process.stderr.write('\n');
+          if (!media.cached) {
+            await media.dispose();
+            throw new LimitError(
+              `the file is ${media.size} bytes, more than the cache budget of ${cache.maxBytes}; raise --cache-max-bytes`,
+            );
+          }
+          process.stdout.write(`${media.path}\n`);
+          if (flags.open) launchOpener(media.path);
+          await media.dispose();
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
       }),
     );
 }

@@ -1,0 +1,151 @@
+/**
+ * `happy-media play` as a user runs it (built CLI, child process): prints the verified path, fails a
+ * tampered blob with exit 1 and no file, reads message JSON, and serves Range requests with --serve.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encryptBlob } from '../../../src/core/blob/index.js';
+import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
+import { fileMessage } from '../../../src/core/protocol/index.js';
+import { CLI_BIN, runCli } from '../../helpers/cli.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
+
+const key = randomBytes(32);
+const plain = pseudoRandomBytes(700_000, 21);
+const REF = 'media/clitest00000000000000000';
+const BAD = 'media/clibad000000000000000000';
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let store: string;
+let keyFile: string;
+
+beforeAll(async () => {
+  tmp = await makeTempDir('happy-media-play-cli-');
+  store = join(tmp.dir, 'blobs');
+  await mkdir(join(store), { recursive: true });
+  // The local store keeps media/<id> as <dir>/<id>; write through its put to stay on its layout.
+  const { LocalBlobStore } = await import('../../../src/node/storage/index.js');
+  const local = new LocalBlobStore(store);
+  const ct = await encryptBlob(plain, key);
+  await local.put(REF, new Blob([ct as Uint8Array<ArrayBuffer>]).stream(), ct.length);
+  const bad = ct.slice();
+  bad[56 + 16400 * 20]! ^= 1;
+  await local.put(BAD, new Blob([bad as Uint8Array<ArrayBuffer>]).stream(), bad.length);
+  keyFile = join(tmp.dir, 'blob.key');
+  await writeFile(keyFile, `${toBase64(key)}\n`, { mode: 0o600 });
+});
+afterAll(() => tmp.cleanup());
+
+describe('happy-media play', () => {
+  it('prints the verified file path on one line and exits 0', async () => {
+    const cacheDir = join(tmp.dir, 'cache-ok');
+    const result = await runCli([
+      'play',
+      REF,
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--mime-type',
+      'video/mp4',
+      '--cache-dir',
+      cacheDir,
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.startsWith(cacheDir)).toBe(true);
+    expect(lines[0]!.endsWith('.mp4')).toBe(true);
+    expect(sameBytes(await readFile(lines[0]!), plain)).toBe(true);
+  });
+
+  it('reads a message JSON file (or what send prints) and takes the key from HAPPY_MEDIA_KEY', async () => {
+    const message = fileMessage({
+      role: 'user',
+      ref: REF,
+      name: 'notes.txt',
+      size: plain.length,
+      mimeType: 'text/plain',
+    });
+    const path = join(tmp.dir, 'message.json');
+    await writeFile(path, JSON.stringify({ message }));
+    const result = await runCli(
+      ['play', path, '--store', store, '--cache-dir', join(tmp.dir, 'cache-json')],
+      {
+        env: { HAPPY_MEDIA_KEY: toBase64(key) },
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().endsWith('.txt')).toBe(true);
+  });
+
+  it('fails a tampered blob with exit 1, ERR_DECRYPTION_FAILED and no file', async () => {
+    const cacheDir = join(tmp.dir, 'cache-bad');
+    const result = await runCli([
+      'play',
+      BAD,
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      cacheDir,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /);
+    expect((await readdir(cacheDir)).filter((n) => n !== 'index.json')).toEqual([]);
+  });
+
+  it('reports a missing blob as ERR_NOT_FOUND and a missing key as usage (exit 2)', async () => {
+    const missing = await runCli([
+      'play',
+      'media/nothinghere000000000000',
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      join(tmp.dir, 'c3'),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/ERR_NOT_FOUND/);
+    const noKey = await runCli(['play', REF, '--store', store], { env: { HAPPY_MEDIA_KEY: '' } });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/ERR_USAGE/);
+  });
+
+  it('--serve prints a loopback URL that answers Range requests until SIGINT', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, 'play', REF, '--store', store, '--key-file', keyFile, '--serve'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+        child.on('exit', () => reject(new Error('play --serve exited early')));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{22}\//);
+      const response = await fetch(url, { headers: { Range: 'bytes=500000-500999' } });
+      expect(response.status).toBe(206);
+      expect(sameBytes(new Uint8Array(await response.arrayBuffer()), plain.subarray(500_000, 501_000))).toBe(
+        true,
+      );
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
