@@ -3,15 +3,16 @@
  * `HAPPY_MEDIA_KEY`, in that order. `--key` puts the key in the process's argv (visible to other users
  * through `ps` on shared machines), so the other two exist to keep it out.
  *
- * Every problem with the key is bad usage (`ERR_USAGE`, exit status 2), and no message ever contains
- * the key or the file's contents.
+ * A key that is missing, doubled, not base64 or not 32 bytes is bad usage (`ERR_USAGE`, exit status 2);
+ * a key file that cannot be read is a disk error (`ERR_DISK`, exit 1), as in the `encrypt`/`decrypt`
+ * commands. No message ever contains the key or the file's contents.
  *
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fromBase64 } from '../../core/bytes.js';
 import { KEY_BYTES } from '../../core/envelope/index.js';
-import { UsageError } from '../../core/errors.js';
+import { DiskError, UsageError } from '../../core/errors.js';
 
 /** Name of the environment variable that may hold the base64 key. */
 export const KEY_ENV_VARIABLE = 'HAPPY_MEDIA_KEY';
@@ -23,7 +24,7 @@ const MAX_KEY_FILE_BYTES = 4096;
 export interface KeyOptions {
   /** `--key`: standard base64 of 32 bytes. */
   key?: string;
-  /** `--key-file`: path of a file holding that base64 (surrounding whitespace ignored). */
+  /** `--key-file`: path of a file holding that base64 (surrounding whitespace ignored) or exactly 32 raw bytes. */
   keyFile?: string;
 }
 
@@ -53,8 +54,9 @@ export function decodeKey(text: string, source: string): Uint8Array {
 /**
  * Returns the 32-byte key from `--key`, `--key-file` or `HAPPY_MEDIA_KEY`.
  *
- * @throws {UsageError} `ERR_USAGE` when none or both options are given, the file cannot be read, or the
- * key is not base64 of 32 bytes.
+ * @throws {UsageError} `ERR_USAGE` when none or both options are given, or the key is not base64 of 32
+ * bytes.
+ * @throws {DiskError} `ERR_DISK` when the key file cannot be read.
  * @example
  * ```ts
  * const key = await resolveKey({ keyFile: 'session.key' });
@@ -68,7 +70,12 @@ export async function resolveKey(
     throw new UsageError('expected one of --key and --key-file but received both');
   }
   if (options.key !== undefined) return decodeKey(options.key, '--key');
-  if (options.keyFile !== undefined) return decodeKey(await readKeyFile(options.keyFile), '--key-file');
+  if (options.keyFile !== undefined) {
+    const bytes = await readKeyFile(options.keyFile);
+    // A raw 32-byte key cannot be mistaken for base64 text, which is 44 characters.
+    if (bytes.length === KEY_BYTES) return bytes;
+    return decodeKey(new TextDecoder().decode(bytes), '--key-file');
+  }
   const fromEnv = env[KEY_ENV_VARIABLE];
   if (fromEnv !== undefined && fromEnv !== '') return decodeKey(fromEnv, KEY_ENV_VARIABLE);
   throw new UsageError(
@@ -76,21 +83,22 @@ export async function resolveKey(
   );
 }
 
-async function readKeyFile(path: string): Promise<string> {
+async function readKeyFile(path: string): Promise<Uint8Array> {
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`cannot read --key-file "${path}": not a regular file`);
+    if (!info.isFile())
+      throw new UsageError(`expected a key file for --key-file but "${path}" is not a regular file`);
     if (info.size > MAX_KEY_FILE_BYTES) {
       throw new UsageError(
-        `expected a key file of at most ${MAX_KEY_FILE_BYTES} bytes for --key-file "${path}" but it has ${info.size} bytes`,
+        `expected a key file of at most ${MAX_KEY_FILE_BYTES} bytes for --key-file but "${path}" has ${info.size} bytes`,
       );
     }
-    return await readFile(path, 'utf8');
+    return new Uint8Array(await readFile(path));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new UsageError(`cannot read --key-file "${path}": ${reason}`, { cause: error });
+    throw new DiskError(`could not read the key file ${JSON.stringify(path)}${code ? ` (${code})` : ''}`, {
+      cause: error,
+    });
   }
 }
