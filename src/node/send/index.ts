@@ -1,2 +1,13 @@
-/** Public surface of the Node send layer. */
-export {};
+/**
+ * Public surface of the Node send layer: `sendMedia`, the upload-first pipeline (probe → encrypt while
+ * uploading → v2 message → optional envelope).
+ *
+ * @module
+ */
+export {
+  type SendOptions,
+  type SendProgress,
+  type SendResult,
+  type SendStreamInput,
+  sendMedia,
+} from './send-media.js';

@@ -28,12 +28,11 @@ import {
   mediaRefId,
   type PutOptions,
 } from './blob-store.js';
+import { fileHandleStream } from './file-stream.js';
 import { readSizedBody } from './sized-body.js';
 
 /** Bytes gathered before one write to disk: encrypted chunks arrive at ~16 KiB, syscalls want more. */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-/** Bytes read from disk per pull of a download stream. */
-const READ_CHUNK_BYTES = 256 * 1024;
 
 /** Options of {@link LocalBlobStore}. */
 export interface LocalBlobStoreOptions {
@@ -216,7 +215,7 @@ export class LocalBlobStore implements BlobStore {
       await handle.close();
       return emptyStream();
     }
-    return fileRangeStream(handle, start, end, options.signal);
+    return fileHandleStream(handle, { start, end, signal: options.signal });
   }
 
   /**
@@ -251,48 +250,4 @@ async function writeOrDiskError(write: () => Promise<void>): Promise<void> {
   } catch (cause) {
     throw diskError('write the blob', cause);
   }
-}
-
-/** A pull stream over `[start, end)` of an open file; closes the file when done, cancelled or failed. */
-function fileRangeStream(
-  handle: FileHandle,
-  start: number,
-  end: number,
-  signal?: AbortSignal,
-): ReadableStream<Uint8Array> {
-  let position = start;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await handle.close().catch(() => {});
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (signal?.aborted) {
-          await close();
-          controller.error(new AbortedError('the download was aborted', { cause: signal.reason }));
-          return;
-        }
-        try {
-          const want = Math.min(READ_CHUNK_BYTES, end - position);
-          const chunk = new Uint8Array(want);
-          const { bytesRead } = await handle.read(chunk, 0, want, position);
-          if (bytesRead === 0) throw new StorageError('the blob changed size while it was being read');
-          position += bytesRead;
-          controller.enqueue(bytesRead === want ? chunk : chunk.subarray(0, bytesRead));
-          if (position >= end) {
-            await close();
-            controller.close();
-          }
-        } catch (error) {
-          await close();
-          controller.error(error instanceof HappyMediaError ? error : diskError('read the blob', error));
-        }
-      },
-      cancel: close,
-    },
-    { highWaterMark: 0 },
-  );
 }

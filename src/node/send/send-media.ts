@@ -1,0 +1,255 @@
+/**
+ * The upload-first send pipeline: a file (or stream) becomes an encrypted blob in a store and a
+ * validated Session Protocol v2 `photo`, `video` or `file` message, optionally sealed for the session.
+ *
+ * Order matters: probe → encrypt while uploading (exact length announced from `ciphertextSize`) → only
+ * after the store confirmed the blob, build the message → seal. A failed or cancelled upload therefore
+ * never yields a message, and its partial blob is deleted. Every call uses a fresh ref, so a retry never
+ * overwrites or resumes a half-written blob.
+ *
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { ciphertextSize, createEncryptStream } from '../../core/blob/index.js';
+import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import type { EncryptedEnvelope, SessionKey } from '../../core/envelope/index.js';
+import { sealMessage } from '../../core/envelope/index.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, ProbeError } from '../../core/errors.js';
+import {
+  type BuildOptions,
+  createMediaRef,
+  fileMessage,
+  type MediaMessage,
+  photoMessage,
+  videoMessage,
+} from '../../core/protocol/index.js';
+// Registers the node:crypto chunk cipher, so encryption runs at native speed.
+import '../blob/index.js';
+import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { fileHandleStream } from '../storage/file-stream.js';
+import { spoolToPrivateFile } from './spool.js';
+
+/** A progress event of {@link sendMedia}. */
+export interface SendProgress {
+  /** `probe` (0 of 1, then 1 of 1), then `encrypt-upload` in ciphertext bytes stored. */
+  step: 'probe' | 'encrypt-upload';
+  /** Units done. */
+  done: number;
+  /** Units in total. */
+  total: number;
+}
+
+/** A stream to send, for callers without a path. */
+export interface SendStreamInput {
+  /** The plaintext bytes. */
+  stream: ReadableStream<Uint8Array>;
+  /** File name to report (sanitised). */
+  name: string;
+  /** Exact length in bytes. */
+  size: number;
+  /**
+   * The probe result, when the caller has it: the stream is then encrypted and uploaded directly.
+   * Without it, the stream is spooled to a private temp file and probed from there.
+   */
+  probe?: MediaProbe;
+}
+
+/** Options of {@link sendMedia}. */
+export interface SendOptions {
+  /** Where the encrypted blob goes. */
+  store: BlobStore;
+  /** 32-byte key of the blob (Cobblestone-256). */
+  blobKey: Uint8Array;
+  /** Author of the message; default `agent` when `turn` is given, else `user`. */
+  role?: 'user' | 'agent';
+  /** Turn id; required for agent messages, refused for user messages. */
+  turn?: string;
+  /** When given, the message is also sealed into an envelope with this session key. */
+  sealKey?: SessionKey;
+  /** Cancels probing, encryption and upload; the partial upload is deleted. */
+  signal?: AbortSignal;
+  /** Progress of each long step. */
+  onProgress?: (event: SendProgress) => void;
+  /** Limits and tool paths for probing. */
+  probeOptions?: Omit<ProbeOptions, 'signal'>;
+  /** Pins the message's `id` and `time` (tests, replays). */
+  messageOptions?: BuildOptions;
+}
+
+/** What {@link sendMedia} produced. */
+export interface SendResult {
+  /** The validated v2 message (`photo`, `video` or `file`). */
+  message: MediaMessage;
+  /** The sealed message, when `sealKey` was given. */
+  envelope?: EncryptedEnvelope;
+  /** The blob's ref (`media/<id>`), also in `message.ref`. */
+  ref: string;
+  /** Bytes stored (the ciphertext length). */
+  ciphertextSize: number;
+  /** What probing found (kind, MIME type, size, dimensions, ThumbHash, warnings). */
+  probe: MediaProbe;
+}
+
+function checkOptions(options: SendOptions): 'user' | 'agent' {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError(
+      `expected \`{ store, blobKey }\` for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const store = options.store as Partial<BlobStore> | undefined;
+  if (!store || typeof store.put !== 'function' || typeof store.delete !== 'function') {
+    throw new InvalidArgumentError('expected a BlobStore for `options.store` (see openStore)');
+  }
+  assertBytes(options.blobKey, 'blobKey', 32);
+  const role = options.role ?? (options.turn === undefined ? 'user' : 'agent');
+  if (role !== 'user' && role !== 'agent') {
+    throw new InvalidArgumentError(
+      `expected "user" or "agent" for \`options.role\` but received ${describeValue(role)}`,
+    );
+  }
+  if (role === 'agent' && (typeof options.turn !== 'string' || options.turn === '')) {
+    throw new InvalidArgumentError('expected a turn id for `options.turn`: agent messages belong to a turn');
+  }
+  if (role === 'user' && options.turn !== undefined) {
+    throw new InvalidArgumentError(
+      'expected no `options.turn` for a user message: turns belong to the agent',
+    );
+  }
+  return role;
+}
+
+function buildMessage(
+  probe: MediaProbe,
+  ref: string,
+  role: 'user' | 'agent',
+  turn: string | undefined,
+  build: BuildOptions,
+): MediaMessage {
+  const who = role === 'agent' ? { role, turn: turn as string } : { role };
+  if (probe.kind === 'photo' || probe.kind === 'video') {
+    if (probe.width === undefined || probe.height === undefined || probe.thumbhash === undefined) {
+      throw new ProbeError(`the probe of a ${probe.kind} lacks its width, height or thumbhash`);
+    }
+    const picture = { ref, thumbhash: probe.thumbhash, width: probe.width, height: probe.height };
+    if (probe.kind === 'photo') return photoMessage({ ...who, ...picture }, build);
+    if (probe.durationMs === undefined) throw new ProbeError('the probe of a video lacks its duration');
+    return videoMessage(
+      { ...who, ...picture, durationMs: probe.durationMs, mimeType: probe.mimeType, size: probe.size },
+      build,
+    );
+  }
+  return fileMessage({ ...who, ref, name: probe.name, size: probe.size, mimeType: probe.mimeType }, build);
+}
+
+async function openPlaintext(
+  path: string,
+  size: number,
+  signal?: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  const handle = await open(path, 'r');
+  try {
+    const now = (await handle.stat()).size;
+    if (now !== size) {
+      throw new InvalidArgumentError(
+        `the file changed size after probing (${size} → ${now} bytes); send it again`,
+      );
+    }
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return fileHandleStream(handle, { end: size, chunkBytes: 1024 * 1024, signal });
+}
+
+/**
+ * Probes, encrypts, uploads and describes one file (or stream) as a v2 message.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once for a bad key, store, role/turn or input.
+ * @throws {ProbeError} when probing fails (`ERR_UNREADABLE_INPUT` for a missing file, ...).
+ * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store; nothing is left stored.
+ * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts; nothing is left stored.
+ * @throws {SchemaError} `ERR_SCHEMA` if the message would not validate (e.g. a bad turn id); the blob is deleted.
+ * @example
+ * ```ts
+ * const store = openStore('http://127.0.0.1:8787');
+ * const { message, envelope } = await sendMedia('shot.png', {
+ *   store, blobKey, role: 'agent', turn, sealKey: dataKey(sessionKey),
+ *   onProgress: ({ step, done, total }) => console.error(step, done, total),
+ * });
+ * ```
+ */
+export async function sendMedia(input: string | SendStreamInput, options: SendOptions): Promise<SendResult> {
+  const role = checkOptions(options);
+  const { store, blobKey, signal, onProgress } = options;
+  if (typeof input !== 'string') {
+    if (input === null || typeof input !== 'object' || !(input.stream instanceof ReadableStream)) {
+      throw new InvalidArgumentError('expected a path or `{ stream, name, size }` for `input`');
+    }
+    assertNonNegativeInteger(input.size, 'input.size');
+    sanitizeFileName(input.name);
+    if (input.probe && input.probe.size !== input.size) {
+      throw new InvalidArgumentError(
+        `expected \`input.probe.size\` to equal \`input.size\` (${input.size}) but received ${input.probe.size}`,
+      );
+    }
+  } else if (input.length === 0) {
+    throw new InvalidArgumentError('expected a file path for `input` but received an empty string');
+  }
+  if (signal?.aborted)
+    throw new AbortedError('the send was aborted before it started', { cause: signal.reason });
+
+  let cleanup: (() => Promise<void>) | undefined;
+  try {
+    // 1. Probe (from the path, from the caller, or from a private spooled copy of the stream).
+    onProgress?.({ step: 'probe', done: 0, total: 1 });
+    let probe: MediaProbe;
+    let plaintext: () => Promise<ReadableStream<Uint8Array>>;
+    const probeOptions = { ...options.probeOptions, signal };
+    if (typeof input === 'string') {
+      probe = await probeMedia(input, probeOptions);
+      plaintext = () => openPlaintext(input, probe.size, signal);
+    } else if (input.probe) {
+      probe = { ...input.probe, name: sanitizeFileName(input.name) };
+      plaintext = async () => input.stream;
+    } else {
+      const spooled = await spoolToPrivateFile(input.stream, input.size, signal);
+      cleanup = spooled.cleanup;
+      probe = { ...(await probeMedia(spooled.path, probeOptions)), name: sanitizeFileName(input.name) };
+      plaintext = () => openPlaintext(spooled.path, input.size, signal);
+    }
+    onProgress?.({ step: 'probe', done: 1, total: 1 });
+
+    // 2. Encrypt straight into the store, the exact length announced up front.
+    const ref = createMediaRef();
+    const total = ciphertextSize(probe.size);
+    let message: MediaMessage;
+    try {
+      const body = (await plaintext()).pipeThrough(createEncryptStream(blobKey));
+      await store.put(ref, body, total, {
+        signal,
+        onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),
+      });
+      if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
+      // 3. Only now, with the blob stored, describe it.
+      message = buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
+    } catch (error) {
+      // Whatever failed, no half blob stays behind under this ref (a retry uses a new one).
+      await store.delete(ref).catch(() => {});
+      if (signal?.aborted && !(error instanceof AbortedError)) {
+        throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
+      }
+      throw error;
+    }
+    // 4. Optionally seal it for the session.
+    const envelope = options.sealKey ? sealMessage(message, options.sealKey) : undefined;
+    return { message, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, probe };
+  } catch (error) {
+    if (signal?.aborted && !(error instanceof HappyMediaError && error.code === 'ERR_ABORTED')) {
+      throw new AbortedError('the send was aborted', { cause: error });
+    }
+    throw error;
+  } finally {
+    await cleanup?.();
+  }
+}

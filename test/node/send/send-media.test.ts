@@ -1,0 +1,266 @@
+/**
+ * sendMedia end to end over real stores: the stored bytes are ciphertext of the right size, the message
+ * validates, the blob decrypts back to the original; failures and cancellation leave nothing stored.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ciphertextSize, decryptBlob } from '../../../src/core/blob/index.js';
+import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
+import { parseSessionMessage } from '../../../src/core/protocol/index.js';
+import type { SendProgress } from '../../../src/node/send/index.js';
+import { sendMedia } from '../../../src/node/send/index.js';
+import {
+  type BlobStore,
+  LocalBlobStore,
+  type MediaServer,
+  openStore,
+  startMediaServer,
+} from '../../../src/node/storage/index.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { collect } from '../storage/store-contract.js';
+
+const run = promisify(execFile);
+let tmp: { dir: string; cleanup: () => Promise<void> };
+const samples: Record<'photo' | 'video' | 'file' | 'big', string> = {
+  photo: '',
+  video: '',
+  file: '',
+  big: '',
+};
+const blobKey = new Uint8Array(randomBytes(32));
+
+beforeAll(async () => {
+  tmp = await makeTempDir();
+  samples.photo = join(tmp.dir, 'shot.png');
+  // Noise, so the PNG does not compress to nothing and plaintext substrings are distinctive.
+  const noise = new Uint8Array(randomBytes(96 * 64 * 3));
+  await sharp(noise, { raw: { width: 96, height: 64, channels: 3 } })
+    .png()
+    .toFile(samples.photo);
+  samples.video = join(tmp.dir, 'clip.mp4');
+  await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=10:duration=1',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:v',
+      'libx264',
+      '-y',
+      samples.video,
+    ],
+    { timeout: 60_000 },
+  );
+  samples.file = join(tmp.dir, 'notes.txt');
+  await writeFile(
+    samples.file,
+    `${'The quick brown fox jumps over the lazy dog. '.repeat(2000)}\nend of notes\n`,
+  );
+  samples.big = join(tmp.dir, 'big.bin');
+  await writeFile(samples.big, randomBytes(6 * 1024 * 1024));
+});
+afterAll(async () => tmp.cleanup());
+
+function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
+  return Buffer.from(haystack.buffer, haystack.byteOffset, haystack.length).indexOf(Buffer.from(needle));
+}
+
+async function storedBytes(store: BlobStore, ref: string): Promise<Uint8Array> {
+  return collect(await store.get(ref));
+}
+
+describe('sendMedia over a local store', () => {
+  let store: LocalBlobStore;
+  beforeAll(() => {
+    store = new LocalBlobStore(join(tmp.dir, 'local'));
+  });
+
+  for (const kind of ['photo', 'video', 'file'] as const) {
+    it(`sends a ${kind}: ciphertext stored, message valid, blob decrypts to the original`, async () => {
+      const original = new Uint8Array(await readFile(samples[kind]));
+      const events: SendProgress[] = [];
+      const result = await sendMedia(samples[kind], {
+        store,
+        blobKey,
+        role: 'agent',
+        turn: 'turn_1',
+        onProgress: (event) => events.push(event),
+      });
+      expect(result.probe.kind).toBe(kind);
+      expect(result.message.type).toBe(kind);
+      expect(result.message.ref).toBe(result.ref);
+      expect(result.message).toMatchObject({ role: 'agent', turn: 'turn_1' });
+      expect(parseSessionMessage(result.message, { mode: 'strict' }).success).toBe(true);
+
+      const stored = await storedBytes(store, result.ref);
+      expect(stored.length).toBe(ciphertextSize(original.length));
+      expect(result.ciphertextSize).toBe(stored.length);
+      for (const at of [0, Math.floor(original.length / 2), original.length - 48]) {
+        expect(indexOfBytes(stored, original.subarray(at, at + 48)), `plaintext at ${at}`).toBe(-1);
+      }
+      expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+
+      expect(events[0]).toEqual({ step: 'probe', done: 0, total: 1 });
+      expect(events).toContainEqual({ step: 'probe', done: 1, total: 1 });
+      expect(events.at(-1)).toEqual({ step: 'encrypt-upload', done: stored.length, total: stored.length });
+
+      if (kind === 'photo') expect(result.message).toMatchObject({ width: 96, height: 64 });
+      if (kind === 'video') {
+        expect(result.message).toMatchObject({
+          width: 160,
+          height: 120,
+          mimeType: 'video/mp4',
+          size: original.length,
+        });
+        expect((result.message as { durationMs: number }).durationMs).toBeGreaterThan(900);
+      }
+      if (kind === 'file') {
+        expect(result.message).toMatchObject({ name: 'notes.txt', size: original.length });
+      }
+    });
+  }
+
+  it('writes user messages without a turn, and refuses mismatched role and turn before any work', async () => {
+    const result = await sendMedia(samples.file, { store, blobKey });
+    expect(result.message.role).toBe('user');
+    expect('turn' in result.message).toBe(false);
+    await expect(sendMedia(samples.file, { store, blobKey, role: 'agent' })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+    await expect(sendMedia(samples.file, { store, blobKey, role: 'user', turn: 't' })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+    await expect(sendMedia(samples.file, { store, blobKey: new Uint8Array(31) })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+  });
+
+  it('seals the message when given a session key (both variants)', async () => {
+    for (const key of [
+      dataKey(new Uint8Array(randomBytes(32))),
+      legacyKey(new Uint8Array(randomBytes(32))),
+    ]) {
+      const result = await sendMedia(samples.photo, {
+        store,
+        blobKey,
+        role: 'agent',
+        turn: 'turn_2',
+        sealKey: key,
+      });
+      expect(result.envelope?.t).toBe('encrypted');
+      expect(openMessage(result.envelope, key)).toEqual(result.message);
+    }
+  });
+
+  it('uses a new ref for every send (a retry never reuses a ref)', async () => {
+    const a = await sendMedia(samples.file, { store, blobKey });
+    const b = await sendMedia(samples.file, { store, blobKey });
+    expect(a.ref).not.toBe(b.ref);
+    expect(a.ref).toMatch(/^media\/[a-z0-9]+$/);
+  });
+
+  it('sends from a stream, probing a private spooled copy or using the given probe', async () => {
+    const original = new Uint8Array(await readFile(samples.photo));
+    const streamOf = () => new Blob([original]).stream() as ReadableStream<Uint8Array>;
+    const spooled = await sendMedia(
+      { stream: streamOf(), name: '../../etc/My Shot.png', size: original.length },
+      { store, blobKey },
+    );
+    expect(spooled.message.type).toBe('photo');
+    expect(spooled.probe.name).not.toContain('/');
+    expect(
+      Buffer.from(await decryptBlob(await storedBytes(store, spooled.ref), blobKey)).equals(
+        Buffer.from(original),
+      ),
+    ).toBe(true);
+
+    const direct = await sendMedia(
+      { stream: streamOf(), name: 'again.png', size: original.length, probe: spooled.probe },
+      { store, blobKey },
+    );
+    expect(direct.message).toMatchObject({ type: 'photo', width: 96, height: 64 });
+    expect(
+      Buffer.from(await decryptBlob(await storedBytes(store, direct.ref), blobKey)).equals(
+        Buffer.from(original),
+      ),
+    ).toBe(true);
+  });
+
+  it('fails and stores nothing when a stream is shorter than its announced size', async () => {
+    const dir = join(tmp.dir, 'short');
+    const shortStore = new LocalBlobStore(dir);
+    const probe = { kind: 'file' as const, mimeType: 'application/octet-stream', size: 1000, name: 'x.bin' };
+    await expect(
+      sendMedia(
+        { stream: new Blob([new Uint8Array(999)]).stream(), name: 'x.bin', size: 1000, probe },
+        { store: shortStore, blobKey },
+      ),
+    ).rejects.toMatchObject({ code: 'ERR_UPLOAD_FAILED' });
+    expect(await readdir(join(dir, 'media'))).toEqual([]);
+  });
+
+  it('cancels: stops the upload, deletes the partial blob, produces no message', async () => {
+    const dir = join(tmp.dir, 'cancel');
+    const cancelStore = new LocalBlobStore(dir);
+    const controller = new AbortController();
+    const sending = sendMedia(samples.big, {
+      store: cancelStore,
+      blobKey,
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.step === 'encrypt-upload' && event.done > 1024 * 1024) controller.abort();
+      },
+    });
+    await expect(sending).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+    expect(await readdir(join(dir, 'media'))).toEqual([]);
+    expect(await readdir(join(dir, '.partial'))).toEqual([]);
+  });
+
+  it('reports a missing input file as a probe error and stores nothing', async () => {
+    await expect(sendMedia(join(tmp.dir, 'nope.png'), { store, blobKey })).rejects.toMatchObject({
+      code: 'ERR_UNREADABLE_INPUT',
+    });
+  });
+});
+
+describe('sendMedia over the HTTP media server', () => {
+  let server: MediaServer;
+  let backing: LocalBlobStore;
+  beforeAll(async () => {
+    backing = new LocalBlobStore(join(tmp.dir, 'served'));
+    server = await startMediaServer({ store: backing, maxUploadBytes: 2 * 1024 * 1024 });
+  });
+  afterAll(async () => server?.close());
+
+  it('uploads through the server, and the server holds only ciphertext', async () => {
+    const original = new Uint8Array(await readFile(samples.video));
+    const result = await sendMedia(samples.video, {
+      store: openStore(server.url),
+      blobKey,
+      role: 'agent',
+      turn: 't9',
+    });
+    const onDisk = new Uint8Array(await readFile(backing.pathOf(result.ref)));
+    expect(onDisk.length).toBe(ciphertextSize(original.length));
+    expect(indexOfBytes(onDisk, original.subarray(0, 32))).toBe(-1);
+    expect(Buffer.from(await decryptBlob(onDisk, blobKey)).equals(Buffer.from(original))).toBe(true);
+  });
+
+  it('a refused upload (over the server limit) yields no message and leaves nothing', async () => {
+    await expect(sendMedia(samples.big, { store: openStore(server.url), blobKey })).rejects.toMatchObject({
+      code: 'ERR_LIMIT_EXCEEDED',
+    });
+    const names = await readdir(join(backing.dir, 'media'));
+    expect(names).toHaveLength(1);
+  });
+});
