@@ -270,10 +270,12 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
           return;
         }
         calls.set(message.callId, {
-          turn: message.turn,
+          // After a turn violation (already reported) the call joins the open turn, so its permission
+          // round and end are judged on their own instead of cascading.
+          turn: openTurn ?? message.turn,
           parentId: message.parentId,
           agentId: message.agentId,
-          open: openTurn === message.turn,
+          open: true,
           pending: undefined,
         });
         return;
