@@ -7,6 +7,7 @@
 import { gcm } from '@noble/ciphers/aes.js';
 import { DecryptionError } from '../errors.js';
 import type { BlobBackend, ChunkCipher } from './backend.js';
+import { concatChunks } from './concat-chunks.js';
 import { BLOB_NONCE_SIZE } from './constants.js';
 import { chunkNonceInto } from './key-schedule.js';
 
@@ -20,13 +21,17 @@ class NobleChunkCipher implements ChunkCipher {
     this.#baseNonce = baseNonce.slice();
   }
 
-  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array[] {
-    return plaintexts.map((p, i) =>
-      gcm(this.#key, chunkNonceInto(this.#baseNonce, first + i, new Uint8Array(BLOB_NONCE_SIZE))).encrypt(p),
+  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array {
+    return concatChunks(
+      plaintexts.map((p, i) =>
+        gcm(this.#key, chunkNonceInto(this.#baseNonce, first + i, new Uint8Array(BLOB_NONCE_SIZE))).encrypt(
+          p,
+        ),
+      ),
     );
   }
 
-  open(first: number, sealed: readonly Uint8Array[]): Uint8Array[] {
+  open(first: number, sealed: readonly Uint8Array[]): Uint8Array {
     const out: Uint8Array[] = [];
     for (let i = 0; i < sealed.length; i++) {
       const nonce = chunkNonceInto(this.#baseNonce, first + i, new Uint8Array(BLOB_NONCE_SIZE));
@@ -36,7 +41,7 @@ class NobleChunkCipher implements ChunkCipher {
         throw new DecryptionError({ cause });
       }
     }
-    return out;
+    return concatChunks(out);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { DecryptionError } from '../errors.js';
 import type { BlobBackend, ChunkCipher } from './backend.js';
+import { concatChunks } from './concat-chunks.js';
 import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE } from './constants.js';
 import { chunkNonceInto } from './key-schedule.js';
 
@@ -36,17 +37,17 @@ class WebCryptoChunkCipher implements ChunkCipher {
     return { name: 'AES-GCM', iv, tagLength: BLOB_TAG_SIZE * 8 };
   }
 
-  async seal(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array[]> {
+  async seal(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array> {
     const params = plaintexts.map((_, i) => this.#params(first + i));
     const sealed = await Promise.all(
       plaintexts.map((p, i) =>
         globalThis.crypto.subtle.encrypt(params[i] as AesGcmParams, this.#key, asBufferSource(p)),
       ),
     );
-    return sealed.map((b) => new Uint8Array(b));
+    return concatChunks(sealed.map((b) => new Uint8Array(b)));
   }
 
-  async open(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array[]> {
+  async open(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array> {
     const params = sealed.map((_, i) => this.#params(first + i));
     try {
       const opened = await Promise.all(
@@ -54,7 +55,7 @@ class WebCryptoChunkCipher implements ChunkCipher {
           globalThis.crypto.subtle.decrypt(params[i] as AesGcmParams, this.#key, asBufferSource(s)),
         ),
       );
-      return opened.map((b) => new Uint8Array(b));
+      return concatChunks(opened.map((b) => new Uint8Array(b)));
     } catch (cause) {
       // OperationError for a bad tag; nothing of the batch is returned.
       throw new DecryptionError({ cause });

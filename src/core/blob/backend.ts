@@ -24,18 +24,20 @@ export type BlobBackendName = 'node' | 'webcrypto' | 'noble';
  */
 export interface ChunkCipher {
   /**
-   * Seals consecutive chunks `first`, `first + 1`, ...; returns `ciphertext || tag` for each, in order.
+   * Seals consecutive chunks `first`, `first + 1`, ...; returns `ciphertext || tag` of each, concatenated
+   * in order into one array (so the engine emits a batch without copying it again).
    *
    * @throws {LimitError} when an index reaches 2^38.
    */
-  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array | Promise<Uint8Array>;
   /**
-   * Opens consecutive chunks `first`, `first + 1`, ... (`ciphertext || tag` each). Returns the plaintexts
-   * only when every tag in the batch verified; never returns unverified bytes.
+   * Opens consecutive chunks `first`, `first + 1`, ... (`ciphertext || tag` each); returns their
+   * plaintexts concatenated in order, and only when every tag in the batch verified: never unverified
+   * bytes.
    *
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
    */
-  open(first: number, sealed: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+  open(first: number, sealed: readonly Uint8Array[]): Uint8Array | Promise<Uint8Array>;
 }
 
 /** A way to build {@link ChunkCipher}s: node:crypto, WebCrypto or pure JS. */

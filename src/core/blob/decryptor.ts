@@ -159,20 +159,9 @@ export class BlobDecryptor {
       if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
       const opened = await cipher.open(this.#nextIndex, batch);
       this.#nextIndex += batch.length;
-      let size = 0;
-      for (const p of opened) size += p.length;
-      checkPlaintextLimit(this.#released + size, this.#options);
-      this.#released += size;
-      if (opened.length === 1) pieces.push(opened[0] as Uint8Array);
-      else {
-        const joined = new Uint8Array(size);
-        let at = 0;
-        for (const p of opened) {
-          joined.set(p, at);
-          at += p.length;
-        }
-        pieces.push(joined);
-      }
+      checkPlaintextLimit(this.#released + opened.length, this.#options);
+      this.#released += opened.length;
+      pieces.push(opened);
     }
     return pieces;
   }

@@ -29,18 +29,6 @@ export interface BlobEncryptorInternals {
   salt?: Uint8Array;
 }
 
-/** Concatenates pieces whose total length is known. */
-function joinPieces(pieces: readonly Uint8Array[], total: number): Uint8Array {
-  if (pieces.length === 1 && (pieces[0] as Uint8Array).length === total) return pieces[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /**
  * Incremental Cobblestone-256 encryptor. Use: `start()` once, `push()` per piece, `finish()` once;
  * emit what each returns, in order.
@@ -151,11 +139,8 @@ export class BlobEncryptor {
       if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
         throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
       }
-      const sealed = await cipher.seal(this.#nextIndex, batch);
+      pieces.push(await cipher.seal(this.#nextIndex, batch));
       this.#nextIndex += batch.length;
-      let size = 0;
-      for (const s of sealed) size += s.length;
-      pieces.push(joinPieces(sealed, size));
     }
     return pieces;
   }

@@ -118,7 +118,7 @@ export async function openBlobRandomAccess(
 
   const { finalIndex, finalSealedSize } = layout;
   const finalSealed = await readExactly(source, chunkOffset(finalIndex), finalSealedSize);
-  const [finalPlain] = await cipher.open(finalIndex, [finalSealed]);
+  const finalPlain = await cipher.open(finalIndex, [finalSealed]);
 
   return {
     plaintextSize: layout.plaintextSize,
@@ -153,9 +153,12 @@ export async function openBlobRandomAccess(
           for (let i = 0; i < count; i++) {
             sealed.push(bytes.subarray(i * BLOB_SEALED_CHUNK_SIZE, (i + 1) * BLOB_SEALED_CHUNK_SIZE));
           }
-          plains.push(...(await cipher.open(batchStart, sealed)));
+          const opened = await cipher.open(batchStart, sealed);
+          // Every chunk before the final one is full-size, so chunk i of the batch is at i * 16384.
+          for (let i = 0; i < count; i++)
+            plains.push(opened.subarray(i * BLOB_CHUNK_SIZE, (i + 1) * BLOB_CHUNK_SIZE));
         }
-        if (batchEnd === finalIndex) plains.push(finalPlain as Uint8Array);
+        if (batchEnd === finalIndex) plains.push(finalPlain);
         for (let i = 0; i < plains.length; i++) {
           const chunkStart = (batchStart + i) * BLOB_CHUNK_SIZE;
           const plain = plains[i] as Uint8Array;

@@ -24,8 +24,12 @@ class NodeChunkCipher implements ChunkCipher {
     this.#baseNonce = baseNonce.slice();
   }
 
-  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array {
+    let total = 0;
+    for (const p of plaintexts) total += p.length + BLOB_TAG_SIZE;
+    // One output array per batch: each chunk's ciphertext and tag are copied straight into place.
+    const out = new Uint8Array(total);
+    let at = 0;
     for (let i = 0; i < plaintexts.length; i++) {
       const plaintext = plaintexts[i] as Uint8Array;
       const cipher = createCipheriv(
@@ -36,23 +40,28 @@ class NodeChunkCipher implements ChunkCipher {
           authTagLength: BLOB_TAG_SIZE,
         },
       );
-      const sealed = new Uint8Array(plaintext.length + BLOB_TAG_SIZE);
       const body = cipher.update(plaintext);
-      sealed.set(body, 0);
+      out.set(body, at);
       // GCM is a stream mode: final() adds no bytes, but it must run before the tag exists.
       const rest = cipher.final();
-      sealed.set(rest, body.length);
-      sealed.set(cipher.getAuthTag(), plaintext.length);
-      out.push(sealed);
+      out.set(rest, at + body.length);
+      at += plaintext.length;
+      out.set(cipher.getAuthTag(), at);
+      at += BLOB_TAG_SIZE;
     }
     return out;
   }
 
-  open(first: number, sealed: readonly Uint8Array[]): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  open(first: number, sealed: readonly Uint8Array[]): Uint8Array {
+    let total = 0;
+    for (const s of sealed) {
+      if (s.length < BLOB_TAG_SIZE) throw new DecryptionError();
+      total += s.length - BLOB_TAG_SIZE;
+    }
+    const out = new Uint8Array(total);
+    let at = 0;
     for (let i = 0; i < sealed.length; i++) {
       const chunk = sealed[i] as Uint8Array;
-      if (chunk.length < BLOB_TAG_SIZE) throw new DecryptionError();
       const bodyLength = chunk.length - BLOB_TAG_SIZE;
       const decipher = createDecipheriv(
         'aes-256-gcm',
@@ -61,15 +70,15 @@ class NodeChunkCipher implements ChunkCipher {
         { authTagLength: BLOB_TAG_SIZE },
       );
       decipher.setAuthTag(chunk.subarray(bodyLength));
-      const plain = decipher.update(chunk.subarray(0, bodyLength));
+      out.set(decipher.update(chunk.subarray(0, bodyLength)), at);
       try {
-        // Throws on a bad tag; `plain` is dropped unreleased.
+        // Throws on a bad tag; then nothing of the batch is returned and the buffer is wiped.
         decipher.final();
       } catch (cause) {
-        plain.fill(0);
+        out.fill(0);
         throw new DecryptionError({ cause });
       }
-      out.push(plain);
+      at += bodyLength;
     }
     return out;
   }
