@@ -58,17 +58,22 @@ export interface TurnNode {
   turn: string;
   /** `open` until the `turn-end`, then its status. */
   status: 'open' | TurnStatus;
+  /** The `turn-start` message (absent for a turn the stream began in the middle of). */
   start?: TurnStartMessage;
+  /** The `turn-end` message, once written. */
   end?: TurnEndMessage;
   /** Time of the first message of the turn. */
   startTime: number;
+  /** `end.time`, once ended. */
   endTime?: number;
+  /** The turn's messages, calls and subagent groups in stream order. */
   children: TranscriptNode[];
 }
 
 /** A tool call: its start, its end once written, its permission trail and everything it spawned. */
 export interface ToolCallNode {
   type: 'tool-call';
+  /** From the start: `callId`, `toolName`, `title` (inline markdown), `description`, `args`. */
   callId: string;
   toolName: string;
   title: string;
@@ -85,9 +90,13 @@ export interface ToolCallNode {
   status: 'running' | 'completed' | 'failed' | 'abandoned';
   /** The end's error text, when it failed. */
   error?: string;
+  /** The `tool-call-start` message. */
   start: ToolCallStartMessage;
+  /** The `tool-call-end` message, once written. */
   end?: ToolCallEndMessage;
+  /** `start.time`. */
   startTime: number;
+  /** `end.time`, once ended. */
   endTime?: number;
   /** Every permission request of this call, in order, with its answer. */
   permissions: PermissionTrailEntry[];
@@ -103,6 +112,7 @@ export interface AgentGroupNode {
   title?: string;
   /** callId of the spawning tool call, when the group sits inside one. */
   parentCallId?: string;
+  /** The subagent's messages and calls in stream order. */
   children: TranscriptNode[];
 }
 
