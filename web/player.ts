@@ -1,0 +1,226 @@
+/**
+ * The browser player: fetches an encrypted blob from the same origin, shows the ThumbHash placeholder at
+ * once, decrypts with the universal entry (WebCrypto; nothing from Node), and only when every chunk has
+ * authenticated shows the image, plays the video, or offers the file. A blob that fails authentication
+ * shows an error and no content: unverified bytes never reach an element.
+ *
+ * Parameters come from the URL fragment (never sent to the server): `src` (same-origin blob URL), `key`
+ * (base64 or base64url blob key), and either `message` (a photo/video/file message as JSON) or `mime`
+ * (+ optional `format=v1`). `window.happyPlayer.play(params)` does the same for an embedding page.
+ *
+ * @module
+ */
+import { thumbHashToDataURL } from 'thumbhash';
+import {
+  createDecryptStream,
+  decryptV1Blob,
+  fromBase64,
+  isHappyMediaError,
+  parseSessionMessage,
+} from '../src/index.js';
+
+/** What the player needs to show one media blob. */
+export interface PlayParams {
+  /** Same-origin URL of the encrypted blob. */
+  src: string;
+  /** The 32-byte blob key. */
+  key: Uint8Array;
+  /** A v2 photo/video/file message (its thumbhash, type and MIME type are used). */
+  message?: unknown;
+  /** MIME type when there is no message. */
+  mime?: string;
+  /** `v1` for Happy's whole-blob attachments. */
+  format?: 'v1' | 'v2';
+}
+
+type Kind = 'photo' | 'video' | 'file';
+
+const stage = document.getElementById('stage') as HTMLDivElement;
+const statusLine = document.getElementById('status') as HTMLParagraphElement;
+const progress = document.getElementById('progress') as HTMLProgressElement;
+let currentUrl: string | undefined;
+
+function setState(state: 'loading' | 'ready' | 'error', text: string): void {
+  document.body.dataset.state = state;
+  statusLine.dataset.kind = state;
+  statusLine.setAttribute('role', state === 'error' ? 'alert' : 'status');
+  statusLine.textContent = text;
+}
+
+function fail(error: unknown): void {
+  // No partial content stays on screen: remove everything, revoke the object URL.
+  stage.replaceChildren();
+  if (currentUrl) URL.revokeObjectURL(currentUrl);
+  currentUrl = undefined;
+  progress.hidden = true;
+  const code = isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK';
+  const text =
+    code === 'ERR_DECRYPTION_FAILED'
+      ? 'This media could not be verified (wrong key or tampered data); nothing is shown.'
+      : `This media could not be played: ${error instanceof Error ? error.message : String(error)}`;
+  document.body.dataset.error = code;
+  setState('error', text);
+}
+
+function decodeKey(text: string): Uint8Array {
+  // URLSearchParams turns '+' into ' '; base64url is accepted too.
+  let b64 = text.trim().replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/');
+  while (b64.length % 4 !== 0) b64 += '=';
+  return fromBase64(b64, 'key');
+}
+
+function describe(params: PlayParams): {
+  kind: Kind;
+  mime: string;
+  thumbhash?: string;
+  name?: string;
+  width?: number;
+  height?: number;
+} {
+  if (params.message !== undefined) {
+    const parsed = parseSessionMessage(params.message);
+    if (!parsed.success) throw parsed.error;
+    const m = parsed.data;
+    if (m.type === 'photo')
+      return {
+        kind: 'photo',
+        mime: params.mime ?? 'image/*',
+        thumbhash: m.thumbhash,
+        width: m.width,
+        height: m.height,
+      };
+    if (m.type === 'video')
+      return { kind: 'video', mime: m.mimeType, thumbhash: m.thumbhash, width: m.width, height: m.height };
+    if (m.type === 'file') return { kind: 'file', mime: m.mimeType, name: m.name };
+    throw new Error(`a ${m.type} message has no media`);
+  }
+  const mime = params.mime ?? 'application/octet-stream';
+  return { kind: mime.startsWith('image/') ? 'photo' : mime.startsWith('video/') ? 'video' : 'file', mime };
+}
+
+function showPlaceholder(thumbhash: string | undefined, width?: number, height?: number): void {
+  if (!thumbhash) return;
+  const img = document.createElement('img');
+  img.id = 'placeholder';
+  img.alt = '';
+  img.src = thumbHashToDataURL(fromBase64(thumbhash, 'thumbhash'));
+  if (width && height) img.style.aspectRatio = `${width} / ${height}`;
+  stage.replaceChildren(img);
+}
+
+/** Downloads and decrypts; resolves only when the whole blob authenticated. */
+async function fetchVerified(params: PlayParams): Promise<Uint8Array[]> {
+  const url = new URL(params.src, location.href);
+  if (url.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
+  const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok || !response.body) throw new Error(`the download failed (HTTP ${response.status})`);
+  const total = Number(response.headers.get('content-length')) || 0;
+  progress.hidden = total === 0;
+  let received = 0;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        received += chunk.length;
+        if (total > 0) progress.value = received / total;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  if (params.format === 'v1') {
+    const whole = new Uint8Array(await new Response(counted).arrayBuffer());
+    return [decryptV1Blob(whole, params.key)];
+  }
+  const parts: Uint8Array[] = [];
+  const reader = counted.pipeThrough(createDecryptStream(params.key)).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+  }
+  return parts;
+}
+
+/** Plays one blob; the page's state ends as `ready` or `error`. */
+export async function play(params: PlayParams): Promise<void> {
+  try {
+    setState('loading', 'Downloading and verifying…');
+    const info = describe(params);
+    showPlaceholder(info.thumbhash, info.width, info.height);
+    const parts = await fetchVerified(params);
+    // Every chunk has authenticated: only now do the bytes become something an element can read.
+    const blob = new Blob(parts as BlobPart[], { type: info.mime === 'image/*' ? '' : info.mime });
+    currentUrl = URL.createObjectURL(blob);
+    progress.hidden = true;
+    if (info.kind === 'video') {
+      const video = document.createElement('video');
+      video.id = 'media';
+      video.controls = true;
+      video.playsInline = true;
+      video.preload = 'metadata';
+      const ready = new Promise<void>((resolve, reject) => {
+        video.addEventListener('loadedmetadata', () => resolve(), { once: true });
+        video.addEventListener('error', () => reject(new Error('the browser cannot play this video')), {
+          once: true,
+        });
+      });
+      video.src = currentUrl;
+      stage.append(video);
+      await ready;
+      stage.querySelector('#placeholder')?.remove();
+    } else if (info.kind === 'photo') {
+      const img = document.createElement('img');
+      img.id = 'media';
+      img.alt = 'photo';
+      const ready = new Promise<void>((resolve, reject) => {
+        img.addEventListener('load', () => resolve(), { once: true });
+        img.addEventListener('error', () => reject(new Error('the browser cannot show this image')), {
+          once: true,
+        });
+      });
+      img.src = currentUrl;
+      await ready;
+      stage.replaceChildren(img);
+    } else {
+      const link = document.createElement('a');
+      link.id = 'media';
+      link.href = currentUrl;
+      link.download = info.name ?? 'file';
+      link.textContent = `Save ${info.name ?? 'file'} (${blob.size} bytes)`;
+      stage.replaceChildren(link);
+    }
+    setState('ready', 'Verified.');
+  } catch (error) {
+    fail(error);
+  }
+}
+
+function paramsFromFragment(): PlayParams | undefined {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const src = fragment.get('src');
+  const key = fragment.get('key');
+  if (!src || !key) return undefined;
+  const message = fragment.get('message');
+  const format = fragment.get('format');
+  return {
+    src,
+    key: decodeKey(key),
+    ...(message ? { message: JSON.parse(message) as unknown } : {}),
+    ...(fragment.get('mime') ? { mime: fragment.get('mime')! } : {}),
+    ...(format === 'v1' ? { format: 'v1' as const } : {}),
+  };
+}
+
+declare global {
+  interface Window {
+    happyPlayer: { play: typeof play };
+  }
+}
+window.happyPlayer = { play };
+
+try {
+  const params = paramsFromFragment();
+  if (params) void play(params);
+  else setState('ready', 'Nothing to play: open this page with #src=…&key=…&message=…');
+} catch (error) {
+  fail(error);
+}
