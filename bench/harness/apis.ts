@@ -117,3 +117,18 @@ export interface PlaybackApi {
 export interface RefApi {
   createMediaRef(): string;
 }
+
+// Compile-time proof that the real areas provide what the benchmarks call: if an agreed signature
+// drifts, the type check fails here instead of a benchmark failing at run time.
+type Satisfies<Actual extends Expected, Expected> = Actual;
+/** Never used at run time: compiling it proves each area satisfies the interfaces above. */
+export type ApiConformance = [
+  Satisfies<typeof import('../../src/core/blob/index.js'), BlobApi>,
+  Satisfies<typeof import('../../src/node/blob/index.js'), NodeBlobApi>,
+  Satisfies<typeof import('../../src/core/envelope/index.js'), EnvelopeApi>,
+  Satisfies<typeof import('../../src/core/protocol/index.js'), ProtocolApi & RefApi>,
+  Satisfies<typeof import('../../src/node/media/index.js'), MediaApi>,
+  Satisfies<typeof import('../../src/node/storage/index.js'), StorageApi>,
+  Satisfies<typeof import('../../src/node/send/index.js'), SendApi>,
+  Satisfies<typeof import('../../src/node/playback/index.js'), PlaybackApi>,
+];
