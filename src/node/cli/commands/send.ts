@@ -1,20 +1,157 @@
 /**
- * `happy-media send`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media send FILE --store SPEC [--key-file PATH] [--role user|agent] [--turn ID]
+ * [--seal-key-file PATH --variant legacy|datakey]`: probes the file, encrypts it into the store and
+ * prints one JSON object `{ "message": {...}, "envelope": {...}? }` on stdout. On a terminal a progress
+ * bar goes to stderr; otherwise it is quiet.
+ *
+ * Keys: the blob key from `--key-file`, `HAPPY_MEDIA_KEY` or `--key`; the session key for the envelope
+ * from `--seal-key-file`, `HAPPY_MEDIA_SEAL_KEY` or `--seal-key` (`--key`/`--seal-key` are visible in
+ * the process list).
  *
  * @module
  */
-import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { readFile } from 'node:fs/promises';
+import cliProgress from 'cli-progress';
+import { type Command, Option } from 'commander';
+import { sessionKey } from '../../../core/envelope/index.js';
+import { UsageError } from '../../../core/errors.js';
+import { decodeKey, resolveKey } from '../../envelope/key-source.js';
+import { type SendProgress, sendMedia } from '../../send/send-media.js';
+import { defaultBlobDir } from '../../storage/local-store.js';
+import { openStore } from '../../storage/open-store.js';
 import { runAction } from '../run-action.js';
+import { resolveToken } from './serve.js';
+
+interface SendCliOptions {
+  store?: string;
+  key?: string;
+  keyFile?: string;
+  role?: 'user' | 'agent';
+  turn?: string;
+  sealKey?: string;
+  sealKeyFile?: string;
+  variant?: 'legacy' | 'datakey';
+  token?: string;
+  tokenFile?: string;
+}
+
+/** Environment variable that may hold the session key for `--seal-key`. */
+export const SEAL_KEY_ENV_VARIABLE = 'HAPPY_MEDIA_SEAL_KEY';
+
+async function resolveSealKey(options: SendCliOptions): Promise<Uint8Array | undefined> {
+  if (options.sealKey !== undefined && options.sealKeyFile !== undefined) {
+    throw new UsageError('expected one of --seal-key and --seal-key-file but received both');
+  }
+  if (options.sealKey !== undefined) return decodeKey(options.sealKey, '--seal-key');
+  if (options.sealKeyFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.sealKeyFile, 'utf8');
+    } catch (cause) {
+      throw new UsageError(`cannot read --seal-key-file "${options.sealKeyFile}"`, { cause });
+    }
+    return decodeKey(text, '--seal-key-file');
+  }
+  const fromEnv = process.env[SEAL_KEY_ENV_VARIABLE];
+  return fromEnv ? decodeKey(fromEnv, SEAL_KEY_ENV_VARIABLE) : undefined;
+}
+
+/** A progress bar on stderr when it is a terminal; a no-op otherwise (logs and pipes stay clean). */
+function progressReporter(): { update: (event: SendProgress) => void; stop: () => void } {
+  if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    update(event) {
+      if (event.step === 'probe') return;
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format: 'encrypt + upload [{bar}] {percentage}% | {value}/{total} bytes | {eta_formatted}',
+            hideCursor: true,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(event.total, 0);
+      }
+      bar.update(event.done);
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
 
 /** Registers `send` on the program. */
 export function registerSend(program: Command): void {
   program
     .command('send')
-    .description('(not implemented yet)')
+    .description('probe, encrypt and upload a file; print its v2 message (and envelope) as JSON')
+    .argument('<file>', 'the photo, video or file to send')
+    .option(
+      '--store <spec>',
+      `directory, http(s)://server or s3://bucket/prefix (default: HAPPY_MEDIA_STORE or ${defaultBlobDir()})`,
+    )
+    .option('--key <base64>', 'the 32-byte blob key (visible in the process list: prefer --key-file)')
+    .option('--key-file <path>', 'file holding the base64 blob key (or set HAPPY_MEDIA_KEY)')
+    .addOption(
+      new Option('--role <role>', 'author of the message (default: agent with --turn, else user)').choices([
+        'user',
+        'agent',
+      ]),
+    )
+    .option('--turn <id>', 'turn id (agent messages)')
+    .option('--seal-key <base64>', 'also seal the message with this session key (prefer --seal-key-file)')
+    .option('--seal-key-file <path>', `file holding the base64 session key (or set ${SEAL_KEY_ENV_VARIABLE})`)
+    .addOption(
+      new Option('--variant <variant>', 'envelope variant for --seal-key').choices(['legacy', 'datakey']),
+    )
+    .option('--token <token>', 'bearer token of an http(s) store (prefer --token-file or HAPPY_MEDIA_TOKEN)')
+    .option('--token-file <path>', 'file holding the bearer token')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  happy-media keygen --out blob.key\n  happy-media send shot.png --store ./blobs --key-file blob.key\n' +
+        '  happy-media send clip.mp4 --store http://127.0.0.1:8787 --key-file blob.key --turn t1 --seal-key-file session.key',
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'send is not implemented yet');
+      runAction(async (file: string, options: SendCliOptions) => {
+        const blobKey = await resolveKey(options);
+        const seal = await resolveSealKey(options);
+        if (!seal && options.variant !== undefined) {
+          throw new UsageError(
+            '--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)',
+          );
+        }
+        const token = await resolveToken(options);
+        const spec = options.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir());
+        const store = openStore(spec, { token });
+        const aborter = new AbortController();
+        const onSignal = () => aborter.abort(new Error('interrupted'));
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        const progress = progressReporter();
+        try {
+          const result = await sendMedia(file, {
+            store,
+            blobKey,
+            role: options.role,
+            turn: options.turn,
+            sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
+            signal: aborter.signal,
+            onProgress: progress.update,
+          });
+          progress.stop();
+          const out = result.envelope
+            ? { message: result.message, envelope: result.envelope }
+            : { message: result.message };
+          process.stdout.write(`${JSON.stringify(out)}\n`);
+          if (result.probe.warning)
+            process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
+        } finally {
+          progress.stop();
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
       }),
     );
 }

@@ -1,20 +1,110 @@
 /**
- * `happy-media serve`: placeholder until its issue lands; it fails loudly rather than pretending.
+ * `happy-media serve [--dir DIR | --store SPEC] [--port N] [--host H] [--token-file PATH] [--max-upload-bytes N]`:
+ * runs the media server (routes in docs/storage.md), prints its URL on stdout when it is ready, and
+ * serves until SIGINT or SIGTERM, then shuts down cleanly. The token comes from `--token-file`,
+ * `HAPPY_MEDIA_TOKEN` or `--token` (the last is visible in the process list).
  *
  * @module
  */
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { HappyMediaError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
+import { defaultBlobDir } from '../../storage/local-store.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, startMediaServer } from '../../storage/media-server.js';
+import { openStore } from '../../storage/open-store.js';
 import { runAction } from '../run-action.js';
+
+interface ServeOptions {
+  dir?: string;
+  store?: string;
+  port: string;
+  host: string;
+  token?: string;
+  tokenFile?: string;
+  maxUploadBytes?: string;
+}
+
+/** Default port of `happy-media serve`. */
+export const DEFAULT_SERVE_PORT = 8787;
+
+/** Parses a decimal integer option in `[min, max]`, or fails as bad usage. */
+export function parseIntegerOption(text: string, flag: string, min: number, max: number): number {
+  if (!/^\d{1,16}$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`expected an integer from ${min} to ${max} for ${flag} but received "${text}"`);
+  }
+  return Number(text);
+}
+
+/** Reads a token from `--token-file`, `--token` or `HAPPY_MEDIA_TOKEN` (undefined when none is set). */
+export async function resolveToken(options: {
+  token?: string;
+  tokenFile?: string;
+}): Promise<string | undefined> {
+  if (options.token !== undefined && options.tokenFile !== undefined) {
+    throw new UsageError('expected one of --token and --token-file but received both');
+  }
+  let token = options.token;
+  if (options.tokenFile !== undefined) {
+    try {
+      token = (await readFile(options.tokenFile, 'utf8')).trim();
+    } catch (cause) {
+      throw new UsageError(`cannot read --token-file "${options.tokenFile}"`, { cause });
+    }
+  }
+  token ??= process.env.HAPPY_MEDIA_TOKEN || undefined;
+  if (token !== undefined && token.length === 0) throw new UsageError('expected a non-empty token');
+  return token;
+}
 
 /** Registers `serve` on the program. */
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('(not implemented yet)')
+    .description('serve encrypted blobs over HTTP (PUT/GET with Range/HEAD/DELETE /v1/blobs/media/<id>)')
+    .option('--dir <dir>', `blob directory (default: ${defaultBlobDir()})`)
+    .option('--store <spec>', 'serve another store instead: s3://bucket/prefix')
+    .option('--port <n>', 'TCP port (0 picks a free one)', String(DEFAULT_SERVE_PORT))
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--token <token>', 'require this bearer token (visible in the process list: prefer --token-file)')
+    .option('--token-file <path>', 'file holding the bearer token (or set HAPPY_MEDIA_TOKEN)')
+    .option('--max-upload-bytes <n>', `largest accepted upload (default ${DEFAULT_MAX_UPLOAD_BYTES})`)
+    .addHelpText(
+      'after',
+      '\nExample:\n  HAPPY_MEDIA_TOKEN=s3cret happy-media serve --dir ./blobs --port 8787\n  # prints http://127.0.0.1:8787, serves until Ctrl-C',
+    )
     .action(
-      runAction(() => {
-        throw new HappyMediaError('ERR_NOT_IMPLEMENTED', 'serve is not implemented yet');
+      runAction(async (options: ServeOptions) => {
+        if (options.dir !== undefined && options.store !== undefined) {
+          throw new UsageError('expected one of --dir and --store but received both');
+        }
+        const port = parseIntegerOption(options.port, '--port', 0, 65535);
+        const maxUploadBytes =
+          options.maxUploadBytes === undefined
+            ? undefined
+            : parseIntegerOption(options.maxUploadBytes, '--max-upload-bytes', 0, Number.MAX_SAFE_INTEGER);
+        const token = await resolveToken(options);
+        const store = options.store !== undefined ? openStore(options.store) : undefined;
+        const server = await startMediaServer({
+          ...(store ? { store } : { dir: options.dir ?? defaultBlobDir() }),
+          port,
+          host: options.host,
+          token,
+          maxUploadBytes,
+        });
+        process.stdout.write(`${server.url}\n`);
+        process.stderr.write(
+          `happy-media serve: serving ${options.store ?? options.dir ?? defaultBlobDir()} at ${server.url} (${token ? 'bearer token required' : 'no token: anyone who can reach it can read and write'})\n`,
+        );
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            resolve();
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        await server.close();
       }),
     );
 }

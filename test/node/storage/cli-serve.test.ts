@@ -1,0 +1,60 @@
+/** `happy-media serve` as a user runs it: URL on stdout when ready, token from the environment, clean stop. */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMediaRef } from '../../../src/core/protocol/refs.js';
+import { HttpBlobStore } from '../../../src/node/storage/index.js';
+import { CLI_BIN, runCli } from '../../helpers/cli.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { collect, streamOf } from './store-contract.js';
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  tmp = await makeTempDir();
+});
+afterAll(async () => tmp.cleanup());
+
+describe('happy-media serve', () => {
+  it('prints its URL when ready, serves with a token, and exits 0 on SIGTERM', async () => {
+    const token = randomBytes(16).toString('hex');
+    const child = spawn(process.execPath, [CLI_BIN, 'serve', '--dir', tmp.dir, '--port', '0'], {
+      env: { ...process.env, HAPPY_MEDIA_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.on('close', () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(stderr).not.toContain(token);
+
+    const store = new HttpBlobStore(url, { token });
+    const ref = createMediaRef();
+    const blob = new Uint8Array(randomBytes(40_000));
+    await store.put(ref, streamOf(blob), blob.length);
+    expect(
+      Buffer.from(await collect(await store.get(ref, { offset: 100, length: 50 }))).equals(
+        Buffer.from(blob.subarray(100, 150)),
+      ),
+    ).toBe(true);
+    await expect(new HttpBlobStore(url).head(ref)).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('rejects a bad port as usage (exit 2)', async () => {
+    const result = await runCli(['serve', '--port', '70000']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ERR_USAGE');
+  });
+});
