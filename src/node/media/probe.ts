@@ -103,7 +103,14 @@ async function probePhoto(
       return { width: decoded.width, height: decoded.height, thumbhash };
     } catch (error) {
       if (!degradable(error)) throw error;
-      return { failed: reason(error) };
+      if (error instanceof LimitError) return { failed: reason(error) };
+      // A HEIF holding AV1 (an AVIF by another brand) is beyond this libheif build but within sharp's.
+      try {
+        return await probeImage(path, false, limits);
+      } catch (second) {
+        if (!degradable(second)) throw second;
+        return { failed: `${reason(error)}; ${reason(second)}` };
+      }
     }
   }
   return viaFfmpeg();

@@ -164,10 +164,19 @@ export async function probeVideo(
   const stream = mainVideoStream(result);
   if (!stream) return undefined;
   const display = displayedSize(stream);
-  const duration = await verifiedDuration(path, result, stream, options);
+  // The tail read and the poster frame are independent child processes: run them side by side. The
+  // poster's seek uses the header's figure; a seek past the real end falls back to the first frame.
+  // allSettled, not all: when one fails we still wait for the other child to end, so none outlives us.
+  const [durationResult, posterResult] = await Promise.allSettled([
+    verifiedDuration(path, result, stream, options),
+    posterThumbhash(path, stream, display, claimedDurationSeconds(result, stream), options),
+  ]);
+  if (durationResult.status === 'rejected') throw durationResult.reason;
+  if (posterResult.status === 'rejected') throw posterResult.reason;
+  const duration = durationResult.value;
+  const thumbhash = posterResult.value;
   if (duration.seconds === undefined)
     throw new ProbeError('neither the container nor its packets give a duration');
-  const thumbhash = await posterThumbhash(path, stream, display, duration.seconds, options);
   return {
     width: display.width,
     height: display.height,

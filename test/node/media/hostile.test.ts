@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 describe('hostile file names are just names', () => {
-  it.each(['-i', ';rm -rf nothing;.mp4', '$(touch pwned).mp4', 'http:evil.mp4', '-f lavfi.mp4'])(
+  it.each(['-i', ';rm -rf nothing;$(touch pwned).mp4', 'http:evil.mp4'])(
     'a video named %j probes normally and runs nothing',
     async (name) => {
       const path = join(tmp.dir, name);
