@@ -5,7 +5,8 @@
  * - crypto/nacl_kat.json: NaCl secretbox and box KATs, and libsodium's sealed box, through our layouts;
  * - crypto/tweetnacl/*.random.json: tweetnacl's random secretbox, box and scalarmult vectors;
  * - crypto/wycheproof/aes_gcm_test.json: 96-bit IV, 256-bit key, 128-bit tag groups through the dataKey
- *   layout (cases with AAD cannot be expressed there and are counted, not run);
+ *   layout, with each AES-GCM implementation (noble, node:crypto); cases with AAD cannot be expressed in
+ *   the layout and are counted, not run;
  * - crypto/wycheproof/x25519_test.json: through crypto_box both ways. Low-order public keys (all-zero
  *   shared secret) are refused; non-canonical ephemeral keys are refused when opening (see
  *   docs/encryption.md).
@@ -16,7 +17,7 @@
 
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { concatBytes, fromBase64, fromHex, toHex } from '../../src/core/bytes.js';
 import {
   boxForPublicKey,
@@ -26,10 +27,13 @@ import {
   encryptDataKey,
   encryptLegacy,
   encryptV1Blob,
+  nobleEnvelopeAesGcm,
   openBoxForPublicKey,
   openDataKeyBundle,
+  setEnvelopeAesGcm,
 } from '../../src/core/envelope/index.js';
 import { HappyMediaError } from '../../src/core/errors.js';
+import { nodeEnvelopeAesGcm } from '../../src/node/envelope/node-aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
 
 function codeOf(fn: () => unknown): string {
@@ -286,30 +290,36 @@ const aesGcm = hasCorpus
   ? await readCorpusJson<AeadFile>('crypto', 'wycheproof', 'aes_gcm_test.json')
   : undefined;
 
-describe.skipIf(!hasCorpus)('crypto/wycheproof/aes_gcm_test.json through the dataKey layout', () => {
-  const groups = (aesGcm?.testGroups ?? []).filter(
-    (g) => g.ivSize === 96 && g.keySize === 256 && g.tagSize === 128,
-  );
-  const tests = groups.flatMap((g) => g.tests);
-  const withoutAad = tests.filter((t) => t.aad === '');
+describe.skipIf(!hasCorpus).each([nobleEnvelopeAesGcm, nodeEnvelopeAesGcm])(
+  'crypto/wycheproof/aes_gcm_test.json through the dataKey layout ($name)',
+  (implementation) => {
+    beforeAll(() => setEnvelopeAesGcm(implementation));
+    afterAll(() => setEnvelopeAesGcm(nobleEnvelopeAesGcm));
 
-  it('selects the 96-bit IV, 256-bit key groups; cases with AAD cannot be expressed in the layout', () => {
-    expect(tests.length).toBe(66);
-    expect(withoutAad.length).toBeGreaterThan(30);
-    expect(withoutAad.some((t) => t.result === 'invalid')).toBe(true);
-  });
+    const groups = (aesGcm?.testGroups ?? []).filter(
+      (g) => g.ivSize === 96 && g.keySize === 256 && g.tagSize === 128,
+    );
+    const tests = groups.flatMap((g) => g.tests);
+    const withoutAad = tests.filter((t) => t.aad === '');
 
-  it.each(withoutAad)('tcId $tcId $result: $comment', (t) => {
-    const record = concatBytes(Uint8Array.of(0), fromHex(t.iv), fromHex(t.ct), fromHex(t.tag));
-    const key = fromHex(t.key);
-    if (t.result === 'invalid') {
-      expect(codeOf(() => decryptDataKey(record, key))).toBe('ERR_DECRYPTION_FAILED');
-      return;
-    }
-    expect(toHex(decryptDataKey(record, key))).toBe(t.msg);
-    expect(encryptDataKey(fromHex(t.msg), key, { nonce: fromHex(t.iv) })).toEqual(record);
-  });
-});
+    it('selects the 96-bit IV, 256-bit key groups; cases with AAD cannot be expressed in the layout', () => {
+      expect(tests.length).toBe(66);
+      expect(withoutAad.length).toBeGreaterThan(30);
+      expect(withoutAad.some((t) => t.result === 'invalid')).toBe(true);
+    });
+
+    it.each(withoutAad)('tcId $tcId $result: $comment', (t) => {
+      const record = concatBytes(Uint8Array.of(0), fromHex(t.iv), fromHex(t.ct), fromHex(t.tag));
+      const key = fromHex(t.key);
+      if (t.result === 'invalid') {
+        expect(codeOf(() => decryptDataKey(record, key))).toBe('ERR_DECRYPTION_FAILED');
+        return;
+      }
+      expect(toHex(decryptDataKey(record, key))).toBe(t.msg);
+      expect(encryptDataKey(fromHex(t.msg), key, { nonce: fromHex(t.iv) })).toEqual(record);
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------
 

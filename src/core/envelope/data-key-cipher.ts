@@ -9,7 +9,7 @@
  */
 import { assertBytes, randomBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
-import { aesGcmOpen, aesGcmSeal } from './_aes-gcm.js';
+import { getEnvelopeAesGcm } from './aes-gcm-backend.js';
 import {
   DATA_KEY_FORMAT_VERSION,
   DATA_KEY_NONCE_BYTES,
@@ -41,7 +41,7 @@ export function encryptDataKey(
     options.nonce === undefined
       ? randomBytes(DATA_KEY_NONCE_BYTES)
       : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES);
-  const sealed = aesGcmSeal(plaintext, nonce, key);
+  const sealed = getEnvelopeAesGcm().seal(plaintext, nonce, key);
   const out = new Uint8Array(1 + DATA_KEY_NONCE_BYTES + sealed.length);
   out[0] = DATA_KEY_FORMAT_VERSION;
   out.set(nonce, 1);
@@ -61,7 +61,7 @@ export function decryptDataKey(bytes: Uint8Array, key: Uint8Array): Uint8Array {
   assertBytes(bytes, 'bytes');
   assertBytes(key, 'key', KEY_BYTES);
   assertDataKeyLayout(bytes, 'bytes');
-  return aesGcmOpen(
+  return getEnvelopeAesGcm().open(
     bytes.subarray(1 + DATA_KEY_NONCE_BYTES),
     bytes.subarray(1, 1 + DATA_KEY_NONCE_BYTES),
     key,

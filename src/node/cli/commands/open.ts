@@ -7,8 +7,8 @@
  */
 import { type Command, Option } from 'commander';
 import { openMessage, openRaw, sessionKey } from '../../../core/envelope/index.js';
-import type { KeyOptions } from '../../envelope/key-source.js';
-import { resolveKey } from '../../envelope/key-source.js';
+// Importing the Node envelope entry also installs the node:crypto AES-256-GCM.
+import { type KeyOptions, resolveKey } from '../../envelope/index.js';
 import { readJsonInput } from '../../envelope/read-input.js';
 import { runAction } from '../run-action.js';
 

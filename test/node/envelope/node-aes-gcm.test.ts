@@ -1,0 +1,117 @@
+/**
+ * The Node fast path (node:crypto AES-256-GCM) against the universal one (@noble/ciphers): identical
+ * bytes for fixed nonces, each opens the other's output, and both refuse the same tampering.
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromBase64, fromHex, randomBytes, utf8 } from '../../../src/core/bytes.js';
+import {
+  dataKey,
+  decryptDataKey,
+  type EnvelopeAesGcm,
+  encryptDataKey,
+  getEnvelopeAesGcm,
+  nobleEnvelopeAesGcm,
+  openMessage,
+  sealMessage,
+  setEnvelopeAesGcm,
+} from '../../../src/core/envelope/index.js';
+import { HappyMediaError } from '../../../src/core/errors.js';
+import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
+import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
+
+const implementations: EnvelopeAesGcm[] = [nobleEnvelopeAesGcm, nodeEnvelopeAesGcm];
+
+/** Runs `fn` with `implementation` installed, then restores what was installed before. */
+function using<T>(implementation: EnvelopeAesGcm, fn: () => T): T {
+  const before = getEnvelopeAesGcm();
+  setEnvelopeAesGcm(implementation);
+  try {
+    return fn();
+  } finally {
+    setEnvelopeAesGcm(before);
+  }
+}
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof HappyMediaError) return error.code;
+    throw error;
+  }
+  return 'NO_ERROR';
+}
+
+describe('installation', () => {
+  afterEach(() => setEnvelopeAesGcm(nodeEnvelopeAesGcm));
+  it('importing happy-media/node installs node:crypto', () => {
+    expect(getEnvelopeAesGcm().name).toBe('node');
+  });
+  it('rejects something that is not an implementation', () => {
+    expect(codeOf(() => setEnvelopeAesGcm({ name: 'x' } as unknown as EnvelopeAesGcm))).toBe(
+      'ERR_INVALID_ARGUMENT',
+    );
+    expect(getEnvelopeAesGcm().name).toBe('node');
+  });
+});
+
+describe('node:crypto and @noble/ciphers', () => {
+  it("both reproduce Happy's golden dataKey vector", () => {
+    for (const implementation of implementations) {
+      const record = using(implementation, () =>
+        encryptDataKey(utf8(golden.dataKey.plaintextUtf8), fromHex(golden.inputs.dataKeyHex), {
+          nonce: fromHex(golden.dataKey.nonceHex),
+        }),
+      );
+      expect(record).toEqual(fromBase64(golden.dataKey.base64));
+    }
+  });
+  it('produce identical bytes for fixed nonces and open each other (random sizes, views)', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 5000 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 12, maxLength: 12 }),
+        fc.nat({ max: 15 }),
+        (plaintext, key, nonce, offset) => {
+          const view = new Uint8Array(plaintext.length + offset);
+          view.set(plaintext, offset);
+          const input = view.subarray(offset);
+          const byNoble = using(nobleEnvelopeAesGcm, () => encryptDataKey(input, key, { nonce }));
+          const byNode = using(nodeEnvelopeAesGcm, () => encryptDataKey(input, key, { nonce }));
+          expect(byNode).toEqual(byNoble);
+          expect(using(nobleEnvelopeAesGcm, () => decryptDataKey(byNode, key))).toEqual(plaintext);
+          expect(using(nodeEnvelopeAesGcm, () => decryptDataKey(byNoble, key))).toEqual(plaintext);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+  it('open each other’s sealed messages', () => {
+    const key = dataKey(randomBytes(32));
+    const message = {
+      id: 'm',
+      time: 1,
+      role: 'user' as const,
+      type: 'text' as const,
+      text: 'x'.repeat(70_000),
+    };
+    const envelope = using(nodeEnvelopeAesGcm, () => sealMessage(message, key));
+    expect(using(nobleEnvelopeAesGcm, () => openMessage(envelope, key))).toEqual(message);
+  });
+  it('both refuse every flipped bit and a wrong key with ERR_DECRYPTION_FAILED', () => {
+    const key = randomBytes(32);
+    const record = encryptDataKey(utf8('{"secret":"plan"}'), key);
+    for (const implementation of implementations) {
+      using(implementation, () => {
+        expect(codeOf(() => decryptDataKey(record, randomBytes(32)))).toBe('ERR_DECRYPTION_FAILED');
+        for (let bit = 8; bit < record.length * 8; bit++) {
+          const flipped = record.slice();
+          flipped[bit >> 3]! ^= 1 << (bit & 7);
+          expect(codeOf(() => decryptDataKey(flipped, key))).toBe('ERR_DECRYPTION_FAILED');
+        }
+      });
+    }
+  });
+});
