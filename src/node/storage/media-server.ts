@@ -26,6 +26,7 @@ import { isMediaRef } from '../../core/protocol/refs.js';
 import type { BlobStore } from './blob-store.js';
 import { parseRangeHeader } from './http-range.js';
 import { LocalBlobStore } from './local-store.js';
+import { nodeReadableToWeb } from './node-readable.js';
 
 /** URL path prefix of blob routes; the ref follows it. */
 export const BLOB_ROUTE_PREFIX = '/v1/blobs/';
@@ -247,7 +248,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     };
     req.on('close', onClose);
     try {
-      await store.put(ref, Readable.toWeb(req) as ReadableStream<Uint8Array>, size, {
+      await store.put(ref, nodeReadableToWeb(req), size, {
         signal: aborter.signal,
       });
     } finally {

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
@@ -26,6 +27,7 @@ import {
   mediaRefId,
   type PutOptions,
 } from './blob-store.js';
+import { nodeReadableToWeb } from './node-readable.js';
 import { readSizedBody, throwIfAborted } from './sized-body.js';
 
 /** Smallest part S3 accepts (except the last). */
@@ -330,6 +332,9 @@ export class S3BlobStore implements BlobStore {
         { abortSignal: options.signal },
       );
       if (!result.Body) throw new StorageError('the S3 server sent no body', { code: 'ERR_DOWNLOAD_FAILED' });
+      // In Node the body is an IncomingMessage; read it with backpressure rather than via transformToWebStream.
+      const body = result.Body as unknown;
+      if (body instanceof Readable) return nodeReadableToWeb(body);
       return result.Body.transformToWebStream() as ReadableStream<Uint8Array>;
     } catch (error) {
       throw this.fail(error, 'download', ref, 'ERR_DOWNLOAD_FAILED', options.signal);
