@@ -31,13 +31,13 @@ describe('happy-media bench (output shape, not timings)', () => {
       'cli-memory',
       'browser',
     ]);
-  });
+  }, 180_000);
 
   it('rejects an unknown suite with ERR_USAGE and exit 2', async () => {
     const r = await runCli(['bench', '--quick', '--only', 'envelope,nope']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^happy-media: ERR_USAGE: .*nope/m);
-  });
+  }, 180_000);
 
   it('writes the table, a JSON report and an SVG for the selected suites, each figure beside its reference', async () => {
     const json = join(tmp.dir, 'out', 'bench.json');
@@ -88,5 +88,5 @@ describe('happy-media bench (output shape, not timings)', () => {
     const chart = await readFile(svg, 'utf8');
     expect(chart.startsWith('<svg')).toBe(true);
     expect(chart).toContain('happy-media encrypt 64.0 MiB');
-  });
+  }, 180_000);
 });

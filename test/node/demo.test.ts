@@ -83,7 +83,7 @@ describe('happy-media demo', () => {
       const bytes = await readFile(join(f.parentPath, f.name));
       expect(bytes.indexOf(photo.subarray(2048, 2112))).toBe(-1);
     }
-  });
+  }, 180_000);
 
   it('prints its steps, where the files are, PASS, and removes its directory by default', async () => {
     const r = await runCli(['demo', '--dir', parent.dir], { timeoutMs: 180_000 });
@@ -96,7 +96,7 @@ describe('happy-media demo', () => {
     const dir = /in (\S+happy-media-demo-\S+)$/m.exec(r.stdout)?.[1];
     expect(dir).toBeDefined();
     expect(existsSync(dir!)).toBe(false);
-  });
+  }, 180_000);
 
   it('without ffmpeg, skips the video with the install hint and still passes the rest', async () => {
     const r = await runCli(['demo', '--json', '--dir', parent.dir], {
@@ -111,5 +111,5 @@ describe('happy-media demo', () => {
     const checks = report.steps.flatMap((s) => s.checks);
     expect(checks.filter((c) => /byte-equal to the original/.test(c.name))).toHaveLength(4);
     expect(checks.some((c) => c.name.startsWith('video'))).toBe(false);
-  });
+  }, 180_000);
 });
