@@ -8,6 +8,7 @@
  * @module
  */
 import nacl from 'tweetnacl';
+import { randomBytes } from '../bytes.js';
 import { DecryptionError } from '../errors.js';
 
 /** XSalsa20-Poly1305 seal: returns `tag 16 | ciphertext`. */
@@ -31,9 +32,13 @@ export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
   return nacl.scalarMult.base(secretKey);
 }
 
-/** A fresh random X25519 keypair (tweetnacl draws from WebCrypto). */
+/**
+ * A fresh random X25519 keypair. The secret comes from our `randomBytes` (WebCrypto), not from
+ * tweetnacl's own PRNG lookup, which finds no source in some runtimes (React Native without `self`).
+ */
 export function randomKeyPair(): { publicKey: Uint8Array; secretKey: Uint8Array } {
-  return nacl.box.keyPair();
+  const secretKey = randomBytes(32);
+  return { publicKey: nacl.scalarMult.base(secretKey), secretKey };
 }
 
 /**
