@@ -118,13 +118,25 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
   const onAbort = () => dropConnection();
   signal?.addEventListener('abort', onAbort, { once: true });
 
-  const takePending = (count: number): Uint8Array => {
-    const whole = pending.length === 1 ? pending[0]! : concat(pending, pendingBytes);
-    const head = whole.subarray(0, count);
-    const rest = whole.subarray(count);
-    pending = rest.length > 0 ? [rest] : [];
-    pendingBytes = rest.length;
-    return head;
+  // Hands on the first `count` pending bytes as they arrived (views, no copying): the decryptor accepts
+  // any split, and copying every network read would cost as much as the download itself.
+  const takePending = (count: number): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    let left = count;
+    while (left > 0) {
+      const first = pending[0]!;
+      if (first.length <= left) {
+        out.push(first);
+        pending.shift();
+        left -= first.length;
+      } else {
+        out.push(first.subarray(0, left));
+        pending[0] = first.subarray(left);
+        left = 0;
+      }
+    }
+    pendingBytes -= count;
+    return out;
   };
 
   const read = (current: ReadableStreamDefaultReader<Uint8Array>) => {
@@ -164,7 +176,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
             const received = committed + pendingBytes;
             if (done) {
               if (received < size) throw new Error(`the connection closed at byte ${received} of ${size}`);
-              controller.enqueue(takePending(pendingBytes));
+              for (const part of takePending(pendingBytes)) controller.enqueue(part);
               committed = size;
               continue;
             }
@@ -182,7 +194,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
             const total = committed + pendingBytes;
             const point = total === size ? size : resumePoint(total);
             if (point > committed) {
-              controller.enqueue(takePending(point - committed));
+              for (const part of takePending(point - committed)) controller.enqueue(part);
               committed = point;
               failures = 0;
               return;
@@ -216,14 +228,4 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
     // A few frames of read-ahead let download, decryption and disk writes overlap.
     new CountQueuingStrategy({ highWaterMark: 4 }),
   );
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
