@@ -264,3 +264,16 @@ describe('sendMedia over the HTTP media server', () => {
     expect(names).toHaveLength(1);
   });
 });
+
+describe.skipIf(!process.env.HAPPY_MEDIA_S3_ENDPOINT)('sendMedia over S3 (real server)', () => {
+  it('sends a photo into the bucket; the object is ciphertext that decrypts to the original', async () => {
+    const store = openStore(`s3://${process.env.HAPPY_MEDIA_S3_BUCKET}/send-test-${Date.now().toString(36)}`);
+    const original = new Uint8Array(await readFile(samples.photo));
+    const result = await sendMedia(samples.photo, { store, blobKey, role: 'agent', turn: 'turn_s3' });
+    const stored = await storedBytes(store, result.ref);
+    expect(stored.length).toBe(ciphertextSize(original.length));
+    expect(indexOfBytes(stored, original.subarray(100, 148))).toBe(-1);
+    expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+    await store.delete(result.ref);
+  });
+});
