@@ -77,9 +77,7 @@ function printViolation(violation: StreamViolation, line: number, json: boolean)
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description(
-      'Check a Session Protocol v2 stream (JSON Lines, one message per line) against the schemas and stream rules',
-    )
+    .description('check a Session Protocol v2 stream (JSON Lines) against the schemas and stream rules')
     .argument('<file>', 'the .jsonl file, or "-" for stdin')
     .option(
       '--json',
