@@ -50,6 +50,18 @@ describe('key tree (Happy test vector)', () => {
     expect(upper(deriveKey(seed, golden.keyTree.usage, golden.keyTree.path))).toBe(golden.keyTree.final.key);
     expect(upper(deriveKey(seed, golden.keyTree.usage, []))).toBe(golden.keyTree.root.key);
   });
+  it('reads seeds and keys from views at non-zero offsets', () => {
+    const backing = new Uint8Array(seed.length + 40).fill(0xaa);
+    backing.set(seed, 5);
+    expect(
+      upper(deriveKey(backing.subarray(5, 5 + seed.length), golden.keyTree.usage, golden.keyTree.path)),
+    ).toBe(golden.keyTree.final.key);
+    const masterBacking = new Uint8Array(64).fill(0x55);
+    masterBacking.set(master, 9);
+    expect(upper(contentKeyPair(masterBacking.subarray(9, 41)).publicKey)).toBe(
+      golden.contentKeyPair.publicKey,
+    );
+  });
 });
 
 describe('named derivations', () => {
