@@ -49,6 +49,26 @@ describe('parseSessionMessage modes', () => {
     }
   });
 
+  it('never lets a "__proto__" key change a prototype', () => {
+    const top = JSON.parse(
+      '{"__proto__":{"polluted":1},"id":"a","time":1,"role":"user","type":"text","text":"hi"}',
+    );
+    const tolerant = parseSessionMessage(top);
+    expect(tolerant.success).toBe(true);
+    if (tolerant.success) expect(Object.getPrototypeOf(tolerant.data)).toBe(Object.prototype);
+    expect(parseSessionMessage(top, { mode: 'strict' }).success).toBe(false);
+    const args = JSON.parse(
+      '{"id":"a","time":1,"role":"agent","type":"tool-call-start","turn":"t","callId":"c","toolName":"x","title":"t","description":"d","args":{"__proto__":{"polluted":1}}}',
+    );
+    const parsed = parseSessionMessage(args);
+    expect(parsed.success).toBe(true);
+    if (parsed.success && parsed.data.type === 'tool-call-start') {
+      expect(Object.getPrototypeOf(parsed.data.args)).toBe(Object.prototype);
+      expect((parsed.data.args as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('does not modify its input', () => {
     const value = example('agent:text', { extra: 1 });
     const before = structuredClone(value);
