@@ -4,10 +4,14 @@
  * @module
  */
 import { assertBytes } from '../bytes.js';
+import { DecryptionError } from '../errors.js';
 import { BlobDecryptor } from './decryptor.js';
 import { BlobEncryptor } from './encryptor.js';
 import type { BlobOptions } from './options.js';
-import { ciphertextSize } from './sizes.js';
+import { blobLayout, ciphertextSize } from './sizes.js';
+
+/** Piece size the whole-buffer helpers feed their engine with (bounds the engine's working memory). */
+const WHOLE_PIECE_BYTES = 1024 * 1024;
 
 /** Copies pieces into one array of the given size. */
 function collect(pieces: readonly Uint8Array[], out: Uint8Array, at: number): number {
@@ -40,11 +44,17 @@ export async function encryptBlob(
   return encryptWhole(new BlobEncryptor(key, options), plaintext);
 }
 
-/** Runs a prepared encryptor over a whole buffer (shared with the test-only fixed-salt helper). */
+/**
+ * Runs a prepared encryptor over a whole buffer (shared with the test-only fixed-salt helper). The input
+ * is fed in 1 MiB pieces and each sealed batch copied into place at once, so the only large allocation
+ * is the result.
+ */
 export async function encryptWhole(encryptor: BlobEncryptor, plaintext: Uint8Array): Promise<Uint8Array> {
   const out = new Uint8Array(ciphertextSize(plaintext.length));
   let at = collect([await encryptor.start()], out, 0);
-  at = collect(await encryptor.push(plaintext), out, at);
+  for (let i = 0; i < plaintext.length; i += WHOLE_PIECE_BYTES) {
+    at = collect(await encryptor.push(plaintext.subarray(i, i + WHOLE_PIECE_BYTES)), out, at);
+  }
   collect(await encryptor.finish(), out, at);
   return out;
 }
@@ -70,8 +80,25 @@ export async function decryptBlob(
 ): Promise<Uint8Array> {
   assertBytes(ciphertext, 'ciphertext');
   const decryptor = new BlobDecryptor(key, options);
-  const pieces = [...(await decryptor.push(ciphertext)), ...(await decryptor.finish())];
-  const out = new Uint8Array(decryptor.plaintextBytes);
-  collect(pieces, out, 0);
+  // A length no blob can have is a truncated or extended blob: inauthentic, whatever its chunks hold.
+  const layout = blobLayout(ciphertext.length);
+  if (layout === undefined) throw new DecryptionError();
+  const out = new Uint8Array(layout.plaintextSize);
+  let at = 0;
+  const take = (pieces: Uint8Array[]) => {
+    for (const piece of pieces) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+  };
+  try {
+    for (let i = 0; i < ciphertext.length; i += WHOLE_PIECE_BYTES) {
+      take(await decryptor.push(ciphertext.subarray(i, i + WHOLE_PIECE_BYTES)));
+    }
+    take(await decryptor.finish());
+  } catch (error) {
+    out.fill(0, 0, at);
+    throw error;
+  }
   return out;
 }
