@@ -20,6 +20,7 @@ import {
   thumbhashFromRgba,
   thumbhashInputSize,
 } from '../../src/node/media/index.js';
+import { runCli } from '../helpers/cli.js';
 import { corpusPath, hasCorpus, readCorpusJson } from '../helpers/corpus.js';
 import { ffmpegChildren } from '../node/media/samples.js';
 
@@ -246,6 +247,24 @@ describe.skipIf(!hasCorpus)('corrupt/**: hostile files end in a valid result or 
         height: h,
       });
     }
+  });
+});
+
+describe.skipIf(!hasCorpus)('the probe CLI on hostile HEIF/AVIF', () => {
+  it('prints exactly one JSON object per file on stdout (decoder chatter never reaches it)', async () => {
+    const files = [
+      'mp4parse/corrupt/transformation-before-ispe.avif',
+      'mp4parse/corrupt/no-pixi.avif',
+      'mp4parse/valid/valid-alpha.avif',
+      'derived-truncated/png.ihdr-huge-dims.png',
+    ].map((f) => corpusPath('corrupt', f));
+    const r = await runCli(['probe', ...files, corpusPath('media', 'small', 'heif.heif')]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(files.length + 1);
+    const parsed = lines.map((l) => JSON.parse(l) as MediaProbe);
+    for (const p of parsed) expectValidProbe(p);
+    expect(parsed.at(-1)).toMatchObject({ kind: 'photo', mimeType: 'image/heic', width: 64, height: 64 });
   });
 });
 

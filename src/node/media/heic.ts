@@ -18,6 +18,31 @@ import { LimitError, ProbeError } from '../../core/errors.js';
 /** HEIF brands that hold still images (file-type's names, normalised). */
 export const HEIF_STILL_TYPES: ReadonlySet<string> = new Set(['image/heic', 'image/heif']);
 
+// libheif-js reports a failed decode with console.log("Decoding image failed", …) before rejecting: on
+// stdout, where it would corrupt the CLI's JSON lines. While any decode is running, that one message is
+// dropped; every other console.log passes through unchanged. Reference-counted for concurrent decodes.
+const LIBHEIF_FAILURE_LOG = 'Decoding image failed';
+let quietDepth = 0;
+let originalLog: typeof console.log | undefined;
+
+async function withoutLibheifFailureLog<T>(work: () => Promise<T>): Promise<T> {
+  if (quietDepth++ === 0) {
+    const original = console.log;
+    originalLog = original;
+    console.log = (...args: unknown[]) => {
+      if (args[0] !== LIBHEIF_FAILURE_LOG) original.apply(console, args);
+    };
+  }
+  try {
+    return await work();
+  } finally {
+    if (--quietDepth === 0 && originalLog) {
+      console.log = originalLog;
+      originalLog = undefined;
+    }
+  }
+}
+
 /** Decoded, oriented RGBA pixels. */
 export interface DecodedHeic {
   width: number;
@@ -58,7 +83,7 @@ export async function decodeHeicFile(
         `expected at most ${limits.maxPixels} pixels (maxInputPixels) but the HEIF image has ${first.width}×${first.height}`,
       );
     }
-    const decoded = await first.decode();
+    const decoded = await withoutLibheifFailureLog(() => first.decode());
     return {
       width: decoded.width,
       height: decoded.height,
