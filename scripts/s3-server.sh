@@ -11,12 +11,13 @@
 #
 # Everything lives under .s3/ (git-ignored): configs, rings, data, logs, pids. Credentials are random
 # per start and written only to .s3/env (mode 0600), never to argv.
-# Ports: HAPPY_MEDIA_S3_PORT (proxy, default 18080) and the three next ports for the storage servers.
+# Ports: HAPPY_MEDIA_S3_PORT (proxy) and the three next ports for the storage servers; unset, the first
+# free block from 18080 up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)/.s3"
 SW="$ROOT/swift"
-PORT="${HAPPY_MEDIA_S3_PORT:-18080}"
+PORT="${HAPPY_MEDIA_S3_PORT:-}"
 BUCKET="${HAPPY_MEDIA_S3_BUCKET:-happy-media-test}"
 PY=/usr/bin/python3
 PACKAGES=(swift swift-proxy swift-object swift-container swift-account)
@@ -180,14 +181,35 @@ start_one() { # name, command...
   echo $! >"$SW/run/$name.pid"
 }
 
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Four consecutive free ports (proxy, account, container, object): HAPPY_MEDIA_S3_PORT if set, else the
+# first free block from 18080 up, so a port taken by something else does not fail the run.
+pick_ports() {
+  local base p busy
+  for base in ${HAPPY_MEDIA_S3_PORT:-18080 18180 18280 18380 18480 18580 18680 18780 18880 18980}; do
+    busy=0
+    for p in "$base" $((base + 1)) $((base + 2)) $((base + 3)); do
+      port_busy "$p" && busy=1
+    done
+    if [ $busy -eq 0 ]; then
+      PORT=$base
+      return 0
+    fi
+  done
+  log "no free block of 4 ports found (set HAPPY_MEDIA_S3_PORT)"
+  return 1
+}
+
 start() {
-  if [ -f "$SW/run/proxy.pid" ] && kill -0 "$(cat "$SW/run/proxy.pid")" 2>/dev/null; then
-    log "already running (stop it first)"
-    return 1
+  if [ -d "$SW/run" ] && ls "$SW"/run/*.pid >/dev/null 2>&1; then
+    log "stopping the previous instance first"
+    stop
   fi
   for cmd in swift-proxy-server swift-object-server swift-ring-builder; do
     command -v "$cmd" >/dev/null || { log "$cmd not found: run '$0 install' first"; return 1; }
   done
+  pick_ports
   rm -rf "$SW"
   mkdir -p "$ROOT"
   chmod 700 "$ROOT"
@@ -216,7 +238,7 @@ const client = new S3Client({
   endpoint: process.env.HAPPY_MEDIA_S3_ENDPOINT, region: process.env.AWS_REGION, forcePathStyle: true,
   maxAttempts: 1,
 });
-const deadline = Date.now() + 30_000;
+const deadline = Date.now() + 90_000;
 for (;;) {
   try {
     await client.send(new CreateBucketCommand({ Bucket: process.env.HAPPY_MEDIA_S3_BUCKET }));
@@ -236,7 +258,7 @@ EOF_JS
     log "ready at http://127.0.0.1:$PORT (bucket $BUCKET) after ${SECONDS}s; source .s3/env"
     return 0
   fi
-  log "S3 did not answer within 30 s; logs:"
+  log "S3 did not answer within 90 s; logs:"
   tail -n 20 "$SW"/log/*.log >&2 || true
   stop
   return 1
@@ -270,7 +292,7 @@ stop() {
 
 status() {
   if [ -f "$SW/run/proxy.pid" ] && kill -0 "$(cat "$SW/run/proxy.pid")" 2>/dev/null; then
-    echo "running on http://127.0.0.1:$PORT"
+    echo "running: $(grep -o 'http://[^ ]*' "$ROOT/env" 2>/dev/null || echo '?')"
   else
     echo "stopped"
     return 1
