@@ -87,9 +87,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   } catch {
     throw new SkipSuite('esbuild or playwright-core is not installed (dev dependencies)');
   }
-  const bigSize = ctx.quick ? 8 * MiB : 64 * MiB;
+  const bigSize = ctx.quick ? 4 * MiB : 64 * MiB;
   const smallSize = ctx.quick ? MiB : 8 * MiB;
-  const runs = ctx.quick ? 3 : 5;
+  const runs = ctx.quick ? 2 : 5;
   const key = new Uint8Array(randomBytes(32));
   const bigPt = randomData(bigSize);
   const smallPt = bigPt.subarray(0, smallSize);

@@ -1,5 +1,5 @@
 /**
- * Memory flatness of `happy-media encrypt` / `decrypt` through the CLI on 1 GiB (quick: 64 MiB): each
+ * Memory flatness of `happy-media encrypt` / `decrypt` through the CLI on 1 GiB (quick: 32 MiB): each
  * command runs in a child process of its own (the CLI's `main()` in-process, so the child's peak RSS is
  * the command's), beside a bare streaming file copy in Node (the floor of reading and writing the bytes).
  *
@@ -41,7 +41,7 @@ async function requireCliCrypto(): Promise<void> {
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   await requireCliCrypto();
-  const size = ctx.quick ? 64 * MiB : GiB;
+  const size = ctx.quick ? 32 * MiB : GiB;
   const tag = formatBytes(size);
   const input = join(ctx.scratchDir, 'in.bin');
   const enc = join(ctx.scratchDir, 'in.bin.enc');

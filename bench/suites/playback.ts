@@ -51,7 +51,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   try {
     for (const size of sizes) {
       const tag = formatBytes(size);
-      const runs = size >= GiB ? 3 : ctx.quick ? 3 : 5;
+      const runs = size >= GiB ? 3 : ctx.quick ? 2 : 5;
       const plainPath = join(ctx.scratchDir, `plain-${size}.bin`);
       const encPath = join(ctx.scratchDir, `blob-${size}.enc`);
       await writeRandomFile(plainPath, size);

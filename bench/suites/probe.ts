@@ -20,7 +20,7 @@ const execFileAsync = promisify(execFile);
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const media = await loadArea<MediaApi>('src/node/media/index.js', ['probeMedia']);
   const { default: sharp } = await import('sharp');
-  const plan = ctx.quick ? { warmup: 0, runs: 3 } : { warmup: 1, runs: 7 };
+  const plan = ctx.quick ? { warmup: 0, runs: 2 } : { warmup: 1, runs: 7 };
 
   const photo = await photo12mp(ctx.inputsDir);
   const p = await media.probeMedia(photo);

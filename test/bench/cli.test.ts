@@ -84,9 +84,9 @@ describe('happy-media bench (output shape, not timings)', () => {
       'ref.cli-memory.copy',
     ]);
     for (const m of cli) expect(m.peakRssBytes).toBeGreaterThan(0);
-    expect(r.stdout).toMatch(/happy-media encrypt 64\.0 MiB .* MiB vs .* MiB/);
+    expect(r.stdout).toMatch(/happy-media encrypt 32\.0 MiB .* MiB vs .* MiB/);
     const chart = await readFile(svg, 'utf8');
     expect(chart.startsWith('<svg')).toBe(true);
-    expect(chart).toContain('happy-media encrypt 64.0 MiB');
+    expect(chart).toContain('happy-media encrypt 32.0 MiB');
   }, 180_000);
 });
