@@ -83,6 +83,8 @@ export interface RunToolOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal | undefined;
+  /** Text (the input argument) replaced by `<input>` in error messages, to keep them short and path-free. */
+  redact?: string | undefined;
 }
 
 /** Which tool, for messages. */
@@ -184,7 +186,8 @@ export function runTool(
         return;
       }
       if (spawnFailed || code !== 0) {
-        const detail = stderrTail.trim().split('\n').slice(-2).join(' | ') || 'no message';
+        const tail = options.redact ? stderrTail.replaceAll(options.redact, '<input>') : stderrTail;
+        const detail = tail.trim().split('\n').slice(-2).join(' | ') || 'no message';
         const how = signal ? `crashed (${signal})` : `exited with status ${code}`;
         reject(new ProbeError(`${tool} ${how}: ${detail}`));
         return;
@@ -247,6 +250,7 @@ export async function ffprobe(path: string, options: ResolvedProbeOptions): Prom
       timeoutMs: options.probeTimeoutMs,
       maxOutputBytes: options.maxProbeOutputBytes,
       signal: options.signal,
+      redact: inputArgument(path),
     },
   );
   try {
@@ -286,6 +290,7 @@ export async function lastPacketEnd(
       timeoutMs: options.probeTimeoutMs,
       maxOutputBytes: options.maxProbeOutputBytes,
       signal: options.signal,
+      redact: inputArgument(path),
     },
   );
   let end: number | undefined;
@@ -342,6 +347,7 @@ export async function frameRgba(
       timeoutMs: options.probeTimeoutMs,
       maxOutputBytes: Math.min(options.maxProbeOutputBytes, expected),
       signal: options.signal,
+      redact: inputArgument(path),
     },
   );
   return out.length === expected ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : undefined;

@@ -23,6 +23,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Sharp, SharpOptions } from 'sharp';
 import sharp from 'sharp';
 import { InvalidArgumentError, LimitError, ProbeError } from '../../core/errors.js';
+import { sniffMimeType } from './mime.js';
 import { DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
 import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from './thumbhash.js';
 
@@ -172,7 +173,8 @@ export async function thumbhashFromImage(
     );
   }
   const resolved = resolveLimits(limits);
-  const isSvg = typeof input === 'string' && /\.svgz?$/i.test(input);
+  // By content, not name: an SVG loaded by path could reach files next to it (see the module notes).
+  const isSvg = (await sniffMimeType(input)) === 'image/svg+xml';
   const source = await pipelineInput(input, isSvg, resolved);
   try {
     const small = await smallRgba(sharp(source, inputOptions(resolved.maxInputPixels)));

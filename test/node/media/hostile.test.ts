@@ -46,6 +46,15 @@ describe('misbehaving children are killed and reported; nothing is left running'
     expect(await ffmpegChildren()).toEqual([]);
   });
 
+  it('a failing ffprobe is reported with its last stderr lines, the input path replaced by <input>', async () => {
+    const path = join(tmp.dir, 'not-really.mp4');
+    await writeFile(path, new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]));
+    const probe = await probeMedia(path);
+    expect(probe).toMatchObject({ kind: 'file', mimeType: 'video/mp4' });
+    expect(probe.warning).toMatch(/ERR_PROBE_FAILED: ffprobe exited with status 1: .*<input>/);
+    expect(probe.warning).not.toContain(tmp.dir);
+  });
+
   it('a crashing ffprobe (SIGSEGV) is reported as ERR_PROBE_FAILED', async () => {
     const crash = await fakeTool('crash', 'kill -SEGV $$');
     const probe = await probeMedia(sample('h264.mp4'), { ffprobePath: crash });
