@@ -27,8 +27,11 @@ export interface BlobOptions {
 
 /** Options after validation. */
 export interface ResolvedBlobOptions {
+  /** The context bytes (a private copy). */
   context: Uint8Array;
+  /** The backend to use. */
   backend: BlobBackend;
+  /** Plaintext limit in bytes (`Number.MAX_SAFE_INTEGER` when unset). */
   maxPlaintextBytes: number;
 }
 

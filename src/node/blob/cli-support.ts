@@ -14,7 +14,9 @@ import { diskError } from './private-output.js';
 
 /** Key-related CLI options. */
 export interface KeyOptions {
+  /** `--key`: base64 key on the command line. */
   key?: string;
+  /** `--key-file`: path of a file holding the key. */
   keyFile?: string;
 }
 
