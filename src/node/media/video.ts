@@ -34,10 +34,13 @@ export interface VideoProbe {
 /** Mean luma below which a poster frame counts as black (0–255 scale). */
 export const DARK_FRAME_LUMA = 16;
 
+/** Longer than any real recording (about 31 years): a header claiming more is treated as saying nothing. */
+export const MAX_PLAUSIBLE_DURATION_SECONDS = 1e9;
+
 function seconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
+  return Number.isFinite(n) && n >= 0 && n <= MAX_PLAUSIBLE_DURATION_SECONDS ? n : undefined;
 }
 
 /** The first real video stream (not cover art) with a size, if any. */

@@ -84,3 +84,22 @@ describe('other files', () => {
     expect(probe).toEqual({ kind: 'file', mimeType, name, size: (await stat(sample(name))).size });
   });
 });
+
+describe('duration helpers', () => {
+  it('ignores absurd header durations and swaps size for quarter turns only', async () => {
+    const { claimedDurationSeconds, displayedSize } = await import('../../../src/node/media/video.js');
+    expect(claimedDurationSeconds({ streams: [], format: { duration: '1e300' } })).toBeUndefined();
+    expect(claimedDurationSeconds({ streams: [], format: { duration: '-5' } })).toBeUndefined();
+    expect(claimedDurationSeconds({ streams: [], format: { duration: 'N/A' } }, { duration: '2.5' })).toBe(
+      2.5,
+    );
+    const stream = (rotation: number) => ({ width: 1920, height: 1080, side_data_list: [{ rotation }] });
+    expect(displayedSize(stream(-90))).toEqual({ width: 1080, height: 1920 });
+    expect(displayedSize(stream(270))).toEqual({ width: 1080, height: 1920 });
+    expect(displayedSize(stream(180))).toEqual({ width: 1920, height: 1080 });
+    expect(displayedSize({ width: 640, height: 480, tags: { rotate: '90' } })).toEqual({
+      width: 480,
+      height: 640,
+    });
+  });
+});
