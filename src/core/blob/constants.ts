@@ -45,6 +45,12 @@ export const BLOB_MAX_CHUNKS = 2 ** 38;
  */
 export const HAPPY_MEDIA_BLOB_CONTEXT: Uint8Array = utf8('happy-media blob v2');
 
+/**
+ * The same bytes, kept private: the exported array is mutable, and a caller writing into it must not
+ * change what every later blob is bound to.
+ */
+export const DEFAULT_BLOB_CONTEXT: Uint8Array = HAPPY_MEDIA_BLOB_CONTEXT.slice();
+
 /** The AEAD name written into the HKDF info string, as C2SP spells it (IANA AEAD registry name). */
 export const BLOB_AEAD_NAME = 'AEAD_AES_256_GCM';
 

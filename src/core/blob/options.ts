@@ -6,12 +6,12 @@
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { LimitError } from '../errors.js';
 import { type BlobBackend, type BlobBackendName, getBlobBackend } from './backend.js';
-import { HAPPY_MEDIA_BLOB_CONTEXT } from './constants.js';
+import { DEFAULT_BLOB_CONTEXT } from './constants.js';
 
 /** Options of every blob operation. */
 export interface BlobOptions {
   /**
-   * Context string bound into the key derivation. Defaults to {@link HAPPY_MEDIA_BLOB_CONTEXT}; set it
+   * Context string bound into the key derivation. Defaults to `HAPPY_MEDIA_BLOB_CONTEXT`; set it
    * only for a use other than happy-media media blobs. Decrypting with another context fails.
    */
   context?: Uint8Array;
@@ -43,7 +43,7 @@ export interface ResolvedBlobOptions {
  */
 export function resolveBlobOptions(options: BlobOptions | undefined): ResolvedBlobOptions {
   const context =
-    options?.context === undefined ? HAPPY_MEDIA_BLOB_CONTEXT : assertBytes(options.context, 'context');
+    options?.context === undefined ? DEFAULT_BLOB_CONTEXT : assertBytes(options.context, 'context');
   const maxPlaintextBytes =
     options?.maxPlaintextBytes === undefined
       ? Number.MAX_SAFE_INTEGER

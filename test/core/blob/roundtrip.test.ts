@@ -14,6 +14,7 @@ import {
   decryptBlob,
   encryptBlob,
   getBlobBackend,
+  HAPPY_MEDIA_BLOB_CONTEXT,
   openBlobRandomAccess,
   registerBlobBackend,
 } from '../../../src/core/blob/index.js';
@@ -101,6 +102,17 @@ describe('round trips', () => {
       context,
     });
     expect(toHex(await reader.read(16380, 10))).toBe(toHex(plaintext.subarray(16380, 16390)));
+  });
+
+  it('writing into the exported HAPPY_MEDIA_BLOB_CONTEXT does not change the default context', async () => {
+    const ct = await encryptBlobWithSalt(new Uint8Array(3), key, salt);
+    const saved = HAPPY_MEDIA_BLOB_CONTEXT[0] as number;
+    HAPPY_MEDIA_BLOB_CONTEXT[0] = saved ^ 0xff;
+    try {
+      expect(toHex(await encryptBlobWithSalt(new Uint8Array(3), key, salt))).toBe(toHex(ct));
+    } finally {
+      HAPPY_MEDIA_BLOB_CONTEXT[0] = saved;
+    }
   });
 
   it('does not modify its inputs', async () => {
