@@ -57,7 +57,13 @@ function reason(error: HappyMediaError): string {
 function unreadable(path: string, error: unknown): ProbeError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const why =
-    code === 'ENOENT' ? 'it does not exist' : code === 'EACCES' ? 'permission denied' : String(code ?? error);
+    code === 'ENOENT'
+      ? 'it does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOTREGULAR' || code === 'EISDIR'
+          ? 'it is not a regular file (a directory, device or pipe)'
+          : `${code ?? (error instanceof Error ? error.message : String(error))}`;
   return new ProbeError(`cannot read ${JSON.stringify(path)}: ${why}`, {
     code: 'ERR_UNREADABLE_INPUT',
     cause: error,
@@ -162,7 +168,7 @@ async function probePath(path: string, name: string, options: ResolvedProbeOptio
   let mimeType: string;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREGULAR' });
     await access(path, constants.R_OK);
     size = info.size;
     mimeType = await sniffMimeType(path, name);

@@ -150,6 +150,17 @@ describe('unreadable input is an error, not a file', () => {
     });
   });
 
+  it('a named pipe is ERR_UNREADABLE_INPUT, without blocking on it', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const fifo = join(tmp.dir, 'pipe.mp4');
+    await promisify(execFile)('mkfifo', [fifo]);
+    await expect(probeMedia(fifo)).rejects.toMatchObject({
+      code: 'ERR_UNREADABLE_INPUT',
+      message: expect.stringMatching(/not a regular file/),
+    });
+  });
+
   it('bad options are ERR_INVALID_ARGUMENT', async () => {
     await expect(probeMedia(sample('notes.txt'), { probeTimeoutMs: 0 })).rejects.toMatchObject({
       code: 'ERR_INVALID_ARGUMENT',
