@@ -201,9 +201,14 @@ export class HttpBlobStore implements BlobStore {
       },
       () => {},
     );
+    let bodySent = false;
     const failed = async (cause: unknown): Promise<never> => {
       req.destroy();
       options.signal?.removeEventListener('abort', onAbort);
+      if (bodySent) {
+        // The server may have stored the whole body before the connection was cut: remove it.
+        await this.delete(ref).catch(() => {});
+      }
       if (cause instanceof AbortedError) throw cause;
       if (options.signal?.aborted)
         throw new AbortedError('the upload was aborted; nothing was stored', { cause });
@@ -223,7 +228,10 @@ export class HttpBlobStore implements BlobStore {
         }
         if (!req.write(chunk)) await drainOrFail(req);
       }
-      if (!stoppedEarly) await endRequest(req);
+      if (!stoppedEarly) {
+        bodySent = true;
+        await endRequest(req);
+      }
     } catch (cause) {
       await failed(cause);
     }

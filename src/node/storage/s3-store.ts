@@ -221,6 +221,10 @@ export class S3BlobStore implements BlobStore {
           { abortSignal: options.signal },
         );
       } catch (error) {
+        if (isAbort(error, options.signal)) {
+          // The server may have stored the whole body before the abort cut the response: remove it.
+          await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key })).catch(() => {});
+        }
         throw this.fail(error, 'upload', ref, 'ERR_UPLOAD_FAILED', options.signal);
       }
       return;
@@ -240,17 +244,19 @@ export class S3BlobStore implements BlobStore {
     const partSize = Math.max(this.partSize, Math.ceil(size / S3_MAX_PARTS));
     let uploadId: string | undefined;
     try {
+      // Not under the signal: an upload created on the server whose id we never read could not be
+      // aborted. The signal is checked right after instead.
       const created = await client.send(
         new s3.CreateMultipartUploadCommand({
           Bucket: this.bucket,
           Key: key,
           ContentType: 'application/octet-stream',
         }),
-        { abortSignal: options.signal },
       );
       uploadId = created.UploadId;
       if (!uploadId)
         throw new StorageError('the S3 server returned no UploadId', { code: 'ERR_UPLOAD_FAILED' });
+      throwIfAborted(options.signal);
       const parts: { ETag: string; PartNumber: number }[] = [];
       const buffer = new Uint8Array(partSize);
       let filled = 0;
@@ -284,6 +290,9 @@ export class S3BlobStore implements BlobStore {
         }
       }
       if (filled > 0 || parts.length === 0) await sendPart();
+      throwIfAborted(options.signal);
+      // Not under the signal either: a completion cut mid-way could leave the object stored while we
+      // report an abort. With all parts up, completing is quick and final.
       await client.send(
         new s3.CompleteMultipartUploadCommand({
           Bucket: this.bucket,
@@ -291,7 +300,6 @@ export class S3BlobStore implements BlobStore {
           UploadId: uploadId,
           MultipartUpload: { Parts: parts },
         }),
-        { abortSignal: options.signal },
       );
     } catch (error) {
       if (uploadId) {

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,8 +193,11 @@ describe('media server under good and bad requests', () => {
       req.write(new Uint8Array(30_000), () => setTimeout(() => req.destroy(), 50));
       req.on('close', () => resolve());
     });
-    // Give the server a moment to see the reset and abort its put.
-    await new Promise((r) => setTimeout(r, 200));
+    // The server sees the reset, aborts its put and removes the partial file.
+    const partialDir = join(backing.dir, '.partial');
+    for (let i = 0; i < 100 && (await readdir(partialDir)).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await readdir(partialDir)).toEqual([]);
     await expect(backing.head(cut)).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' });
   });
 
