@@ -2,6 +2,7 @@
  * Round trips through every path and backend, cross-backend decryption, streaming equivalence, views at
  * non-zero offsets, random access ranges, limits and option errors.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createEncryptStreamWithSalt, encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
 import {
@@ -73,6 +74,29 @@ describe('round trips', () => {
         expect(toHex(run.output), `${backend} ${length}`).toBe(toHex(whole));
       }
     }
+  });
+
+  it('property: any length cut into any pieces round-trips through both streams, and the size is exact', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 70_000 }),
+        fc.array(fc.integer({ min: 1, max: 20_000 }), { minLength: 1, maxLength: 8 }),
+        fc.constantFrom<BlobBackendName>(...BACKENDS),
+        async (length, pieceSizes, backend) => {
+          const plaintext = testBytes(length, length);
+          let i = 0;
+          const sizes = () => pieceSizes[i++ % pieceSizes.length] as number;
+          const enc = await runStream(createEncryptStream(key, { backend }), cut(plaintext, sizes));
+          expect(enc.error).toBeUndefined();
+          expect(enc.output.length).toBe(ciphertextSize(length));
+          i = 0;
+          const dec = await runStream(createDecryptStream(key, { backend }), cut(enc.output, sizes));
+          expect(dec.error).toBeUndefined();
+          expect(Buffer.from(dec.output).equals(Buffer.from(plaintext))).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it('byte-by-byte streams in both directions', async () => {
