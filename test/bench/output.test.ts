@@ -133,6 +133,21 @@ describe('SVG chart', () => {
     expect(svg).toContain('1.0 GiB');
   });
 
+  it('draws one panel per suite', () => {
+    const base = report();
+    const blob = {
+      ...base.suites[0]!,
+      name: 'blob',
+      measurements: [{ ...mb('b', 1000, { sizeBytes: 2 ** 28, series: 'blob encrypt' }), suite: 'blob' }],
+      comparisons: [],
+    };
+    const svg = renderSvg({ ...base, suites: [...base.suites, blob] });
+    expect(svg).toMatch(/font-weight="bold">playback<\/text>/);
+    expect(svg).toMatch(/font-weight="bold">blob<\/text>/);
+    expect(svg).not.toMatch(/font-weight="bold">browser<\/text>/);
+    expect(chartSeries({ ...base, suites: [blob] })[0]!.suite).toBe('blob');
+  });
+
   it('says so when there is nothing to draw', () => {
     const empty = { ...report(), suites: [] };
     expect(renderSvg(empty)).toContain('no throughput figures');
