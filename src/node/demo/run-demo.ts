@@ -98,7 +98,9 @@ interface Item {
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   const rec = new DemoRecorder(options.print);
-  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'happy-media-demo-'));
+  const parent = options.parentDir ?? tmpdir();
+  await mkdir(parent, { recursive: true });
+  const dir = await mkdtemp(join(parent, 'happy-media-demo-'));
   const files: Record<string, string> = {
     samples: join(dir, 'samples'),
     localStore: join(dir, 'store'),
