@@ -13,10 +13,13 @@
 import { thumbHashToDataURL } from 'thumbhash';
 import {
   createDecryptStream,
+  DecryptionError,
   decryptV1Blob,
   fromBase64,
   isHappyMediaError,
   parseSessionMessage,
+  randomBytes,
+  toHex,
 } from '../src/index.js';
 
 /** What the player needs to show one media blob. */
@@ -31,6 +34,11 @@ export interface PlayParams {
   mime?: string;
   /** `v1` for Happy's whole-blob attachments. */
   format?: 'v1' | 'v2';
+  /**
+   * Seekable streaming for v2 videos through the Service Worker `sw.js` (next to the page): the video
+   * starts and seeks before the whole blob arrived. Needs a blob server that answers Range requests.
+   */
+  stream?: boolean;
 }
 
 type Kind = 'photo' | 'video' | 'file';
@@ -140,33 +148,79 @@ async function fetchVerified(params: PlayParams): Promise<Uint8Array[]> {
   return parts;
 }
 
+/** Asks the Service Worker (over a MessageChannel) and returns its answer. */
+function askWorker(
+  worker: ServiceWorker,
+  message: Record<string, unknown>,
+): Promise<{ ok: boolean; code?: string; message?: string }> {
+  const channel = new MessageChannel();
+  const reply = new Promise<{ ok: boolean; code?: string; message?: string }>((resolve) => {
+    channel.port1.onmessage = (event) => resolve(event.data);
+  });
+  worker.postMessage(message, [channel.port2]);
+  return reply;
+}
+
+/** Points a `<video>` at the Service Worker, which decrypts only the ranges the element asks for. */
+async function streamVideo(
+  params: PlayParams,
+  mime: string,
+): Promise<{ url: string; status: () => Promise<string | undefined> }> {
+  if (!('serviceWorker' in navigator))
+    throw new Error('this browser has no Service Workers; play without stream=1');
+  const registration = await navigator.serviceWorker.register('sw.js');
+  await navigator.serviceWorker.ready;
+  if (!navigator.serviceWorker.controller) {
+    await new Promise((resolve) =>
+      navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
+    );
+  }
+  const worker = navigator.serviceWorker.controller!;
+  const id = toHex(randomBytes(16));
+  const src = new URL(params.src, location.href);
+  if (src.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
+  // The worker verified the commitment and the final chunk before it says yes.
+  const opened = await askWorker(worker, { type: 'open', id, src: src.href, key: params.key, mime });
+  if (!opened.ok) {
+    throw opened.code === 'ERR_DECRYPTION_FAILED' ? new DecryptionError() : new Error(opened.message);
+  }
+  return {
+    url: new URL(`__happy_media__/${id}`, registration.scope).href,
+    status: async () => (await askWorker(worker, { type: 'status', id })).code,
+  };
+}
+
 /** Plays one blob; the page's state ends as `ready` or `error`. */
 export async function play(params: PlayParams): Promise<void> {
   try {
     setState('loading', 'Downloading and verifying…');
     const info = describe(params);
     showPlaceholder(info.thumbhash, info.width, info.height);
+    if (params.stream && info.kind === 'video' && params.format !== 'v1') {
+      const stream = await streamVideo(params, info.mime);
+      const video = await showVideo(stream.url);
+      // A chunk that fails later ends the worker's response with an error: show it, keep nothing.
+      video.addEventListener('error', () => {
+        void stream
+          .status()
+          .then((code) =>
+            fail(
+              code === 'ERR_DECRYPTION_FAILED'
+                ? new DecryptionError()
+                : new Error('the video stopped playing'),
+            ),
+          );
+      });
+      setState('ready', 'Streaming; every chunk is verified before it plays.');
+      return;
+    }
     const parts = await fetchVerified(params);
     // Every chunk has authenticated: only now do the bytes become something an element can read.
     const blob = new Blob(parts as BlobPart[], { type: info.mime === 'image/*' ? '' : info.mime });
     currentUrl = URL.createObjectURL(blob);
     progress.hidden = true;
     if (info.kind === 'video') {
-      const video = document.createElement('video');
-      video.id = 'media';
-      video.controls = true;
-      video.playsInline = true;
-      video.preload = 'metadata';
-      const ready = new Promise<void>((resolve, reject) => {
-        video.addEventListener('loadedmetadata', () => resolve(), { once: true });
-        video.addEventListener('error', () => reject(new Error('the browser cannot play this video')), {
-          once: true,
-        });
-      });
-      video.src = currentUrl;
-      stage.append(video);
-      await ready;
-      stage.querySelector('#placeholder')?.remove();
+      await showVideo(currentUrl);
     } else if (info.kind === 'photo') {
       const img = document.createElement('img');
       img.id = 'media';
@@ -194,6 +248,31 @@ export async function play(params: PlayParams): Promise<void> {
   }
 }
 
+/** Adds a `<video>` for `url` and resolves when its metadata loaded (then the placeholder goes). */
+async function showVideo(url: string): Promise<HTMLVideoElement> {
+  const video = document.createElement('video');
+  video.id = 'media';
+  video.controls = true;
+  video.playsInline = true;
+  video.preload = 'metadata';
+  const ready = new Promise<void>((resolve, reject) => {
+    video.addEventListener('loadedmetadata', () => resolve(), { once: true });
+    video.addEventListener(
+      'error',
+      () =>
+        reject(
+          new Error(`the browser cannot play this video (${video.error?.message || video.error?.code})`),
+        ),
+      { once: true },
+    );
+  });
+  video.src = url;
+  stage.append(video);
+  await ready;
+  stage.querySelector('#placeholder')?.remove();
+  return video;
+}
+
 function paramsFromFragment(): PlayParams | undefined {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const src = fragment.get('src');
@@ -207,6 +286,7 @@ function paramsFromFragment(): PlayParams | undefined {
     ...(message ? { message: JSON.parse(message) as unknown } : {}),
     ...(fragment.get('mime') ? { mime: fragment.get('mime')! } : {}),
     ...(format === 'v1' ? { format: 'v1' as const } : {}),
+    ...(fragment.get('stream') === '1' ? { stream: true } : {}),
   };
 }
 

@@ -31,6 +31,10 @@ let origin: string;
 let browser: Browser;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 const routes = new Map<string, { body: Uint8Array | string; type: string; hold?: () => Promise<void> }>();
+/** Every request the server saw: path, Range header, body bytes sent. */
+const served: { path: string; range: string | undefined; bytes: number }[] = [];
+let longVideo: Uint8Array | undefined;
+let longBlobSize = 0;
 // The video blob is held back until the test has seen the placeholder.
 let releaseVideo: () => void = () => undefined;
 const videoReleased = new Promise<void>((resolve) => {
@@ -79,6 +83,16 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     ).toBe(false);
     routes.set('/player.js', { body: bundle.outputFiles[0]!.text, type: 'text/javascript' });
     routes.set('/player.html', { body: await readFile('web/player.html', 'utf8'), type: 'text/html' });
+    const worker = await build({
+      entryPoints: ['web/sw.ts'],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
+    routes.set('/sw.js', { body: worker.outputFiles[0]!.text, type: 'text/javascript' });
 
     png = await makePng(64, 48);
     thumbhash = await thumbhashOf(png);
@@ -91,6 +105,15 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
       const tampered = ct.slice();
       tampered[56 + 16400 * 0 + 100]! ^= 0x01;
       routes.set('/blobs/video-tampered', { body: tampered, type: 'application/octet-stream' });
+      // 20 s at 1.5 Mbit/s (~3.7 MB): big enough that seeking must not mean downloading everything.
+      longVideo = await makeMp4(tmp.dir, 20, '1500k');
+      const longCt = await encryptBlob(longVideo, key);
+      longBlobSize = longCt.length;
+      routes.set('/blobs/long', { body: longCt, type: 'application/octet-stream' });
+      const longBad = longCt.slice();
+      // A byte in the chunk around 75% of the plaintext (about 15 s in).
+      longBad[56 + 16400 * Math.floor((longVideo.length * 0.75) / 16384) + 10]! ^= 0x01;
+      routes.set('/blobs/long-tampered', { body: longBad, type: 'application/octet-stream' });
     }
 
     server = createServer((req, res) => {
@@ -100,13 +123,34 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
         return;
       }
       const send = () => {
-        const body = typeof route.body === 'string' ? Buffer.from(route.body) : Buffer.from(route.body);
-        res.writeHead(200, {
+        const whole = typeof route.body === 'string' ? Buffer.from(route.body) : Buffer.from(route.body);
+        const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+        const headers: Record<string, string | number> = {
           'Content-Type': route.type,
-          'Content-Length': body.length,
           'Cache-Control': 'no-store',
+          'Accept-Ranges': 'bytes',
+        };
+        let body = whole;
+        let status = 200;
+        if (range) {
+          const start = Number(range[1]);
+          const end = Math.min(whole.length - 1, range[2] ? Number(range[2]) : whole.length - 1);
+          if (start >= whole.length) {
+            res.writeHead(416, { 'Content-Range': `bytes */${whole.length}` }).end();
+            return;
+          }
+          body = whole.subarray(start, end + 1);
+          status = 206;
+          headers['Content-Range'] = `bytes ${start}-${end}/${whole.length}`;
+        }
+        headers['Content-Length'] = body.length;
+        served.push({
+          path: req.url ?? '',
+          range: req.headers.range,
+          bytes: req.method === 'HEAD' ? 0 : body.length,
         });
-        res.end(body);
+        res.writeHead(status, headers);
+        res.end(req.method === 'HEAD' ? undefined : body);
       };
       if (route.hold) void route.hold().then(send);
       else send();
@@ -227,6 +271,79 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     expect(await settle(page)).toBe('error');
     expect(await page.evaluate(() => document.body.dataset.error)).toBe('ERR_DECRYPTION_FAILED');
     expect(await page.$('#media')).toBeNull();
+    await page.close();
+  });
+
+  it('streams through the Service Worker: plays and seeks, fetching only ranges (stretch goal)', async (context) => {
+    if (!longVideo) context.skip();
+    const page = await browser.newPage();
+    const message = videoMessage({
+      role: 'user',
+      ref: 'media/browserlong0000000000000',
+      thumbhash,
+      width: 320,
+      height: 240,
+      durationMs: 20_000,
+      mimeType: 'video/mp4',
+      size: longVideo!.length,
+    });
+    served.length = 0;
+    await page.goto(
+      pageUrl({ src: '/blobs/long', key: toBase64(key), message: JSON.stringify(message), stream: '1' }),
+    );
+    await settle(page);
+    expect(
+      await page.evaluate(
+        () => `${document.body.dataset.state}: ${document.getElementById('status')?.textContent}`,
+      ),
+    ).toBe('ready: Streaming; every chunk is verified before it plays.');
+    const seeked = await page.evaluate(async () => {
+      const v = document.querySelector('video')!;
+      await new Promise<void>((resolve, reject) => {
+        v.addEventListener('seeked', () => resolve(), { once: true });
+        v.addEventListener('error', () => reject(new Error('video error')), { once: true });
+        v.currentTime = 15;
+      });
+      if (v.readyState < 2) await new Promise((r) => v.addEventListener('loadeddata', r, { once: true }));
+      return {
+        time: v.currentTime,
+        duration: v.duration,
+        readyState: v.readyState,
+        width: v.videoWidth,
+        src: v.src,
+      };
+    });
+    expect(seeked.time).toBeCloseTo(15, 0);
+    expect(seeked.duration).toBeCloseTo(20, 0);
+    expect(seeked.readyState).toBeGreaterThanOrEqual(2);
+    expect(seeked.width).toBe(320);
+    expect(seeked.src).toContain('/__happy_media__/');
+    const blobRequests = served.filter((r) => r.path === '/blobs/long');
+    // Every ciphertext request was a range, and together they did not fetch the whole blob.
+    expect(blobRequests.length).toBeGreaterThan(2);
+    for (const r of blobRequests) expect(r.range).toMatch(/^bytes=\d+-\d+$/);
+    const total = blobRequests.reduce((sum, r) => sum + r.bytes, 0);
+    expect(total).toBeLessThan(longBlobSize);
+    // The seek to 15 s (75%) fetched chunks around it directly, without reading everything before it.
+    const starts = blobRequests.map((r) => Number(/^bytes=(\d+)-/.exec(r.range ?? '')?.[1]));
+    expect(starts.some((start) => start > longBlobSize * 0.6)).toBe(true);
+    await page.close();
+  });
+
+  it('streaming stops with an error when a chunk fails verification on seek', async (context) => {
+    if (!longVideo) context.skip();
+    const page = await browser.newPage();
+    await page.goto(
+      pageUrl({ src: '/blobs/long-tampered', key: toBase64(key), mime: 'video/mp4', stream: '1' }),
+    );
+    expect(await settle(page)).toBe('ready'); // header and final chunk verify; the bad chunk is in the middle
+    await page.evaluate(() => {
+      const v = document.querySelector('video');
+      if (v) v.currentTime = 15;
+    });
+    await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 30_000 });
+    expect(await page.evaluate(() => document.body.dataset.error)).toBe('ERR_DECRYPTION_FAILED');
+    expect(await page.$('video')).toBeNull();
     await page.close();
   });
 });

@@ -35,9 +35,13 @@ export async function hasFfmpeg(): Promise<boolean> {
   }
 }
 
-/** A 320×240, 2-second H.264 MP4 (faststart), written to `dir`. */
-export async function makeMp4(dir: string, seconds = 2): Promise<Uint8Array> {
-  const out = join(dir, 'sample.mp4');
+/**
+ * A 320×240 H.264 MP4 (faststart, a keyframe every second), written to `dir`. `bitrate` (e.g. `1500k`)
+ * makes it big enough for seeking tests; testsrc otherwise compresses to a few kB per second.
+ */
+export async function makeMp4(dir: string, seconds = 2, bitrate?: string): Promise<Uint8Array> {
+  const out = join(dir, `sample-${seconds}s${bitrate ? `-${bitrate}` : ''}.mp4`);
+  const rate = bitrate ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate, '-x264-params', 'nal-hrd=cbr'] : [];
   await run(
     'ffmpeg',
     [
@@ -54,6 +58,9 @@ export async function makeMp4(dir: string, seconds = 2): Promise<Uint8Array> {
       'yuv420p',
       '-c:v',
       'libx264',
+      '-g',
+      '10',
+      ...rate,
       '-movflags',
       '+faststart',
       out,
