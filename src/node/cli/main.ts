@@ -1,25 +1,92 @@
 /**
  * The `happy-media` command line: builds the program from one module per command.
  *
+ * Only the module of the command being run is imported. Loading every command up front pulled sharp,
+ * the S3 client and ffmpeg glue into `happy-media validate` and `--help` (about a second of CPU per
+ * start), so the top-level listing uses the summaries below and a command's own module (its options,
+ * its `--help`, its action) is imported only when that command is named.
+ *
  * @module
  */
 import { Command, CommanderError } from 'commander';
-import { registerBench } from './commands/bench.js';
-import { registerDecrypt } from './commands/decrypt.js';
-import { registerDemo } from './commands/demo.js';
-import { registerEncrypt } from './commands/encrypt.js';
-import { registerKeygen } from './commands/keygen.js';
-import { registerOpen } from './commands/open.js';
-import { registerPlay } from './commands/play.js';
-import { registerProbe } from './commands/probe.js';
-import { registerSeal } from './commands/seal.js';
-import { registerSend } from './commands/send.js';
-import { registerServe } from './commands/serve.js';
-import { registerValidate } from './commands/validate.js';
 import { EXIT_USAGE, reportCliError } from './run-action.js';
 
-/** Builds the commander program with every command registered. */
-export function buildProgram(): Command {
+/** Registers one command (its options, help and action) on the program. */
+type Register = (program: Command) => void;
+
+/** A command known to the CLI: a one-line summary for the listing and a loader for its module. */
+interface CommandEntry {
+  summary: string;
+  load: () => Promise<Register>;
+}
+
+/** Every command, in the order `--help` lists them. */
+const COMMANDS: Record<string, CommandEntry> = {
+  demo: {
+    summary: 'run the whole mission on an embedded store and check every step',
+    load: async () => (await import('./commands/demo.js')).registerDemo,
+  },
+  validate: {
+    summary: 'check a Session Protocol v2 stream (JSON Lines)',
+    load: async () => (await import('./commands/validate.js')).registerValidate,
+  },
+  keygen: {
+    summary: 'print (or write) a fresh random 32-byte key',
+    load: async () => (await import('./commands/keygen.js')).registerKeygen,
+  },
+  seal: {
+    summary: 'encrypt a v2 message into a Happy envelope {"t":"encrypted","c":...}',
+    load: async () => (await import('./commands/seal.js')).registerSeal,
+  },
+  open: {
+    summary: 'decrypt a Happy envelope and print the v2 message inside',
+    load: async () => (await import('./commands/open.js')).registerOpen,
+  },
+  encrypt: {
+    summary: 'encrypt a file as a media blob (Cobblestone-256, or Happy v1)',
+    load: async () => (await import('./commands/encrypt.js')).registerEncrypt,
+  },
+  decrypt: {
+    summary: 'decrypt a media blob (whole or a range); output only after full verification',
+    load: async () => (await import('./commands/decrypt.js')).registerDecrypt,
+  },
+  probe: {
+    summary: 'print kind, MIME type, dimensions, duration and thumbhash of files',
+    load: async () => (await import('./commands/probe.js')).registerProbe,
+  },
+  serve: {
+    summary: 'serve encrypted blobs over HTTP with Range support',
+    load: async () => (await import('./commands/serve.js')).registerServe,
+  },
+  send: {
+    summary: 'probe, encrypt and upload a file; print its v2 message (and envelope)',
+    load: async () => (await import('./commands/send.js')).registerSend,
+  },
+  play: {
+    summary: 'download, verify and decrypt a media message to a private file (or stream it)',
+    load: async () => (await import('./commands/play.js')).registerPlay,
+  },
+  bench: {
+    summary: 'measure every hot path beside its limit in the same run',
+    load: async () => (await import('./commands/bench.js')).registerBench,
+  },
+};
+
+/** Names of every command, in listing order. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/** The command named in `args` (user arguments, without node and script), also for `help <command>`. */
+function commandNamed(args: string[]): string | undefined {
+  const first = args[0];
+  if (first === 'help') return args[1] !== undefined && args[1] in COMMANDS ? args[1] : undefined;
+  return first !== undefined && first in COMMANDS ? first : undefined;
+}
+
+/**
+ * Builds the commander program. With `only`, that command is fully registered and the others are
+ * listed by summary; without it, every command is fully registered (slower; for tests and tooling).
+ */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('happy-media')
     .description('End-to-end encrypted media and Session Protocol v2 for Happy')
     .showHelpAfterError()
@@ -28,21 +95,13 @@ export function buildProgram(): Command {
     // Commander's own usage errors get our one-line format too.
     outputError: (text, write) => write(`happy-media: ERR_USAGE: ${text.replace(/^error: /, '').trim()}\n`),
   });
-  for (const register of [
-    registerDemo,
-    registerValidate,
-    registerKeygen,
-    registerSeal,
-    registerOpen,
-    registerEncrypt,
-    registerDecrypt,
-    registerProbe,
-    registerServe,
-    registerSend,
-    registerPlay,
-    registerBench,
-  ]) {
-    register(program);
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (only === undefined || only === name) {
+      (await entry.load())(program);
+    } else {
+      // Listed for the top-level help only; never reached, since naming it loads the real module.
+      program.command(name).description(entry.summary);
+    }
   }
   // Every subcommand inherits the usage-error behaviour.
   for (const command of program.commands) command.exitOverride().showHelpAfterError();
@@ -51,8 +110,8 @@ export function buildProgram(): Command {
 
 /** Runs the CLI with the given argv (defaults to `process.argv`). Resolves when the command is done. */
 export async function main(argv: string[] = process.argv): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(commandNamed(argv.slice(2)) ?? '');
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
