@@ -6,6 +6,7 @@
  */
 export * from '../index.js';
 export * from './blob/index.js';
+export * from './envelope/index.js';
 export * from './media/index.js';
 export * from './playback/index.js';
 export * from './send/index.js';
