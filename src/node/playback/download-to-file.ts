@@ -19,19 +19,13 @@ import {
   plaintextSize,
 } from '../../core/blob/index.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
-import { AbortedError, DecryptionError, HappyMediaError, LimitError } from '../../core/errors.js';
+import { AbortedError, DecryptionError, LimitError } from '../../core/errors.js';
 import type { ProducedFile } from './media-cache.js';
-import {
-  extensionForMimeType,
-  extensionOfName,
-  SNIFF_BYTES,
-  safeFileStem,
-  sniffMimeType,
-} from './media-names.js';
+import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFile } from './media-names.js';
 import type { MediaRequest } from './media-request.js';
 import { AtomicFileWriter } from './private-files.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
-import { downloadError, headWithRetries, readStoreRange } from './store-reads.js';
+import { headWithRetries, readStoreRange } from './store-reads.js';
 
 /** Largest v1 (whole-blob secretbox) ciphertext playback accepts: it is opened in memory. Happy caps v1 at 10 MB. */
 export const V1_MAX_BLOB_BYTES = 64 * 1024 * 1024;
@@ -95,17 +89,10 @@ export async function downloadToFile(
 
   const writer = await AtomicFileWriter.create(options.dir);
   const hash = createHash('sha256');
-  const head: Uint8Array[] = [];
-  let headBytes = 0;
   let done = 0;
   const accept = async (plain: Uint8Array) => {
     if (signal?.aborted) throw new AbortedError('the open was aborted', { cause: signal.reason });
     hash.update(plain);
-    if (headBytes < SNIFF_BYTES) {
-      const part = plain.subarray(0, SNIFF_BYTES - headBytes);
-      head.push(part.slice());
-      headBytes += part.length;
-    }
     await writer.write(plain);
     done += plain.length;
     onProgress?.({ done, total });
@@ -139,7 +126,8 @@ export async function downloadToFile(
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
     if (done !== total) throw new DecryptionError();
 
-    const sniffed = request.mimeType ? undefined : await sniffMimeType(joinHead(head, headBytes));
+    // Every byte is verified by now; the sniffer reads the partial file where it needs to.
+    const sniffed = request.mimeType ? undefined : await sniffMimeTypeOfFile(writer.partialPath);
     const mimeType = request.mimeType ?? sniffed ?? 'application/octet-stream';
     const extension = extensionForMimeType(mimeType) ?? extensionOfName(request.name) ?? '.bin';
     const path = join(options.dir, `${safeFileStem(request.name)}${extension}`);
@@ -147,18 +135,11 @@ export async function downloadToFile(
     return { path, extension, size: total, mimeType, sha256: hash.digest('hex') };
   } catch (error) {
     await writer.abort();
-    if (error instanceof HappyMediaError && !(signal?.aborted && !(error instanceof AbortedError)))
-      throw error;
-    throw downloadError(request.ref, error, signal);
+    if (signal?.aborted && !(error instanceof AbortedError)) {
+      throw new AbortedError('the open was aborted', { cause: signal.reason });
+    }
+    // Store failures arrive already typed (resumableDownload, headWithRetries); anything else is a bug
+    // and must not masquerade as a network problem.
+    throw error;
   }
-}
-
-function joinHead(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

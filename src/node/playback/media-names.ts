@@ -4,10 +4,16 @@
  *
  * @module
  */
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 
-/** How many leading plaintext bytes {@link sniffMimeType} looks at (file-type's own sample size). */
-export const SNIFF_BYTES = 4100;
+/**
+ * How much plaintext the streaming endpoint sniffs when the message names no MIME type: files up to
+ * {@link SNIFF_WHOLE_BYTES} whole (file-type may need a TIFF's trailing IFD or a zip's entries), else the
+ * first {@link SNIFF_HEAD_BYTES}.
+ */
+export const SNIFF_WHOLE_BYTES = 4 * 1024 * 1024;
+/** See {@link SNIFF_WHOLE_BYTES}. */
+export const SNIFF_HEAD_BYTES = 64 * 1024;
 
 // Players (mpv, QuickTime, browsers opening file://) pick a demuxer by extension; these are the types
 // Happy sends plus the common ones a `file` message may carry.
@@ -80,6 +86,18 @@ export function safeFileStem(name: string | undefined, fallback = 'media'): stri
     .trim()
     .slice(0, 80);
   return cleaned.length > 0 ? cleaned : fallback;
+}
+
+/**
+ * Sniffs a MIME type from a whole verified plaintext file. file-type then reads what it needs wherever it
+ * is (a TIFF's IFD at the end, the entries of an OOXML zip), which a fixed-size head cannot give it.
+ */
+export async function sniffMimeTypeOfFile(path: string): Promise<string | undefined> {
+  try {
+    return (await fileTypeFromFile(path))?.mime;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sniffs a MIME type from the first verified plaintext bytes (containers only; undefined when unknown). */

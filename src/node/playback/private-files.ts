@@ -108,6 +108,11 @@ export class AtomicFileWriter {
     }
   }
 
+  /** Path of the file being written (its bytes are readable there before the commit). */
+  get partialPath(): string {
+    return this.#partialPath;
+  }
+
   /** Bytes written so far. */
   get bytesWritten(): number {
     return this.#written;

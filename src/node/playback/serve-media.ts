@@ -24,7 +24,8 @@ import { parseRangeHeader } from './http-range.js';
 import {
   extensionForMimeType,
   extensionOfName,
-  SNIFF_BYTES,
+  SNIFF_HEAD_BYTES,
+  SNIFF_WHOLE_BYTES,
   safeFileStem,
   sniffMimeType,
 } from './media-names.js';
@@ -129,7 +130,7 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
   if (request.size !== undefined && request.size !== size) throw new DecryptionError();
   const sniffed = request.mimeType
     ? undefined
-    : await sniffMimeType(await reader.read(0, Math.min(size, SNIFF_BYTES)));
+    : await sniffMimeType(await reader.read(0, size <= SNIFF_WHOLE_BYTES ? size : SNIFF_HEAD_BYTES));
   const mimeType = request.mimeType ?? sniffed ?? 'application/octet-stream';
   const extension = extensionForMimeType(mimeType) ?? extensionOfName(request.name) ?? '.bin';
   const token = randomBytes(16).toString('base64url');
