@@ -67,11 +67,14 @@ describe.skipIf(!hasCorpus)('playback conformance: media corpus', () => {
       store.put(ref, await encryptBlob(plain, key));
       const media = await openMedia({ ref }, { store, blobKey: key, tempRoot: tmp.dir });
       try {
-        const digest = createHash('sha256').update(await readFile(media.path)).digest('hex');
+        const digest = createHash('sha256')
+          .update(await readFile(media.path))
+          .digest('hex');
         expect(digest, row.file).toBe(row.sha256);
         expect(media.size, row.file).toBe(Number(row.size));
         const expectedMime = row.filetype_mime || 'application/octet-stream';
-        if (media.mimeType !== expectedMime) mismatches.push(`${row.file}: ${media.mimeType} != ${expectedMime}`);
+        if (media.mimeType !== expectedMime)
+          mismatches.push(`${row.file}: ${media.mimeType} != ${expectedMime}`);
         expect(extname(media.path), row.file).toBe(extensionForMimeType(media.mimeType) ?? '.bin');
       } finally {
         await media.dispose();

@@ -41,7 +41,9 @@ export async function hasFfmpeg(): Promise<boolean> {
  */
 export async function makeMp4(dir: string, seconds = 2, bitrate?: string): Promise<Uint8Array> {
   const out = join(dir, `sample-${seconds}s${bitrate ? `-${bitrate}` : ''}.mp4`);
-  const rate = bitrate ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate, '-x264-params', 'nal-hrd=cbr'] : [];
+  const rate = bitrate
+    ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate, '-x264-params', 'nal-hrd=cbr']
+    : [];
   await run(
     'ffmpeg',
     [
