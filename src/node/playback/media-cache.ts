@@ -21,7 +21,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { assertBytes, assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
 import { sweepStaleDirectories } from './exit-cleanup.js';
@@ -169,7 +169,8 @@ export class MediaCache {
     if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.length === 0)) {
       throw new InvalidArgumentError('expected a directory path for `dir` but received an empty value');
     }
-    this.dir = options.dir ?? defaultCacheDir();
+    // Absolute, so the paths handed out stay valid whatever the process's cwd does later.
+    this.dir = resolve(options.dir ?? defaultCacheDir());
   }
 
   /** Total bytes of the cached entries. */

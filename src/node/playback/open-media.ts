@@ -4,6 +4,7 @@
  * @module
  */
 import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
 import { downloadToFile } from './download-to-file.js';
@@ -139,7 +140,7 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
     };
   }
 
-  const root = options.tempRoot ?? tmpdir();
+  const root = resolve(options.tempRoot ?? tmpdir());
   sweepOnce(root);
   const dir = await createPrivateDirectory(root, TEMP_DIR_PREFIX);
   try {

@@ -82,6 +82,22 @@ describe('happy-media play', () => {
     expect(result.stdout.trim().endsWith('.txt')).toBe(true);
   });
 
+  it('plays what `happy-media send` printed, read from stdin', async () => {
+    const source = join(tmp.dir, 'notes.bin');
+    await writeFile(source, plain.subarray(0, 123_456));
+    const sent = await runCli(['send', source, '--store', store, '--key-file', keyFile]);
+    expect(sent.code).toBe(0);
+    const played = await runCli(
+      ['play', '-', '--store', store, '--key-file', keyFile, '--cache-dir', join(tmp.dir, 'cache-send')],
+      {
+        input: sent.stdout,
+      },
+    );
+    expect(played.stderr).toBe('');
+    expect(played.code).toBe(0);
+    expect(sameBytes(await readFile(played.stdout.trim()), plain.subarray(0, 123_456))).toBe(true);
+  });
+
   it('fails a tampered blob with exit 1, ERR_DECRYPTION_FAILED and no file', async () => {
     const cacheDir = join(tmp.dir, 'cache-bad');
     const result = await runCli([
