@@ -18,7 +18,7 @@ import {
   createDecryptStream,
   plaintextSize,
 } from '../../core/blob/index.js';
-import { decryptV1Blob } from '../../core/envelope/index.js';
+import { decryptV1Blob, LEGACY_OVERHEAD_BYTES } from '../../core/envelope/index.js';
 import { AbortedError, DecryptionError, LimitError } from '../../core/errors.js';
 import type { ProducedFile } from './media-cache.js';
 import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFile } from './media-names.js';
@@ -27,10 +27,13 @@ import { AtomicFileWriter } from './private-files.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
 
-/** Largest v1 (whole-blob secretbox) ciphertext playback accepts: it is opened in memory. Happy caps v1 at 10 MB. */
+/**
+ * Largest v1 (whole-blob secretbox) ciphertext playback accepts: it is opened in memory. Happy itself caps
+ * v1 uploads at 10 MB (`V1_BLOB_MAX_PLAINTEXT_BYTES`); the margin admits old blobs from other clients.
+ */
 export const V1_MAX_BLOB_BYTES = 64 * 1024 * 1024;
-/** Bytes a v1 blob adds to its plaintext (24-byte nonce + 16-byte tag). */
-export const V1_OVERHEAD_BYTES = 40;
+/** Bytes a v1 blob adds to its plaintext (24-byte nonce + 16-byte tag), from the envelope layer. */
+export const V1_OVERHEAD_BYTES = LEGACY_OVERHEAD_BYTES;
 
 /** What the pipeline needs besides the request. */
 export interface DownloadToFileOptions {
