@@ -51,12 +51,12 @@ export interface OpenedMedia {
   dispose(): Promise<void>;
 }
 
-let swept = new Set<string>();
+const swept = new Set<string>();
 
 /** Removes leftovers of earlier processes that died before their exit hook ran (once per root). */
 function sweepOnce(root: string): void {
   if (swept.has(root)) return;
-  swept = new Set(swept).add(root);
+  swept.add(root);
   sweepStaleDirectories(root, TEMP_DIR_PREFIX);
 }
 

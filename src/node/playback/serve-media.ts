@@ -92,7 +92,8 @@ function hostAllowed(host: string | undefined, port: number): boolean {
 /**
  * Serves one message's media on a loopback URL for streaming playback with seeking.
  *
- * @throws {StorageError} `ERR_NOT_FOUND` / `ERR_DOWNLOAD_FAILED` when the blob cannot be read.
+ * @throws {StorageError} `ERR_NOT_FOUND` / `ERR_DOWNLOAD_FAILED` when the blob cannot be read;
+ *   `ERR_STORAGE` when the port cannot be bound.
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the header or final chunk does not verify, or
  *   the size differs from the message's.
  * @throws {InvalidArgumentError} / {SchemaError} for bad arguments.
