@@ -54,3 +54,23 @@ export async function opsPerSecondRuns(op: () => unknown, plan: RunPlan, batchMs
   }, plan);
   return ms.map((m) => batch / (m / 1000));
 }
+
+/**
+ * Times several cases round-robin: each round runs every case once (rotating which goes first), after
+ * `plan.warmup` untimed rounds. On a shared machine the load changes by the second; interleaving makes
+ * each round's cases see the same load, so their ratio holds even when the absolute figures move.
+ * Returns, per case, its `plan.runs` durations in ms.
+ */
+export async function timeInterleaved(fns: readonly (() => unknown)[], plan: RunPlan): Promise<number[][]> {
+  for (let i = 0; i < plan.warmup; i++) for (const fn of fns) await fn();
+  const out = fns.map(() => [] as number[]);
+  for (let round = 0; round < plan.runs; round++) {
+    for (let k = 0; k < fns.length; k++) {
+      const j = (k + round) % fns.length;
+      const start = performance.now();
+      await fns[j]!();
+      out[j]!.push(performance.now() - start);
+    }
+  }
+  return out;
+}

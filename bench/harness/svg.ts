@@ -181,7 +181,8 @@ export function renderSvg(report: BenchReport): string {
     y += rowHeight + 16;
   }
   return `${[
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" role="img" font-family="sans-serif" font-size="11">`,
+    `<title>${escapeXml(header)}</title>`,
     `<rect width="${width}" height="${y}" fill="#fff"/>`,
     `<text x="10" y="22" font-size="14" font-weight="bold">${escapeXml(header)}</text>`,
     ...body,

@@ -16,7 +16,7 @@ import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';
 import type { Measurement } from '../harness/figures.js';
 import { loadArea } from '../harness/load.js';
-import { timeRuns } from '../harness/measure.js';
+import { timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
@@ -71,67 +71,59 @@ function mbps(
   });
 }
 
-/** Measures the two references over `data`; returns their measurements keyed by operation. */
-async function measureReferences(
-  rec: SuiteRecorder,
-  data: Uint8Array,
-  key: Uint8Array,
-  plan: { warmup: number; runs: number },
-): Promise<Record<'nodeEnc' | 'nodeDec' | 'naclEnc' | 'naclDec', Measurement>> {
+/** One timed case of a size group. */
+interface Case {
+  id: string;
+  label: string;
+  series: string;
+  reference: boolean;
+  fn: () => unknown;
+}
+
+/** The two references over `data` (checked first): node:crypto one-cipher AES-GCM and tweetnacl secretbox. */
+function referenceCases(rec: SuiteRecorder, data: Uint8Array, key: Uint8Array): Case[] {
   const size = data.length;
   const tag = formatBytes(size);
   const iv = randomBytes(12);
   const one = nodeOneCipherEncrypt(data, key, iv);
-  if (!equal(nodeOneCipherDecrypt(one.ct, one.tag, key, iv), data))
+  if (!equal(nodeOneCipherDecrypt(one.ct, one.tag, key, iv), data)) {
     throw new Error('node:crypto reference did not round-trip');
+  }
   const nonce = randomBytes(24);
   const boxed = nacl.secretbox(data, nonce, key);
   const opened = nacl.secretbox.open(boxed, nonce, key);
   if (!opened || !equal(opened, data)) throw new Error('tweetnacl reference did not round-trip');
   rec.check(`references round-trip at ${tag} (node:crypto one-cipher AES-256-GCM, tweetnacl secretbox)`);
-  const common = { sizeBytes: size, reference: true };
-  return {
-    nodeEnc: mbps(
-      rec,
-      {
-        ...common,
-        id: `ref.node-gcm.encrypt.${size}`,
-        label: `node:crypto one-cipher encrypt ${tag}`,
-        series: 'node:crypto one-cipher AES-GCM encrypt',
-      },
-      await timeRuns(() => nodeOneCipherEncrypt(data, key, iv), plan),
-    ),
-    nodeDec: mbps(
-      rec,
-      {
-        ...common,
-        id: `ref.node-gcm.decrypt.${size}`,
-        label: `node:crypto one-cipher decrypt ${tag}`,
-        series: 'node:crypto one-cipher AES-GCM decrypt',
-      },
-      await timeRuns(() => nodeOneCipherDecrypt(one.ct, one.tag, key, iv), plan),
-    ),
-    naclEnc: mbps(
-      rec,
-      {
-        ...common,
-        id: `ref.secretbox.encrypt.${size}`,
-        label: `tweetnacl secretbox whole blob ${tag}`,
-        series: 'tweetnacl secretbox (Happy today) encrypt',
-      },
-      await timeRuns(() => nacl.secretbox(data, nonce, key), plan),
-    ),
-    naclDec: mbps(
-      rec,
-      {
-        ...common,
-        id: `ref.secretbox.decrypt.${size}`,
-        label: `tweetnacl secretbox.open whole blob ${tag}`,
-        series: 'tweetnacl secretbox (Happy today) decrypt',
-      },
-      await timeRuns(() => nacl.secretbox.open(boxed, nonce, key), plan),
-    ),
-  };
+  return [
+    {
+      id: `ref.node-gcm.encrypt.${size}`,
+      label: `node:crypto one-cipher encrypt ${tag}`,
+      series: 'node:crypto one-cipher AES-GCM encrypt',
+      reference: true,
+      fn: () => nodeOneCipherEncrypt(data, key, iv),
+    },
+    {
+      id: `ref.node-gcm.decrypt.${size}`,
+      label: `node:crypto one-cipher decrypt ${tag}`,
+      series: 'node:crypto one-cipher AES-GCM decrypt',
+      reference: true,
+      fn: () => nodeOneCipherDecrypt(one.ct, one.tag, key, iv),
+    },
+    {
+      id: `ref.secretbox.encrypt.${size}`,
+      label: `tweetnacl secretbox whole blob ${tag}`,
+      series: 'tweetnacl secretbox (Happy today) encrypt',
+      reference: true,
+      fn: () => nacl.secretbox(data, nonce, key),
+    },
+    {
+      id: `ref.secretbox.decrypt.${size}`,
+      label: `tweetnacl secretbox.open whole blob ${tag}`,
+      series: 'tweetnacl secretbox (Happy today) decrypt',
+      reference: true,
+      fn: () => nacl.secretbox.open(boxed, nonce, key),
+    },
+  ];
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
@@ -176,54 +168,64 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     `backends ${backends.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
   );
 
-  const sizes = new Set([size, ...(backends.includes('noble') ? [nobleSize] : [])]);
-  const data = new Map<number, Uint8Array>();
-  const refs = new Map<number, Awaited<ReturnType<typeof measureReferences>>>();
-  for (const s of sizes) {
-    const d = randomData(s);
-    data.set(s, d);
-    refs.set(s, await measureReferences(rec, d, key, plan));
-  }
-
+  // One group per size: ours and the references over the same bytes, timed interleaved (round-robin),
+  // so a busy neighbour slows every case of a round alike instead of skewing one side of a ratio.
+  const groups = new Map<number, BackendName[]>();
   for (const b of backends) {
     const s = b === 'noble' ? nobleSize : size;
-    const d = data.get(s)!;
+    groups.set(s, [...(groups.get(s) ?? []), b]);
+  }
+  for (const [s, group] of groups) {
+    const d = randomData(s);
     const tag = formatBytes(s);
-    const ct = await blob.encryptBlob(d, key, { backend: b });
-    if (!equal(await blob.decryptBlob(ct, key, { backend: b }), d))
-      throw new Error(`${b}: ${tag} did not round-trip`);
-    rec.check(`${b}: ${tag} round-trips`);
-    const enc = mbps(
-      rec,
-      {
-        id: `blob.encrypt.${b}`,
-        label: `encrypt (${b}) ${tag}`,
-        sizeBytes: s,
-        series: `blob encrypt (${b})`,
-      },
-      await timeRuns(() => blob.encryptBlob(d, key, { backend: b }), plan),
+    const cases: Case[] = [];
+    for (const b of group) {
+      const ct = await blob.encryptBlob(d, key, { backend: b });
+      if (!equal(await blob.decryptBlob(ct, key, { backend: b }), d))
+        throw new Error(`${b}: ${tag} did not round-trip`);
+      rec.check(`${b}: ${tag} round-trips`);
+      cases.push(
+        {
+          id: `blob.encrypt.${b}`,
+          label: `encrypt (${b}) ${tag}`,
+          series: `blob encrypt (${b})`,
+          reference: false,
+          fn: () => blob.encryptBlob(d, key, { backend: b }),
+        },
+        {
+          id: `blob.decrypt.${b}`,
+          label: `decrypt (${b}) ${tag}`,
+          series: `blob decrypt (${b})`,
+          reference: false,
+          fn: () => blob.decryptBlob(ct, key, { backend: b }),
+        },
+      );
+    }
+    cases.push(...referenceCases(rec, d, key));
+    const times = await timeInterleaved(
+      cases.map((c) => c.fn),
+      plan,
     );
-    const dec = mbps(
-      rec,
-      {
-        id: `blob.decrypt.${b}`,
-        label: `decrypt (${b}) ${tag}`,
-        sizeBytes: s,
-        series: `blob decrypt (${b})`,
-      },
-      await timeRuns(() => blob.decryptBlob(ct, key, { backend: b }), plan),
-    );
-    const r = refs.get(s)!;
-    if (b === 'noble') {
-      // Pure JS beside pure JS: Happy's tweetnacl path is the fair reference.
-      rec.compare(enc, r.naclEnc);
-      rec.compare(dec, r.naclDec);
-      rec.compare(enc, r.nodeEnc);
-    } else {
-      rec.compare(enc, r.nodeEnc);
-      rec.compare(dec, r.nodeDec);
-      rec.compare(enc, r.naclEnc);
-      rec.compare(dec, r.naclDec);
+    const m = new Map<string, Measurement>();
+    cases.forEach((c, i) => {
+      const { fn: _fn, ...fields } = c;
+      m.set(c.id, mbps(rec, { ...fields, sizeBytes: s }, times[i]!));
+    });
+    const ref = (kind: string) => m.get(`ref.${kind}.${s}`)!;
+    for (const b of group) {
+      const enc = m.get(`blob.encrypt.${b}`)!;
+      const dec = m.get(`blob.decrypt.${b}`)!;
+      if (b === 'noble') {
+        // Pure JS beside pure JS: Happy's tweetnacl path is the fair reference.
+        rec.compare(enc, ref('secretbox.encrypt'));
+        rec.compare(dec, ref('secretbox.decrypt'));
+        rec.compare(enc, ref('node-gcm.encrypt'));
+      } else {
+        rec.compare(enc, ref('node-gcm.encrypt'));
+        rec.compare(dec, ref('node-gcm.decrypt'));
+        rec.compare(enc, ref('secretbox.encrypt'));
+        rec.compare(dec, ref('secretbox.decrypt'));
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compare, speedRatio } from '../../bench/harness/figures.js';
+import { timeInterleaved } from '../../bench/harness/measure.js';
 import { megabytesPerSecond, perSecond, quantile, summarize } from '../../bench/harness/stats.js';
 
 describe('bench statistics', () => {
@@ -79,5 +80,20 @@ describe('speed ratios', () => {
       reference: 'ref',
       ratio: 0.25,
     });
+  });
+});
+
+describe('interleaved timing', () => {
+  it('runs warm-up rounds untimed, then every case once per round, rotating which goes first', async () => {
+    const calls: string[] = [];
+    const times = await timeInterleaved(
+      ['a', 'b', 'c'].map((name) => () => {
+        calls.push(name);
+      }),
+      { warmup: 1, runs: 3 },
+    );
+    expect(calls.join('')).toBe('abc' + 'abc' + 'bca' + 'cab');
+    expect(times.map((t) => t.length)).toEqual([3, 3, 3]);
+    for (const t of times.flat()) expect(t).toBeGreaterThanOrEqual(0);
   });
 });
