@@ -33,29 +33,6 @@ export async function timeRuns(fn: () => unknown, plan: RunPlan): Promise<number
 }
 
 /**
- * Measures an operation too short to time alone (a 1 KiB seal): calibrates a batch size so one batch
- * lasts about `batchMs`, then returns operations per second for each of `plan.runs` batches.
- */
-export async function opsPerSecondRuns(op: () => unknown, plan: RunPlan, batchMs = 150): Promise<number[]> {
-  let batch = 1;
-  // Calibrate (also serves as warm-up): double until one batch takes a tenth of the target.
-  for (;;) {
-    const start = performance.now();
-    for (let i = 0; i < batch; i++) await op();
-    const took = performance.now() - start;
-    if (took >= batchMs / 10 || batch >= 1 << 24) {
-      batch = Math.max(1, Math.round((batch * batchMs) / Math.max(took, 0.001)));
-      break;
-    }
-    batch *= 2;
-  }
-  const ms = await timeRuns(async () => {
-    for (let i = 0; i < batch; i++) await op();
-  }, plan);
-  return ms.map((m) => batch / (m / 1000));
-}
-
-/**
  * Times several cases round-robin: each round runs every case once (rotating which goes first), after
  * `plan.warmup` untimed rounds. On a shared machine the load changes by the second; interleaving makes
  * each round's cases see the same load, so their ratio holds even when the absolute figures move.
@@ -73,4 +50,36 @@ export async function timeInterleaved(fns: readonly (() => unknown)[], plan: Run
     }
   }
   return out;
+}
+
+/**
+ * Measures operations too short to time alone (a 1 KiB seal), in operations per second: each gets a
+ * batch calibrated to last about `batchMs`, then the batches run round-robin like {@link timeInterleaved}.
+ */
+export async function opsPerSecondInterleaved(
+  ops: readonly (() => unknown)[],
+  plan: RunPlan,
+  batchMs = 150,
+): Promise<number[][]> {
+  const batches: number[] = [];
+  for (const op of ops) {
+    let batch = 1;
+    for (;;) {
+      const start = performance.now();
+      for (let i = 0; i < batch; i++) await op();
+      const took = performance.now() - start;
+      if (took >= batchMs / 10 || batch >= 1 << 24) {
+        batches.push(Math.max(1, Math.round((batch * batchMs) / Math.max(took, 0.001))));
+        break;
+      }
+      batch *= 2;
+    }
+  }
+  const ms = await timeInterleaved(
+    ops.map((op, k) => async () => {
+      for (let i = 0; i < batches[k]!; i++) await op();
+    }),
+    plan,
+  );
+  return ms.map((runs, k) => runs.map((m) => batches[k]! / (m / 1000)));
 }

@@ -11,7 +11,7 @@ import type { BlobApi, NodeBlobApi } from '../harness/apis.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
 import { loadArea } from '../harness/load.js';
-import { timeRuns } from '../harness/measure.js';
+import { timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
@@ -50,18 +50,23 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       `plaintextSize = ${formatBytes(size)}; 1 MiB reads at first, last and random offsets equal the plaintext`,
     );
     const bytes = reads * MiB;
+    const [oursMs, refMs] = await timeInterleaved(
+      [
+        async () => {
+          for (const o of offsets) await reader.read(o, MiB);
+        },
+        async () => {
+          for (const o of offsets) await readPlain(o);
+        },
+      ],
+      plan,
+    );
     const ours = rec.add({
       id: 'random-access.read',
       suite: 'random-access',
       label: `${reads}× 1 MiB random reads of ${formatBytes(size)} blob`,
       unit: 'MB/s',
-      summary: summarize(
-        (
-          await timeRuns(async () => {
-            for (const o of offsets) await reader.read(o, MiB);
-          }, plan)
-        ).map((ms) => megabytesPerSecond(bytes, ms)),
-      ),
+      summary: summarize(oursMs!.map((ms) => megabytesPerSecond(bytes, ms))),
     });
     const ref = rec.add({
       id: 'ref.random-access.plain',
@@ -69,13 +74,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       label: 'same ranges from the plain file',
       unit: 'MB/s',
       reference: true,
-      summary: summarize(
-        (
-          await timeRuns(async () => {
-            for (const o of offsets) await readPlain(o);
-          }, plan)
-        ).map((ms) => megabytesPerSecond(bytes, ms)),
-      ),
+      summary: summarize(refMs!.map((ms) => megabytesPerSecond(bytes, ms))),
     });
     rec.compare(ours, ref);
   } finally {
