@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,13 @@ export async function runSuites(suites: readonly Suite[], options: RunOptions): 
     log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
   };
   const results: SuiteResult[] = [];
+  // Ctrl-C must not leave gigabytes of scratch files behind.
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(scratchDir, { recursive: true, force: true });
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     for (const suite of suites) {
       const suiteDir = join(scratchDir, suite.name);
@@ -115,6 +123,8 @@ export async function runSuites(suites: readonly Suite[], options: RunOptions): 
       await rm(suiteDir, { recursive: true, force: true });
     }
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await rm(scratchDir, { recursive: true, force: true });
   }
   return {
