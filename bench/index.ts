@@ -37,7 +37,10 @@ export const SUITES: readonly Suite[] = [
   browserSuite,
 ];
 
-/** Package root (`dist/bench/index.js` → `../..`). */
+/**
+ * Package root (`dist/bench/index.js` → `../..`). Default outputs go under `.tmp/` (git-ignored and
+ * outside the linter's scope: biome would reformat generated JSON).
+ */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Options of {@link runBench}. */
@@ -46,9 +49,9 @@ export interface BenchOptions {
   quick?: boolean;
   /** Suite names to run (default: all). */
   only?: string[];
-  /** JSON report path (default `bench/results/latest.json` in the package). */
+  /** JSON report path (default `.tmp/bench/latest.json` in the package). */
   json?: string;
-  /** SVG chart path (default `bench/results/latest.svg` in the package). */
+  /** SVG chart path (default `.tmp/bench/latest.svg` in the package). */
   svg?: string;
   /** Cache of generated inputs (default `.tmp/bench-inputs` in the package, or env `HAPPY_MEDIA_BENCH_INPUTS`). */
   inputsDir?: string;
@@ -71,8 +74,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const inputsDir =
     options.inputsDir ?? process.env.HAPPY_MEDIA_BENCH_INPUTS ?? resolve(PACKAGE_ROOT, '.tmp/bench-inputs');
   const report = await runSuites(suites, { quick: options.quick === true, inputsDir });
-  const jsonPath = resolve(options.json ?? resolve(PACKAGE_ROOT, 'bench/results/latest.json'));
-  const svgPath = resolve(options.svg ?? resolve(PACKAGE_ROOT, 'bench/results/latest.svg'));
+  const jsonPath = resolve(options.json ?? resolve(PACKAGE_ROOT, '.tmp/bench/latest.json'));
+  const svgPath = resolve(options.svg ?? resolve(PACKAGE_ROOT, '.tmp/bench/latest.svg'));
   for (const [path, text] of [
     [jsonPath, `${JSON.stringify(report, null, 2)}\n`],
     [svgPath, renderSvg(report)],

@@ -17,8 +17,8 @@ export function registerBench(program: Command): void {
     .option('--quick', 'small sizes and few runs (under a minute)')
     .option('--only <suites>', 'comma-separated suites to run (see --list)')
     .option('--list', 'list the suites and exit')
-    .option('--json <file>', 'write the JSON report here (default bench/results/latest.json)')
-    .option('--svg <file>', 'write the SVG chart here (default bench/results/latest.svg)')
+    .option('--json <file>', 'write the JSON report here (default .tmp/bench/latest.json)')
+    .option('--svg <file>', 'write the SVG chart here (default .tmp/bench/latest.svg)')
     .action(
       runAction(
         async (opts: { quick?: boolean; only?: string; list?: boolean; json?: string; svg?: string }) => {
