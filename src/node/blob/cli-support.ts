@@ -1,67 +1,15 @@
 /**
- * What the `encrypt` and `decrypt` commands share: key sources that keep keys out of argv, option
- * parsing with usage errors, and stdin/stdout plumbing with backpressure.
+ * What the `encrypt` and `decrypt` commands share: option parsing with usage errors, and stdin/stdout
+ * plumbing with backpressure. Their keys come from `../envelope/key-source.ts`, as for every command.
  *
  * @internal Not exported from `happy-media/node`.
  * @module
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { fromBase64, fromHex } from '../../core/bytes.js';
+import { fromHex } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
 import { diskError } from './private-output.js';
-
-/** Key-related CLI options. */
-export interface KeyOptions {
-  /** `--key`: base64 key on the command line. */
-  key?: string;
-  /** `--key-file`: path of a file holding the key. */
-  keyFile?: string;
-}
-
-/** Name of the environment variable that may hold the base64 key. */
-export const KEY_ENV = 'HAPPY_MEDIA_KEY';
-
-/** Decodes a base64 key and checks it is 32 bytes, without ever echoing it. */
-function decodeKey(text: string, where: string): Uint8Array {
-  let key: Uint8Array;
-  try {
-    key = fromBase64(text.trim(), where);
-  } catch {
-    throw new UsageError(`expected a standard base64 key in ${where} but it could not be decoded`);
-  }
-  if (key.length !== 32) {
-    throw new UsageError(`expected a 32-byte key in ${where} but received ${key.length} bytes`);
-  }
-  return key;
-}
-
-/**
- * The key from `--key`, `--key-file` (base64 text, or exactly 32 raw bytes) or `$HAPPY_MEDIA_KEY`, in
- * that order; exactly one of the two flags may be given.
- *
- * @throws {UsageError} when no key or two keys are given, or the key is not 32 bytes of base64.
- */
-export async function resolveCliKey(options: KeyOptions): Promise<Uint8Array> {
-  if (options.key !== undefined && options.keyFile !== undefined) {
-    throw new UsageError('give the key once: either --key or --key-file');
-  }
-  if (options.key !== undefined) return decodeKey(options.key, '--key');
-  if (options.keyFile !== undefined) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(options.keyFile);
-    } catch (cause) {
-      throw diskError('read the key file', options.keyFile, cause);
-    }
-    if (bytes.length === 32) return new Uint8Array(bytes);
-    return decodeKey(new TextDecoder().decode(bytes), '--key-file');
-  }
-  const fromEnv = process.env[KEY_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return decodeKey(fromEnv, `$${KEY_ENV}`);
-  throw new UsageError(`a key is required: --key B64, --key-file PATH or $${KEY_ENV}`);
-}
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {

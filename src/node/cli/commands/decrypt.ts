@@ -16,15 +16,14 @@ import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
 import {
   copyFileToStdout,
   inputPieces,
-  KEY_ENV,
   parseByteCount,
   parseContextHex,
   parseFormat,
   readWholeInput,
-  resolveCliKey,
 } from '../../blob/cli-support.js';
 import { pumpEngine } from '../../blob/engine-pipe.js';
 import { decryptFile } from '../../blob/files.js';
+import { KEY_ENV_VARIABLE, resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
 import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
 import { runAction } from '../run-action.js';
@@ -84,7 +83,7 @@ export function registerDecrypt(program: Command): void {
     .argument('<OUT>', 'plaintext file, or - for stdout (written only after full verification)')
     .option(
       '--key <b64>',
-      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV}: argv is visible to other users)`,
+      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
     )
     .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
     .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
@@ -105,7 +104,7 @@ export function registerDecrypt(program: Command): void {
           ...(flags.offset === undefined ? {} : { offset: parseByteCount(flags.offset, '--offset') }),
           ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
         };
-        const key = await resolveCliKey(flags);
+        const key = await resolveKey(flags);
         if (outPath !== '-') {
           await decryptToFile(inPath, outPath, key, format, context, range);
           return;

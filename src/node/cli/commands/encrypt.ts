@@ -11,14 +11,13 @@ import { encryptV1Blob } from '../../../core/envelope/v1-blob.js';
 import { UsageError } from '../../../core/errors.js';
 import {
   inputPieces,
-  KEY_ENV,
   parseContextHex,
   parseFormat,
   readWholeInput,
-  resolveCliKey,
   writeStdout,
 } from '../../blob/cli-support.js';
 import { pumpEngine } from '../../blob/engine-pipe.js';
+import { KEY_ENV_VARIABLE, resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
 import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
 import { runAction } from '../run-action.js';
@@ -41,7 +40,7 @@ export function registerEncrypt(program: Command): void {
     .argument('<OUT>', 'blob to write, or - for stdout; a file appears only when complete')
     .option(
       '--key <b64>',
-      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV}: argv is visible to other users)`,
+      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
     )
     .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
     .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
@@ -56,7 +55,7 @@ export function registerEncrypt(program: Command): void {
         const context = parseContextHex(flags.contextHex);
         if (format === 'v1' && context !== undefined)
           throw new UsageError('--context-hex applies to --format v2 only');
-        const key = await resolveCliKey(flags);
+        const key = await resolveKey(flags);
 
         if (format === 'v1') {
           const blob = encryptV1Blob(await readWholeInput(inPath, V1_BLOB_MAX_PLAINTEXT_BYTES), key);
