@@ -21,19 +21,7 @@ import { formatBytes } from '../harness/table.js';
 
 /** Reads a whole stream into one array (for the check only, at ~100 MB). */
 export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
-    parts.push(part);
-    total += part.length;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** A file as a Web stream. */

@@ -59,8 +59,21 @@ export function assertNonNegativeInteger(
   return value;
 }
 
-/** Concatenates byte arrays into a new one. */
+/** Concatenates byte arrays into a new one. For a list of any length, use {@link joinBytes}. */
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  return joinBytes(parts);
+}
+
+/**
+ * Concatenates a list of byte arrays into a new one. Unlike spreading a list into {@link concatBytes},
+ * this works for any number of parts (a stream read byte by byte yields millions).
+ *
+ * @example
+ * ```ts
+ * const whole = joinBytes(pieces);
+ * ```
+ */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
   let total = 0;
   for (const p of parts) total += p.length;
   const out = new Uint8Array(total);

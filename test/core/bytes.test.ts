@@ -7,6 +7,7 @@ import {
   fromBase64,
   fromHex,
   fromUtf8,
+  joinBytes,
   randomBytes,
   toBase64,
   toHex,
@@ -64,6 +65,12 @@ describe('encodings', () => {
     expect(concatBytes(Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3))).toEqual(
       Uint8Array.of(1, 2, 3),
     );
+    // More parts than a spread call takes, one of them a view with a non-zero offset.
+    const parts = Array.from({ length: 300_000 }, () => Uint8Array.of(7));
+    parts[1] = Uint8Array.of(0, 9).subarray(1);
+    const joined = joinBytes(parts);
+    expect(joined.length).toBe(300_000);
+    expect([joined[0], joined[1], joined[2]]).toEqual([7, 9, 7]);
     expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).toBe(true);
     expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).toBe(false);
     expect(equalBytes(Uint8Array.of(1), Uint8Array.of(1, 2))).toBe(false);

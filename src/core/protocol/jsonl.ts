@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { joinBytes } from '../bytes.js';
 
 /** Default longest line: 8 MiB (a message is small; its media live elsewhere, by ref). */
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -37,17 +38,6 @@ function parseLine(bytes: Uint8Array, line: number): JsonLine | undefined {
     // JSON.parse's message quotes the input; a line may hold private text, so it is not repeated.
     return { line, ok: false, code: 'INVALID_JSON', message: `line ${line} is not valid JSON` };
   }
-}
-
-function join(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /**
@@ -83,7 +73,8 @@ export async function* readJsonLines(
         message: `line ${line} is longer than ${maxLineBytes} bytes; it was skipped`,
       };
     } else {
-      let bytes = join(parts, size);
+      // One part needs no copy.
+      let bytes = parts.length === 1 ? parts[0]! : joinBytes(parts);
       if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
       result =
         bytes.length > maxLineBytes

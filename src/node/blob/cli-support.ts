@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { fromHex } from '../../core/bytes.js';
+import { fromHex, joinBytes } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
 import { diskError } from './private-output.js';
 
@@ -70,13 +70,7 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
     }
     parts.push(piece);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return joinBytes(parts);
 }
 
 /** Writes to stdout and waits for it to drain when its buffer is full (bounded memory). */

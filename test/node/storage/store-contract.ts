@@ -46,19 +46,7 @@ export function stallingStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
 
 /** Reads a whole Web stream into one array. */
 export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
-    parts.push(part);
-    total += part.length;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
