@@ -21,38 +21,8 @@ import {
   thumbhashInputSize,
 } from '../../src/node/media/index.js';
 import { runCli } from '../helpers/cli.js';
-import { corpusPath, hasCorpus, readCorpusJson } from '../helpers/corpus.js';
+import { corpusPath, hasCorpus, readCorpusCsv, readCorpusJson } from '../helpers/corpus.js';
 import { ffmpegChildren } from '../node/media/samples.js';
-
-/** Parses RFC 4180 CSV (quoted fields may hold commas) into objects keyed by the header. */
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else if (c !== '\r') field += c;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  const [header, ...body] = rows;
-  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
-}
 
 /**
  * Where our MIME type differs from file-type's on purpose (docs/media.md, "MIME names"), and what we
@@ -116,7 +86,7 @@ function expectValidProbe(probe: MediaProbe): void {
 describe.skipIf(!hasCorpus)('media/index.csv: MIME, kind, size, duration, thumbhash', () => {
   let rows: Record<string, string>[] = [];
   beforeAll(async () => {
-    rows = parseCsv(await readFile(corpusPath('media', 'index.csv'), 'utf8'));
+    rows = await readCorpusCsv('media', 'index.csv');
   });
 
   it('lists the corpus files', () => {
@@ -233,7 +203,7 @@ describe.skipIf(!hasCorpus)('corrupt/**: hostile files end in a valid result or 
   }, 900_000);
 
   it('valid PngSuite edge cases decode as photos of their true size', async () => {
-    const rows = parseCsv(await readFile(corpusPath('corrupt', 'index.csv'), 'utf8')).filter((r) =>
+    const rows = (await readCorpusCsv('corrupt', 'index.csv')).filter((r) =>
       r.file!.startsWith('pngsuite/valid-edge/'),
     );
     expect(rows.length).toBeGreaterThan(20);

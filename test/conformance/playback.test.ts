@@ -12,39 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../src/core/blob/index.js';
 import { randomBytes } from '../../src/core/bytes.js';
 import { extensionForMimeType, openMedia } from '../../src/node/playback/index.js';
-import { corpusPath, hasCorpus } from '../helpers/corpus.js';
+import { corpusPath, hasCorpus, readCorpusCsv } from '../helpers/corpus.js';
 import { makeTempDir } from '../helpers/tmp.js';
 import { MemoryStore } from '../node/playback/helpers/memory-store.js';
-
-/** Minimal CSV reader for media/index.csv (quoted fields may hold commas and doubled quotes). */
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else if (c !== '\r') field += c;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  const [header, ...body] = rows;
-  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
-}
 
 describe.skipIf(!hasCorpus)('playback conformance: media corpus', () => {
   const key = randomBytes(32);
@@ -53,7 +23,7 @@ describe.skipIf(!hasCorpus)('playback conformance: media corpus', () => {
 
   beforeAll(async () => {
     tmp = await makeTempDir('happy-media-playback-conformance-');
-    rows = parseCsv(await readFile(corpusPath('media', 'index.csv'), 'utf8')).filter((r) => r.file);
+    rows = (await readCorpusCsv('media', 'index.csv')).filter((r) => r.file);
   });
   afterAll(() => tmp?.cleanup());
 

@@ -30,3 +30,38 @@ export function corpusPath(...parts: string[]): string {
 export async function readCorpusJson<T = unknown>(...parts: string[]): Promise<T> {
   return JSON.parse(await readFile(corpusPath(...parts), 'utf8')) as T;
 }
+
+/** Reads a CSV file of the corpus (such as `media/index.csv`) into objects keyed by its header. */
+export async function readCorpusCsv(...parts: string[]): Promise<Record<string, string>[]> {
+  return parseCsv(await readFile(corpusPath(...parts), 'utf8'));
+}
+
+/** Parses RFC 4180 CSV (quoted fields may hold commas and doubled quotes) into objects keyed by the header. */
+export function parseCsv(text: string): Record<string, string>[] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else if (c !== '\r') field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  const [header, ...body] = rows;
+  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
+}
