@@ -71,68 +71,53 @@ export async function photo12mp(dir: string): Promise<string> {
   });
 }
 
+/**
+ * Encodes `seconds` of ffmpeg's 1080p30 test pattern as H.264 MP4 (ultrafast, faststart) into `tmp`;
+ * `quality` goes before the pixel format (e.g. `-qp 0` for lossless).
+ */
+async function testPattern1080p(
+  tmp: string,
+  seconds: number,
+  quality: string[],
+  timeout: number,
+): Promise<void> {
+  await run(
+    FFMPEG,
+    [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=1920x1080:rate=30',
+      '-t',
+      String(seconds),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      ...quality,
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
+      tmp,
+    ],
+    { timeout },
+  );
+}
+
 /** A 1080p H.264 MP4, 5 s at 30 fps (~10 MB): the probe input. */
 export async function video1080p(dir: string): Promise<string> {
-  return cached(join(dir, 'video-1080p-5s.mp4'), async (tmp) => {
-    await run(
-      FFMPEG,
-      [
-        '-v',
-        'error',
-        '-y',
-        '-f',
-        'lavfi',
-        '-i',
-        'testsrc2=size=1920x1080:rate=30',
-        '-t',
-        '5',
-        '-c:v',
-        'libx264',
-        '-preset',
-        'ultrafast',
-        '-pix_fmt',
-        'yuv420p',
-        '-movflags',
-        '+faststart',
-        '-f',
-        'mp4',
-        tmp,
-      ],
-      { timeout: 120_000 },
-    );
-  });
+  return cached(join(dir, 'video-1080p-5s.mp4'), (tmp) => testPattern1080p(tmp, 5, [], 120_000));
 }
 
 /** A 1080p lossless H.264 MP4 of about 100 MB (24 s): the send input. */
 export async function video100mb(dir: string): Promise<string> {
-  return cached(join(dir, 'video-1080p-100mb.mp4'), async (tmp) => {
-    await run(
-      FFMPEG,
-      [
-        '-v',
-        'error',
-        '-y',
-        '-f',
-        'lavfi',
-        '-i',
-        'testsrc2=size=1920x1080:rate=30',
-        '-t',
-        '24',
-        '-c:v',
-        'libx264',
-        '-preset',
-        'ultrafast',
-        '-qp',
-        '0',
-        '-pix_fmt',
-        'yuv420p',
-        '-movflags',
-        '+faststart',
-        '-f',
-        'mp4',
-        tmp,
-      ],
-      { timeout: 300_000 },
-    );
-  });
+  return cached(join(dir, 'video-1080p-100mb.mp4'), (tmp) =>
+    testPattern1080p(tmp, 24, ['-qp', '0'], 300_000),
+  );
 }
