@@ -13,6 +13,22 @@ import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE } from '../../core/blob/constants.js';
 import { chunkNonceInto } from '../../core/blob/key-schedule.js';
 import { DecryptionError } from '../../core/errors.js';
 
+const AES_256_GCM = 'aes-256-gcm';
+
+/** Cipher options shared by every chunk (no object allocated per chunk). */
+const TAG_OPTIONS = Object.freeze({ authTagLength: BLOB_TAG_SIZE });
+
+/**
+ * A plain `Uint8Array` of `size` bytes over its own `ArrayBuffer`, not zero-filled: the batch output is
+ * written in full before anyone sees it, so zeroing it first is wasted work (a megabyte per batch). Its own
+ * buffer (not Node's shared pool) so a consumer that keeps or transfers `.buffer` sees nothing else; a plain
+ * `Uint8Array` (not a `Buffer`) so `.slice()` copies as callers expect.
+ */
+function uninitialisedBytes(size: number): Uint8Array {
+  const buffer = Buffer.allocUnsafeSlow(size);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+}
+
 /** Chunk cipher over node:crypto. Synchronous: no promise per chunk on the hot path. */
 class NodeChunkCipher implements ChunkCipher {
   readonly #key: Uint8Array;
@@ -28,27 +44,29 @@ class NodeChunkCipher implements ChunkCipher {
     let total = 0;
     for (const p of plaintexts) total += p.length + BLOB_TAG_SIZE;
     // One output array per batch: each chunk's ciphertext and tag are copied straight into place.
-    const out = new Uint8Array(total);
+    const out = uninitialisedBytes(total);
     let at = 0;
     for (let i = 0; i < plaintexts.length; i++) {
-      const plaintext = plaintexts[i] as Uint8Array;
       const cipher = createCipheriv(
-        'aes-256-gcm',
+        AES_256_GCM,
         this.#key,
         chunkNonceInto(this.#baseNonce, first + i, this.#nonce),
-        {
-          authTagLength: BLOB_TAG_SIZE,
-        },
+        TAG_OPTIONS,
       );
-      const body = cipher.update(plaintext);
+      const body = cipher.update(plaintexts[i] as Uint8Array);
       out.set(body, at);
+      at += body.length;
       // GCM is a stream mode: final() adds no bytes, but it must run before the tag exists.
       const rest = cipher.final();
-      out.set(rest, at + body.length);
-      at += plaintext.length;
+      if (rest.length > 0) {
+        out.set(rest, at);
+        at += rest.length;
+      }
       out.set(cipher.getAuthTag(), at);
       at += BLOB_TAG_SIZE;
     }
+    // Every byte of the uninitialised array must have been written (never hand out stale memory).
+    if (at !== total) throw new Error('node:crypto AES-GCM returned an unexpected ciphertext length');
     return out;
   }
 
@@ -58,27 +76,36 @@ class NodeChunkCipher implements ChunkCipher {
       if (s.length < BLOB_TAG_SIZE) throw new DecryptionError();
       total += s.length - BLOB_TAG_SIZE;
     }
-    const out = new Uint8Array(total);
+    const out = uninitialisedBytes(total);
     let at = 0;
     for (let i = 0; i < sealed.length; i++) {
       const chunk = sealed[i] as Uint8Array;
       const bodyLength = chunk.length - BLOB_TAG_SIZE;
       const decipher = createDecipheriv(
-        'aes-256-gcm',
+        AES_256_GCM,
         this.#key,
         chunkNonceInto(this.#baseNonce, first + i, this.#nonce),
-        { authTagLength: BLOB_TAG_SIZE },
+        TAG_OPTIONS,
       );
       decipher.setAuthTag(chunk.subarray(bodyLength));
-      out.set(decipher.update(chunk.subarray(0, bodyLength)), at);
+      const body = decipher.update(chunk.subarray(0, bodyLength));
+      out.set(body, at);
+      at += body.length;
       try {
         // Throws on a bad tag; then nothing of the batch is returned and the buffer is wiped.
-        decipher.final();
+        const rest = decipher.final();
+        if (rest.length > 0) {
+          out.set(rest, at);
+          at += rest.length;
+        }
       } catch (cause) {
         out.fill(0);
         throw new DecryptionError({ cause });
       }
-      at += bodyLength;
+    }
+    if (at !== total) {
+      out.fill(0);
+      throw new DecryptionError();
     }
     return out;
   }
