@@ -12,11 +12,11 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests ?? 0;
-// A suite that failed to load counts as a failure even though it ran no test.
-const failed =
-  (report.numFailedTests ?? 0) +
-  (report.numFailedTestSuites ?? 0) -
-  Math.min(report.numFailedTestSuites ?? 0, report.numFailedTests ?? 0);
+// A test file that failed without a failing test (it did not load, or a hook threw) counts as one failure.
+const brokenFiles = (report.testResults ?? []).filter(
+  (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
+).length;
+const failed = (report.numFailedTests ?? 0) + brokenFiles;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -382,7 +382,9 @@ export class MediaCache {
       return (
         info.isFile() &&
         info.size === entry.size &&
-        Math.trunc(info.mtimeMs) === Math.trunc(entry.mtimeMs) &&
+        // Within a millisecond, not equal: restoring a timestamp through a Date (utimes, cp -p, backup
+        // tools) can land a few nanoseconds below the original and change its truncated millisecond.
+        Math.abs(info.mtimeMs - entry.mtimeMs) < 1 &&
         info.ino === entry.ino &&
         (info.mode & 0o077) === 0
       );
