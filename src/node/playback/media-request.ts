@@ -4,9 +4,36 @@
  *
  * @module
  */
-import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { assertSessionMessage, parseRef, type SessionMessage } from '../../core/protocol/index.js';
+import type { ReadableBlobStore } from './resumable-download.js';
+
+/**
+ * Checks what `openMedia` and `serveMedia` both need besides the message: an options object, a store
+ * with `get()` and `head()`, and a 32-byte `blobKey`.
+ *
+ * @throws {InvalidArgumentError} naming the first option that is wrong.
+ */
+export function assertStoreAndKey(options: { store: ReadableBlobStore; blobKey: Uint8Array }): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError(
+      `expected an options object for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const { store } = options;
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.get !== 'function' ||
+    typeof store.head !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
+    );
+  }
+  assertBytes(options.blobKey, 'blobKey', 32);
+}
 
 /** A bare ref with what the caller knows about it (for blobs that did not come with a v2 message). */
 export interface MediaRefInput {

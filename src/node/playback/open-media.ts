@@ -5,12 +5,12 @@
  */
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
 import { downloadToFile } from './download-to-file.js';
 import { sweepStaleDirectories } from './exit-cleanup.js';
 import { cacheEntryId, MediaCache } from './media-cache.js';
-import { type MediaInput, toMediaRequest } from './media-request.js';
+import { assertStoreAndKey, type MediaInput, toMediaRequest } from './media-request.js';
 import { createPrivateDirectory } from './private-files.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 
@@ -61,23 +61,7 @@ function sweepOnce(root: string): void {
 }
 
 function checkOptions(options: OpenMediaOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError(
-      `expected an options object for \`options\` but received ${describeValue(options)}`,
-    );
-  }
-  const { store } = options;
-  if (
-    typeof store !== 'object' ||
-    store === null ||
-    typeof store.get !== 'function' ||
-    typeof store.head !== 'function'
-  ) {
-    throw new InvalidArgumentError(
-      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
-    );
-  }
-  assertBytes(options.blobKey, 'blobKey', 32);
+  assertStoreAndKey(options);
   if (options.cache !== undefined && !(options.cache instanceof MediaCache)) {
     throw new InvalidArgumentError(
       `expected a MediaCache for \`cache\` but received ${describeValue(options.cache)}`,

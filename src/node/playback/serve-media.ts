@@ -16,9 +16,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BlobReader, bufferRangeSource, openBlobRandomAccess } from '../../core/blob/index.js';
-import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
-import { DecryptionError, InvalidArgumentError, LimitError, StorageError } from '../../core/errors.js';
+import { DecryptionError, LimitError, StorageError } from '../../core/errors.js';
 import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from './download-to-file.js';
 import { parseRangeHeader } from './http-range.js';
 import {
@@ -29,7 +29,7 @@ import {
   safeFileStem,
   sniffMimeType,
 } from './media-names.js';
-import { type MediaInput, toMediaRequest } from './media-request.js';
+import { assertStoreAndKey, type MediaInput, toMediaRequest } from './media-request.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 import { headWithRetries, readStoreRange, retryingRangeSource } from './store-reads.js';
 
@@ -106,23 +106,7 @@ function hostAllowed(host: string | undefined, port: number): boolean {
  * ```
  */
 export async function serveMedia(message: MediaInput, options: ServeMediaOptions): Promise<MediaEndpoint> {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError(
-      `expected an options object for \`options\` but received ${describeValue(options)}`,
-    );
-  }
-  const { store } = options;
-  if (
-    typeof store !== 'object' ||
-    store === null ||
-    typeof store.get !== 'function' ||
-    typeof store.head !== 'function'
-  ) {
-    throw new InvalidArgumentError(
-      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
-    );
-  }
-  assertBytes(options.blobKey, 'blobKey', 32);
+  assertStoreAndKey(options);
   if (options.port !== undefined) assertNonNegativeInteger(options.port, 'port', 65535);
   const request = toMediaRequest(message);
 
