@@ -7,8 +7,10 @@
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
+import type { Command } from 'commander';
 import { fromHex, joinBytes } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
+import { KEY_ENV_VARIABLE } from '../envelope/key-source.js';
 import { diskError } from './private-output.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
@@ -28,6 +30,42 @@ export type CliBlobFormat = 'v2' | 'v1';
 export function parseFormat(text: string | undefined): CliBlobFormat {
   if (text === undefined || text === 'v2' || text === 'v1') return text ?? 'v2';
   throw new UsageError(`expected v2 or v1 for --format but received ${JSON.stringify(text)}`);
+}
+
+/** The flags `encrypt` and `decrypt` both take. */
+export interface BlobCommandFlags {
+  key?: string;
+  keyFile?: string;
+  contextHex?: string;
+  format?: string;
+}
+
+/** Adds the options `encrypt` and `decrypt` both take: the key, `--context-hex` and `--format`. */
+export function addBlobOptions(command: Command): Command {
+  return command
+    .option(
+      '--key <b64>',
+      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
+    )
+    .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
+    .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
+    .option('--format <v2|v1>', 'blob format', 'v2');
+}
+
+/**
+ * Parses `--format` and `--context-hex` together.
+ *
+ * @throws {UsageError} for a bad value, or a context with `--format v1`.
+ */
+export function parseBlobFormatFlags(flags: BlobCommandFlags): {
+  format: CliBlobFormat;
+  context: Uint8Array | undefined;
+} {
+  const format = parseFormat(flags.format);
+  const context = parseContextHex(flags.contextHex);
+  if (format === 'v1' && context !== undefined)
+    throw new UsageError('--context-hex applies to --format v2 only');
+  return { format, context };
 }
 
 /** Parses a non-negative integer option. @throws {UsageError} otherwise. */

@@ -14,25 +14,22 @@ import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../cor
 import { decryptV1Blob } from '../../../core/envelope/v1-blob.js';
 import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
 import {
+  addBlobOptions,
+  type BlobCommandFlags,
   copyFileToStdout,
   inputPieces,
+  parseBlobFormatFlags,
   parseByteCount,
-  parseContextHex,
-  parseFormat,
   readWholeInput,
 } from '../../blob/cli-support.js';
 import { pumpEngine } from '../../blob/engine-pipe.js';
 import { decryptFile } from '../../blob/files.js';
-import { KEY_ENV_VARIABLE, resolveKey } from '../../envelope/key-source.js';
+import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
 import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
 import { runAction } from '../run-action.js';
 
-interface DecryptFlags {
-  key?: string;
-  keyFile?: string;
-  contextHex?: string;
-  format?: string;
+interface DecryptFlags extends BlobCommandFlags {
   offset?: string;
   length?: string;
 }
@@ -76,18 +73,10 @@ async function decryptToFile(
 
 /** Registers `decrypt` on the program. */
 export function registerDecrypt(program: Command): void {
-  program
-    .command('decrypt')
+  addBlobOptions(program.command('decrypt'))
     .description('decrypt the media blob IN into OUT; OUT appears only when every byte verified')
     .argument('<IN>', 'blob file, or - for stdin')
     .argument('<OUT>', 'plaintext file, or - for stdout (written only after full verification)')
-    .option(
-      '--key <b64>',
-      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
-    )
-    .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
-    .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
-    .option('--format <v2|v1>', 'blob format', 'v2')
     .option('--offset <n>', 'first plaintext byte to write (v2: reads only the chunks needed)')
     .option('--length <m>', 'number of plaintext bytes to write')
     .addHelpText(
@@ -96,10 +85,7 @@ export function registerDecrypt(program: Command): void {
     )
     .action(
       runAction(async (inPath: string, outPath: string, flags: DecryptFlags) => {
-        const format = parseFormat(flags.format);
-        const context = parseContextHex(flags.contextHex);
-        if (format === 'v1' && context !== undefined)
-          throw new UsageError('--context-hex applies to --format v2 only');
+        const { format, context } = parseBlobFormatFlags(flags);
         const range = {
           ...(flags.offset === undefined ? {} : { offset: parseByteCount(flags.offset, '--offset') }),
           ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),

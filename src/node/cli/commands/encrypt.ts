@@ -8,53 +8,35 @@ import type { Command } from 'commander';
 import { BlobEncryptor } from '../../../core/blob/encryptor.js';
 import { V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../core/envelope/layout.js';
 import { encryptV1Blob } from '../../../core/envelope/v1-blob.js';
-import { UsageError } from '../../../core/errors.js';
 import {
+  addBlobOptions,
+  type BlobCommandFlags,
   inputPieces,
-  parseContextHex,
-  parseFormat,
+  parseBlobFormatFlags,
   readWholeInput,
   writeStdout,
 } from '../../blob/cli-support.js';
 import { pumpEngine } from '../../blob/engine-pipe.js';
-import { KEY_ENV_VARIABLE, resolveKey } from '../../envelope/key-source.js';
+import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
 import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
 import { runAction } from '../run-action.js';
 
-interface EncryptFlags {
-  key?: string;
-  keyFile?: string;
-  contextHex?: string;
-  format?: string;
-}
-
 /** Registers `encrypt` on the program. */
 export function registerEncrypt(program: Command): void {
-  program
-    .command('encrypt')
+  addBlobOptions(program.command('encrypt'))
     .description(
       'encrypt IN into a media blob at OUT (v2: Cobblestone-256, streaming; v1: Happy attachment blob)',
     )
     .argument('<IN>', 'plaintext file, or - for stdin')
     .argument('<OUT>', 'blob to write, or - for stdout; a file appears only when complete')
-    .option(
-      '--key <b64>',
-      `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
-    )
-    .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
-    .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
-    .option('--format <v2|v1>', 'blob format', 'v2')
     .addHelpText(
       'after',
       '\nExample:\n  happy-media encrypt --key-file blob.key clip.mp4 clip.bin\n  HAPPY_MEDIA_KEY=... happy-media encrypt - - < in > out',
     )
     .action(
-      runAction(async (inPath: string, outPath: string, flags: EncryptFlags) => {
-        const format = parseFormat(flags.format);
-        const context = parseContextHex(flags.contextHex);
-        if (format === 'v1' && context !== undefined)
-          throw new UsageError('--context-hex applies to --format v2 only');
+      runAction(async (inPath: string, outPath: string, flags: BlobCommandFlags) => {
+        const { format, context } = parseBlobFormatFlags(flags);
         const key = await resolveKey(flags);
 
         if (format === 'v1') {
