@@ -5,35 +5,22 @@
  *
  * @module
  */
-import { type Command, Option } from 'commander';
-import { sealMessage, sealRaw, sessionKey } from '../../../core/envelope/index.js';
+import type { Command } from 'commander';
+import { sealMessage, sealRaw } from '../../../core/envelope/index.js';
 import type { SessionMessage } from '../../../core/protocol/index.js';
-// Importing the Node envelope entry also installs the node:crypto AES-256-GCM.
-import { type KeyOptions, resolveKey } from '../../envelope/index.js';
 import { readJsonInput } from '../../envelope/read-input.js';
 import { runAction } from '../run-action.js';
+import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';
 
-interface SealOptions extends KeyOptions {
-  variant: 'legacy' | 'datakey';
+interface SealOptions extends SessionKeyOptions {
   raw?: boolean;
 }
 
 /** Registers `seal` on the program. */
 export function registerSeal(program: Command): void {
-  program
-    .command('seal')
+  addSessionKeyOptions(program.command('seal'))
     .description('encrypt one v2 message (JSON) into the envelope Happy stores: {"t":"encrypted","c":"..."}')
     .argument('[file]', 'JSON input, or - for stdin', '-')
-    .option('--key <base64>', 'the 32-byte session key (visible in the process list: prefer --key-file)')
-    .option('--key-file <path>', 'file holding the base64 key (or set HAPPY_MEDIA_KEY)')
-    .addOption(
-      new Option(
-        '--variant <variant>',
-        'legacy: NaCl secretbox under the master secret; datakey: AES-256-GCM',
-      )
-        .choices(['legacy', 'datakey'])
-        .default('datakey'),
-    )
     .option('--raw', 'seal any JSON value, without the v2 schema check')
     .addHelpText(
       'after',
@@ -41,7 +28,7 @@ export function registerSeal(program: Command): void {
     )
     .action(
       runAction(async (file: string, options: SealOptions) => {
-        const key = sessionKey(options.variant, await resolveKey(options));
+        const key = await resolveSessionKey(options);
         const value = await readJsonInput(file);
         const envelope = options.raw ? sealRaw(value, key) : sealMessage(value as SessionMessage, key);
         process.stdout.write(`${JSON.stringify(envelope)}\n`);
