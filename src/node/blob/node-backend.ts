@@ -1,9 +1,10 @@
 /**
  * The `node` backend: node:crypto AES-256-GCM (OpenSSL, AES-NI), one cipher object per chunk.
  *
- * GCM cannot restart a cipher with a new nonce, so each chunk costs a `createCipheriv`; measured here that
- * keeps ~75–85 % of one streaming cipher's throughput (docs/blob-format.md), above the 50 % target, so
- * no worker threads: on a 2-core machine shared with I/O they would not pay.
+ * GCM cannot restart a cipher with a new nonce, so each chunk costs a `createCipheriv` (and `update`,
+ * `final`, `getAuthTag` allocate per chunk). That per-chunk floor is 0.54–0.63 of one streaming cipher on
+ * cache-resident data and above it on large data; a worker thread sharing each batch measured slower on
+ * this loaded 2-core machine (docs/blob-format.md, "Streaming encrypt against one cipher").
  *
  * @module
  */
