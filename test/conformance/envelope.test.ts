@@ -32,19 +32,9 @@ import {
   openDataKeyBundle,
   setEnvelopeAesGcm,
 } from '../../src/core/envelope/index.js';
-import { HappyMediaError } from '../../src/core/errors.js';
 import { nodeEnvelopeAesGcm } from '../../src/node/envelope/node-aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof HappyMediaError) return error.code;
-    throw error;
-  }
-  return 'NO_ERROR';
-}
+import { codeOf } from '../helpers/errors.js';
 
 const b64 = (text: string) => fromBase64(text);
 

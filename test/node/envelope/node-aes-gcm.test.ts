@@ -16,9 +16,9 @@ import {
   sealMessage,
   setEnvelopeAesGcm,
 } from '../../../src/core/envelope/index.js';
-import { HappyMediaError } from '../../../src/core/errors.js';
 import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
+import { codeOf } from '../../helpers/errors.js';
 
 const implementations: EnvelopeAesGcm[] = [nobleEnvelopeAesGcm, nodeEnvelopeAesGcm];
 
@@ -31,16 +31,6 @@ function using<T>(implementation: EnvelopeAesGcm, fn: () => T): T {
   } finally {
     setEnvelopeAesGcm(before);
   }
-}
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof HappyMediaError) return error.code;
-    throw error;
-  }
-  return 'NO_ERROR';
 }
 
 describe('installation', () => {
