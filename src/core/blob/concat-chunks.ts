@@ -3,17 +3,12 @@
  *
  * @module
  */
+import { joinBytes } from '../bytes.js';
 
-/** Concatenates a batch's per-chunk results (for backends whose primitive returns one array per chunk). */
+/**
+ * Concatenates a batch's per-chunk results. A batch of one chunk is returned as it is: the backend's
+ * array is already fresh and owned by the caller, so copying it would only cost time.
+ */
 export function concatChunks(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? (parts[0] as Uint8Array) : joinBytes(parts);
 }
