@@ -19,6 +19,7 @@ import { randomBytes, toBase64 } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { photoMessage, videoMessage } from '../../src/core/protocol/index.js';
 import '../../src/node/blob/index.js';
+import { CHROMIUM_ARGS } from '../../bench/suites/browser.js';
 import { makeTempDir } from '../helpers/tmp.js';
 import { hasFfmpeg, makeMp4, makePng } from '../node/playback/helpers/samples.js';
 
@@ -159,16 +160,7 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
+      args: CHROMIUM_ARGS,
     });
   });
 
