@@ -8,6 +8,7 @@
  */
 export * from './core/blob/index.js';
 export * from './core/bytes.js';
+export * from './core/crypto/index.js';
 export * from './core/envelope/index.js';
 export * from './core/errors.js';
 export * from './core/protocol/index.js';

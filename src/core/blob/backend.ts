@@ -9,12 +9,16 @@
  *
  * @module
  */
+import { BACKEND_NAME_PATTERN } from '../crypto/cipher-module.js';
 import { InvalidArgumentError } from '../errors.js';
 import { nobleBlobBackend } from './backend-noble.js';
 import { webCryptoBlobBackend } from './backend-webcrypto.js';
 
-/** Names of the backends: `node` (node:crypto, registered by `happy-media/node`), `webcrypto`, `noble`. */
-export type BlobBackendName = 'node' | 'webcrypto' | 'noble';
+/**
+ * Names of the backends: `node` (node:crypto, registered by `happy-media/node`), `webcrypto`, `noble`, or
+ * any name a caller registered (e.g. `quick-crypto` for react-native-quick-crypto).
+ */
+export type BlobBackendName = 'node' | 'webcrypto' | 'noble' | (string & {});
 
 /**
  * Seals and opens the chunks of one message (one AEAD key, one base nonce).
@@ -40,40 +44,60 @@ export interface ChunkCipher {
   open(first: number, sealed: readonly Uint8Array[]): Uint8Array | Promise<Uint8Array>;
 }
 
-/** A way to build {@link ChunkCipher}s: node:crypto, WebCrypto or pure JS. */
+/** A way to build {@link ChunkCipher}s: node:crypto (or another module with its API), WebCrypto or pure JS. */
 export interface BlobBackend {
-  /** Registry name. */
+  /** Registry name: letters, digits, `.`, `_`, `-` (1 to 64). */
   readonly name: BlobBackendName;
   /** Prepares the cipher of one message. `aeadKey` is 32 bytes, `baseNonce` 12 bytes. */
   createChunkCipher(aeadKey: Uint8Array, baseNonce: Uint8Array): ChunkCipher | Promise<ChunkCipher>;
 }
+
+const BUILT_IN = new Set<string>(['webcrypto', 'noble']);
 
 const registry = new Map<BlobBackendName, BlobBackend>([
   [webCryptoBlobBackend.name, webCryptoBlobBackend],
   [nobleBlobBackend.name, nobleBlobBackend],
 ]);
 
+/** The backend the automatic choice prefers: the last native one registered. */
+let preferred: BlobBackend | undefined;
+
+/** Options of {@link registerBlobBackend}. */
+export interface RegisterBlobBackendOptions {
+  /**
+   * Make it the automatic choice of every blob operation (default true, except for a backend that
+   * replaces `webcrypto` or `noble`, which keep their place in the automatic order).
+   */
+  preferred?: boolean;
+}
+
 /**
- * Registers (or replaces) a backend under its name. `happy-media/node` registers `node` on import.
+ * Registers (or replaces) a backend under its name. The last one registered becomes the automatic choice
+ * (unless `preferred: false`); `happy-media/node` registers `node` (node:crypto) on import.
  *
- * @throws {InvalidArgumentError} when `backend` is not a backend with a known name.
+ * @throws {InvalidArgumentError} when `backend` has no valid name or no `createChunkCipher()`.
  * @example
  * ```ts
- * registerBlobBackend(nodeBlobBackend); // done for you by `import 'happy-media/node'`
+ * // React Native: native AES-GCM through react-native-quick-crypto (JSI)
+ * import QuickCrypto from 'react-native-quick-crypto';
+ * registerBlobBackend(cipherModuleBlobBackend(QuickCrypto, { name: 'quick-crypto' }));
  * ```
  */
-export function registerBlobBackend(backend: BlobBackend): void {
+export function registerBlobBackend(backend: BlobBackend, options: RegisterBlobBackendOptions = {}): void {
   if (
     typeof backend !== 'object' ||
     backend === null ||
-    !['node', 'webcrypto', 'noble'].includes(backend.name) ||
+    typeof backend.name !== 'string' ||
+    !BACKEND_NAME_PATTERN.test(backend.name) ||
     typeof backend.createChunkCipher !== 'function'
   ) {
     throw new InvalidArgumentError(
-      "expected a BlobBackend named 'node', 'webcrypto' or 'noble' with createChunkCipher() for `backend`",
+      'expected a BlobBackend with a name of 1 to 64 letters, digits, ".", "_" or "-" and createChunkCipher() for `backend`',
     );
   }
   registry.set(backend.name, backend);
+  if (preferred?.name === backend.name) preferred = undefined;
+  if (options.preferred ?? !BUILT_IN.has(backend.name)) preferred = backend;
 }
 
 /** True when this runtime has WebCrypto's `crypto.subtle` (browsers, Node; not bare React Native). */
@@ -82,8 +106,9 @@ function hasSubtle(): boolean {
 }
 
 /**
- * Returns the backend called `name`, or the best one for this runtime: `node` when registered (importing
- * `happy-media/node` does it), else `webcrypto` when `crypto.subtle` exists, else `noble` (pure JS).
+ * Returns the backend called `name`, or the best one for this runtime: the last native backend
+ * registered (`node` after importing `happy-media/node`; a react-native-quick-crypto backend an app
+ * registered), else `webcrypto` when `crypto.subtle` exists, else `noble` (pure JS).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `name` is unknown, not registered in this
  * runtime (`node` without `happy-media/node`), or `webcrypto` where `crypto.subtle` is missing.
@@ -95,8 +120,7 @@ function hasSubtle(): boolean {
  */
 export function getBlobBackend(name?: BlobBackendName): BlobBackend {
   if (name === undefined) {
-    const node = registry.get('node');
-    if (node) return node;
+    if (preferred) return preferred;
     return (hasSubtle() ? registry.get('webcrypto') : undefined) ?? nobleBlobBackend;
   }
   const backend = registry.get(name);

@@ -8,13 +8,25 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
-import { type BlobBackendName, decryptBlob, HAPPY_MEDIA_BLOB_CONTEXT } from '../../../src/core/blob/index.js';
+import {
+  type BlobBackendName,
+  cipherModuleBlobBackend,
+  decryptBlob,
+  HAPPY_MEDIA_BLOB_CONTEXT,
+  registerBlobBackend,
+} from '../../../src/core/blob/index.js';
 import { fromHex, toHex, utf8 } from '../../../src/core/bytes.js';
 import '../../../src/node/blob/index.js';
+import { foreignCipherModule } from '../../helpers/cipher-module.js';
 import { testBytes } from './blob-test-utils.js';
 
+// The Cipher-API backend on a module that is not node:crypto itself (as react-native-quick-crypto).
+registerBlobBackend(cipherModuleBlobBackend(foreignCipherModule().module, { name: 'cipher-module' }), {
+  preferred: false,
+});
+
 const FIXTURE = new URL('../../fixtures/blob-vectors.json', import.meta.url);
-const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble'];
+const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble', 'cipher-module'];
 /** Ciphertexts up to this size are stored whole; longer ones as SHA-512 plus head and tail. */
 const INLINE_LIMIT = 256;
 

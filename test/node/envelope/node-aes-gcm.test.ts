@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromBase64, fromHex, randomBytes, utf8 } from '../../../src/core/bytes.js';
 import {
+  cipherModuleEnvelopeAesGcm,
   dataKey,
   decryptDataKey,
   type EnvelopeAesGcm,
@@ -18,9 +19,12 @@ import {
 } from '../../../src/core/envelope/index.js';
 import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
+import { foreignCipherModule } from '../../helpers/cipher-module.js';
 import { codeOf } from '../../helpers/errors.js';
 
-const implementations: EnvelopeAesGcm[] = [nobleEnvelopeAesGcm, nodeEnvelopeAesGcm];
+/** The Cipher-API implementation on a module that is not node:crypto itself (as react-native-quick-crypto). */
+const foreignEnvelopeAesGcm = cipherModuleEnvelopeAesGcm(foreignCipherModule().module, 'foreign');
+const implementations: EnvelopeAesGcm[] = [nobleEnvelopeAesGcm, nodeEnvelopeAesGcm, foreignEnvelopeAesGcm];
 
 /** Runs `fn` with `implementation` installed, then restores what was installed before. */
 function using<T>(implementation: EnvelopeAesGcm, fn: () => T): T {
@@ -71,6 +75,8 @@ describe('node:crypto and @noble/ciphers', () => {
           const byNoble = using(nobleEnvelopeAesGcm, () => encryptDataKey(input, key, { nonce }));
           const byNode = using(nodeEnvelopeAesGcm, () => encryptDataKey(input, key, { nonce }));
           expect(byNode).toEqual(byNoble);
+          expect(using(foreignEnvelopeAesGcm, () => encryptDataKey(input, key, { nonce }))).toEqual(byNoble);
+          expect(using(foreignEnvelopeAesGcm, () => decryptDataKey(byNoble, key))).toEqual(plaintext);
           expect(using(nobleEnvelopeAesGcm, () => decryptDataKey(byNode, key))).toEqual(plaintext);
           expect(using(nodeEnvelopeAesGcm, () => decryptDataKey(byNoble, key))).toEqual(plaintext);
         },
