@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+
+export * from './core/base64-codec.js';
 export * from './core/blob/index.js';
 export * from './core/bytes.js';
 export * from './core/crypto/index.js';

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { base64 } from '@scure/base';
+import { getBase64Codec } from './base64-codec.js';
 import { FormatError, InvalidArgumentError } from './errors.js';
 
 /** Describes a received value for an error message without ever printing its contents. */
@@ -95,7 +95,7 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Encodes bytes as standard base64 with `=` padding (Happy's wire encoding). */
 export function toBase64(bytes: Uint8Array): string {
-  return base64.encode(bytes);
+  return getBase64Codec().encode(bytes);
 }
 
 /**
@@ -111,7 +111,7 @@ export function fromBase64(text: string, name = 'value'): Uint8Array {
     );
   }
   try {
-    return base64.decode(text);
+    return getBase64Codec().decode(text);
   } catch (cause) {
     throw new FormatError(`expected standard padded base64 for \`${name}\` but it could not be decoded`, {
       cause,

@@ -1,0 +1,26 @@
+/**
+ * Standard base64 over Node's native `Buffer` codec: the same texts as the universal `@scure/base` codec,
+ * several times faster (base64 was two thirds of an envelope's seal/open). `happy-media/node` installs it
+ * on import (see `setBase64Codec`).
+ *
+ * @module
+ */
+import type { Base64Codec } from '../../core/base64-codec.js';
+
+/**
+ * `Buffer.from(text, 'base64')` is lenient (it skips unknown characters and accepts missing padding), so
+ * the decoded bytes are re-encoded and compared: only the one canonical text of those bytes is accepted,
+ * exactly what the strict universal decoder accepts.
+ */
+export const nodeBase64Codec: Base64Codec = {
+  name: 'node',
+  encode: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+  decode(text) {
+    const decoded = Buffer.from(text, 'base64');
+    if (decoded.toString('base64') !== text) throw new Error('not canonical standard padded base64');
+    // Small results live in Node's shared pool: copy them so `.buffer` holds nothing but these bytes.
+    return decoded.byteLength === decoded.buffer.byteLength
+      ? new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength)
+      : new Uint8Array(decoded);
+  },
+};
