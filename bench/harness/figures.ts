@@ -51,7 +51,7 @@ export interface Comparison {
 export interface SuiteResult {
   /** Suite name, e.g. `blob`. */
   name: string;
-  /** `ok`: measured; `skipped`: a dependency is missing (not landed, no ffmpeg, no chromium); `failed`: a check or run failed. */
+  /** `ok`: measured; `skipped`: a tool is missing (no ffmpeg, no chromium); `failed`: a check or run failed. */
   status: 'ok' | 'skipped' | 'failed';
   /** Why it was skipped or failed. */
   reason?: string;

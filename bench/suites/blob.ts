@@ -10,12 +10,18 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import nacl from 'tweetnacl';
-import type { BackendName, BlobApi, NodeBlobApi } from '../harness/apis.js';
+import {
+  type BlobBackendName,
+  ciphertextSize,
+  createEncryptStream,
+  decryptBlob,
+  encryptBlob,
+} from '../../src/index.js';
+import { encryptFile } from '../../src/node/index.js';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';
 import type { Measurement } from '../harness/figures.js';
-import { loadArea } from '../harness/load.js';
 import { timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
@@ -127,17 +133,6 @@ function referenceCases(rec: SuiteRecorder, data: Uint8Array, key: Uint8Array): 
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const blob = await loadArea<BlobApi>('src/core/blob/index.js', [
-    'encryptBlob',
-    'decryptBlob',
-    'ciphertextSize',
-  ]);
-  let nodeBlob: NodeBlobApi | undefined;
-  try {
-    nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['encryptFile']);
-  } catch (error) {
-    ctx.log(`  node blob backend unavailable: ${(error as Error).message}`);
-  }
   const size = ctx.quick ? 16 * MiB : 256 * MiB;
   const nobleSize = ctx.quick ? MiB : 16 * MiB;
   const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 5 };
@@ -145,11 +140,11 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
   // Check before timing: every backend's ciphertext has the announced size and opens with every backend.
   const sample = randomData(3 * 16384 + 77);
-  const backends: BackendName[] = [];
-  const cts = new Map<BackendName, Uint8Array>();
+  const backends: BlobBackendName[] = [];
+  const cts = new Map<BlobBackendName, Uint8Array>();
   for (const b of ['node', 'webcrypto', 'noble'] as const) {
     try {
-      cts.set(b, await blob.encryptBlob(sample, key, { backend: b }));
+      cts.set(b, await encryptBlob(sample, key, { backend: b }));
       backends.push(b);
     } catch (error) {
       ctx.log(`  backend ${b} unavailable: ${(error as Error).message}`);
@@ -157,10 +152,10 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   }
   if (backends.length === 0) throw new Error('no blob backend could encrypt');
   for (const [from, ct] of cts) {
-    if (ct.length !== blob.ciphertextSize(sample.length))
+    if (ct.length !== ciphertextSize(sample.length))
       throw new Error(`${from}: ciphertext size differs from ciphertextSize()`);
     for (const to of backends) {
-      if (!equal(await blob.decryptBlob(ct, key, { backend: to }), sample))
+      if (!equal(await decryptBlob(ct, key, { backend: to }), sample))
         throw new Error(`${from} → ${to} did not round-trip`);
     }
   }
@@ -170,7 +165,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
   // One group per size: ours and the references over the same bytes, timed interleaved (round-robin),
   // so a busy neighbour slows every case of a round alike instead of skewing one side of a ratio.
-  const groups = new Map<number, BackendName[]>();
+  const groups = new Map<number, BlobBackendName[]>();
   for (const b of backends) {
     const s = b === 'noble' ? nobleSize : size;
     groups.set(s, [...(groups.get(s) ?? []), b]);
@@ -180,8 +175,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     const tag = formatBytes(s);
     const cases: Case[] = [];
     for (const b of group) {
-      const ct = await blob.encryptBlob(d, key, { backend: b });
-      if (!equal(await blob.decryptBlob(ct, key, { backend: b }), d))
+      const ct = await encryptBlob(d, key, { backend: b });
+      if (!equal(await decryptBlob(ct, key, { backend: b }), d))
         throw new Error(`${b}: ${tag} did not round-trip`);
       rec.check(`${b}: ${tag} round-trips`);
       cases.push(
@@ -190,14 +185,14 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
           label: `encrypt (${b}) ${tag}`,
           series: `blob encrypt (${b})`,
           reference: false,
-          fn: () => blob.encryptBlob(d, key, { backend: b }),
+          fn: () => encryptBlob(d, key, { backend: b }),
         },
         {
           id: `blob.decrypt.${b}`,
           label: `decrypt (${b}) ${tag}`,
           series: `blob decrypt (${b})`,
           reference: false,
-          fn: () => blob.decryptBlob(ct, key, { backend: b }),
+          fn: () => decryptBlob(ct, key, { backend: b }),
         },
       );
     }
@@ -250,16 +245,15 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         },
       });
     await slices()
-      .pipeThrough(blob.createEncryptStream(key, { backend: 'node' }))
+      .pipeThrough(createEncryptStream(key, { backend: 'node' }))
       .pipeTo(sink());
-    if (counted.bytes !== blob.ciphertextSize(size))
-      throw new Error('streaming encrypt emitted the wrong size');
+    if (counted.bytes !== ciphertextSize(size)) throw new Error('streaming encrypt emitted the wrong size');
     rec.check(`node streaming encrypt of ${tag} emits exactly ciphertextSize(${size}) bytes`);
     const [oursMs, refMs] = await timeInterleaved(
       [
         () =>
           slices()
-            .pipeThrough(blob.createEncryptStream(key, { backend: 'node' }))
+            .pipeThrough(createEncryptStream(key, { backend: 'node' }))
             .pipeTo(sink()),
         () => {
           const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
@@ -297,52 +291,47 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   }
 
   // Peak memory, file to file, one child per case: ours streams; Happy's path holds the whole blob.
-  if (nodeBlob) {
-    const input = join(ctx.scratchDir, 'plain.bin');
-    await writeRandomFile(input, size);
-    const keyHex = Buffer.from(key).toString('hex');
-    const ours = await runChild<{ ms: number[]; sha: string }>('blob:encryptFile', {
-      input,
-      output: join(ctx.scratchDir, 'ours.enc'),
-      keyHex,
-      runs: ctx.quick ? 1 : plan.runs,
-    });
-    const theirs = await runChild<{ ms: number[] }>('blob:secretboxFile', {
-      input,
-      output: join(ctx.scratchDir, 'nacl.enc'),
-      keyHex,
-      runs: ctx.quick ? 1 : plan.runs,
-    });
-    // Check: the file we timed decrypts back to the input.
-    const back = await blob.decryptBlob(
-      new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))),
-      key,
-    );
-    if (sha256(back) !== (await sha256File(input)))
-      throw new Error('encryptFile output did not decrypt to the input');
-    rec.check(`encryptFile ${formatBytes(size)} output decrypts to the input (SHA-256)`);
-    const tag = formatBytes(size);
-    const o = rec.add({
-      id: 'blob.encryptFile',
-      suite: 'blob',
-      label: `encryptFile file→file ${tag}`,
-      unit: 'MB/s',
-      sizeBytes: size,
-      peakRssBytes: ours.maxRssBytes,
-      summary: summarize(ours.result.ms.map((t) => megabytesPerSecond(size, t))),
-    });
-    const t = rec.add({
-      id: 'ref.secretbox.file',
-      suite: 'blob',
-      label: `readFile+secretbox+writeFile ${tag}`,
-      unit: 'MB/s',
-      sizeBytes: size,
-      reference: true,
-      peakRssBytes: theirs.maxRssBytes,
-      summary: summarize(theirs.result.ms.map((x) => megabytesPerSecond(size, x))),
-    });
-    rec.compare(o, t);
-  }
+  const input = join(ctx.scratchDir, 'plain.bin');
+  await writeRandomFile(input, size);
+  const keyHex = Buffer.from(key).toString('hex');
+  const ours = await runChild<{ ms: number[]; sha: string }>('blob:encryptFile', {
+    input,
+    output: join(ctx.scratchDir, 'ours.enc'),
+    keyHex,
+    runs: ctx.quick ? 1 : plan.runs,
+  });
+  const theirs = await runChild<{ ms: number[] }>('blob:secretboxFile', {
+    input,
+    output: join(ctx.scratchDir, 'nacl.enc'),
+    keyHex,
+    runs: ctx.quick ? 1 : plan.runs,
+  });
+  // Check: the file we timed decrypts back to the input.
+  const back = await decryptBlob(new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))), key);
+  if (sha256(back) !== (await sha256File(input)))
+    throw new Error('encryptFile output did not decrypt to the input');
+  rec.check(`encryptFile ${formatBytes(size)} output decrypts to the input (SHA-256)`);
+  const tag = formatBytes(size);
+  const o = rec.add({
+    id: 'blob.encryptFile',
+    suite: 'blob',
+    label: `encryptFile file→file ${tag}`,
+    unit: 'MB/s',
+    sizeBytes: size,
+    peakRssBytes: ours.maxRssBytes,
+    summary: summarize(ours.result.ms.map((t) => megabytesPerSecond(size, t))),
+  });
+  const t = rec.add({
+    id: 'ref.secretbox.file',
+    suite: 'blob',
+    label: `readFile+secretbox+writeFile ${tag}`,
+    unit: 'MB/s',
+    sizeBytes: size,
+    reference: true,
+    peakRssBytes: theirs.maxRssBytes,
+    summary: summarize(theirs.result.ms.map((x) => megabytesPerSecond(size, x))),
+  });
+  rec.compare(o, t);
 }
 
 /** Cases run in a child process (see `harness/child.ts`). */
@@ -354,12 +343,11 @@ export const childCases = {
       keyHex: string;
       runs: number;
     };
-    const nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['encryptFile']);
     const key = new Uint8Array(Buffer.from(keyHex, 'hex'));
     const ms: number[] = [];
     for (let i = 0; i < runs; i++) {
       const start = performance.now();
-      await nodeBlob.encryptFile(input, output, key);
+      await encryptFile(input, output, key);
       ms.push(performance.now() - start);
     }
     return { ms };

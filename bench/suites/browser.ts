@@ -10,10 +10,9 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { BlobApi } from '../harness/apis.js';
+import { type decryptBlob, encryptBlob } from '../../src/index.js';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
-import { loadArea } from '../harness/load.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
@@ -44,7 +43,7 @@ interface PageResult {
 
 /** Runs inside the page (serialised by playwright): checks, then times each path. */
 async function inPage(job: PageJob): Promise<PageResult> {
-  const api = (globalThis as unknown as { happyBench: { decryptBlob: BlobApi['decryptBlob'] } }).happyBench;
+  const api = (globalThis as unknown as { happyBench: { decryptBlob: typeof decryptBlob } }).happyBench;
   const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
   const key = new Uint8Array(job.keyHex.match(/../g)!.map((h) => Number.parseInt(h, 16)));
   const big = new Uint8Array(await (await fetch('/big.bin')).arrayBuffer());
@@ -78,7 +77,6 @@ async function inPage(job: PageJob): Promise<PageResult> {
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) throw new SkipSuite(`${chromium} not found (apt-get install chromium)`);
-  const blob = await loadArea<BlobApi>('src/core/blob/index.js', ['encryptBlob', 'decryptBlob']);
   let esbuild: typeof import('esbuild');
   let playwright: typeof import('playwright-core');
   try {
@@ -93,8 +91,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const key = new Uint8Array(randomBytes(32));
   const bigPt = randomData(bigSize);
   const smallPt = bigPt.subarray(0, smallSize);
-  const big = await blob.encryptBlob(bigPt, key);
-  const small = await blob.encryptBlob(smallPt, key);
+  const big = await encryptBlob(bigPt, key);
+  const small = await encryptBlob(smallPt, key);
 
   // Bundle the universal entry for the browser, exactly as an app would.
   const universal = fileURLToPath(new URL('../../src/index.js', import.meta.url));

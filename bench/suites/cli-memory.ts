@@ -5,42 +5,26 @@
  *
  * @module
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { main } from '../../src/node/internal.js';
 import { runChild } from '../harness/child.js';
-import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
 import type { Measurement } from '../harness/figures.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
-
-const execFileAsync = promisify(execFile);
 
 interface CliJob {
   args: string[];
   keyB64?: string;
 }
 
-/** Skips when the CLI's encrypt/decrypt are still placeholders (their area has not landed). */
-async function requireCliCrypto(): Promise<void> {
-  const bin = fileURLToPath(new URL('../../src/node/cli/bin.js', import.meta.url));
-  for (const command of ['encrypt', 'decrypt']) {
-    const { stdout } = await execFileAsync(process.execPath, [bin, command, '--help'], { timeout: 30_000 });
-    if (/not implemented/i.test(stdout)) {
-      throw new SkipSuite(`happy-media ${command} is not implemented yet (blob area not landed)`);
-    }
-  }
-}
-
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  await requireCliCrypto();
   const size = ctx.quick ? 32 * MiB : GiB;
   const tag = formatBytes(size);
   const input = join(ctx.scratchDir, 'in.bin');
@@ -49,16 +33,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const copy = join(ctx.scratchDir, 'copy.bin');
   await writeRandomFile(input, size);
   const keyB64 = randomBytes(32).toString('base64');
-  const cli = async (args: string[]) => {
-    try {
-      return await runChild<{ ms: number }>('cli-memory:cli', { args, keyB64 } satisfies CliJob);
-    } catch (error) {
-      if (String((error as Error).message).includes('ERR_NOT_IMPLEMENTED')) {
-        throw new SkipSuite('happy-media encrypt/decrypt are not implemented yet (blob area not landed)');
-      }
-      throw error;
-    }
-  };
+  const cli = (args: string[]) =>
+    runChild<{ ms: number }>('cli-memory:cli', { args, keyB64 } satisfies CliJob);
   const e = await cli(['encrypt', input, enc]);
   const d = await cli(['decrypt', enc, out]);
   if ((await sha256File(out)) !== (await sha256File(input)))
@@ -95,9 +71,6 @@ export const childCases = {
     const job = payload as CliJob;
     // The key travels on stdin to this child and reaches the CLI through its env variable, never argv.
     if (job.keyB64) process.env.HAPPY_MEDIA_KEY = job.keyB64;
-    const { main } = (await import(new URL('../../src/node/cli/main.js', import.meta.url).href)) as {
-      main(argv: string[]): Promise<void>;
-    };
     const start = performance.now();
     await main(['node', 'happy-media', ...job.args]);
     const ms = performance.now() - start;

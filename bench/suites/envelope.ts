@@ -9,54 +9,50 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import nacl from 'tweetnacl';
-import type { EnvelopeApi, ProtocolApi, SessionKeyLike } from '../harness/apis.js';
+import {
+  dataKey,
+  getEnvelopeAesGcm,
+  legacyKey,
+  openMessage,
+  type SessionKey,
+  type SessionMessage,
+  sealMessage,
+  textMessage,
+} from '../../src/index.js';
+// The Node entry installs the node:crypto AES-GCM fast path for the dataKey variant: measure what Node callers get.
+import { nodeEnvelopeAesGcm } from '../../src/node/index.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { KiB } from '../harness/data.js';
-import { loadArea } from '../harness/load.js';
 import { opsPerSecondInterleaved } from '../harness/measure.js';
 import { summarize } from '../harness/stats.js';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,\n';
 
 /** A user text message whose JSON is about `targetBytes` long. */
-function messageOfSize(protocol: ProtocolApi, targetBytes: number): { message: unknown; json: Uint8Array } {
-  const base = JSON.stringify(protocol.textMessage({ role: 'user', text: '' })).length;
+function messageOfSize(targetBytes: number): { message: SessionMessage; json: Uint8Array } {
+  const base = JSON.stringify(textMessage({ role: 'user', text: '' })).length;
   const n = Math.max(1, targetBytes - base - 16);
   let text = '';
   const rnd = randomBytes(n);
   for (let i = 0; i < n; i++) text += LETTERS[rnd[i]! % LETTERS.length];
-  const message = protocol.textMessage({ role: 'user', text });
+  const message = textMessage({ role: 'user', text });
   return { message, json: new TextEncoder().encode(JSON.stringify(message)) };
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const envelope = await loadArea<EnvelopeApi>('src/core/envelope/index.js', [
-    'sealMessage',
-    'openMessage',
-    'legacyKey',
-    'dataKey',
-  ]);
-  const protocol = await loadArea<ProtocolApi>('src/core/protocol/index.js', ['textMessage']);
-  // Node callers get the node:crypto AES-GCM fast path for the dataKey variant from the Node entry;
-  // measure what they get (the universal core alone uses pure-JS AES-GCM).
-  let fastPath = 'node:crypto AES-GCM fast path installed (Node entry)';
-  try {
-    await loadArea('src/node/envelope/index.js', ['nodeEnvelopeAesGcm']);
-  } catch {
-    fastPath = 'no Node fast path: dataKey uses the universal pure-JS AES-GCM';
-  }
-  rec.check(fastPath);
+  if (getEnvelopeAesGcm() !== nodeEnvelopeAesGcm)
+    throw new Error('the Node entry did not install its AES-GCM');
+  rec.check('node:crypto AES-GCM fast path installed (Node entry)');
   const plan = ctx.quick ? { warmup: 0, runs: 3 } : { warmup: 1, runs: 7 };
   const batchMs = ctx.quick ? 80 : 200;
   const secret = new Uint8Array(randomBytes(32));
   for (const size of [KiB, 64 * KiB]) {
-    const { message, json } = messageOfSize(protocol, size);
+    const { message, json } = messageOfSize(size);
     const tag = `${Math.round(json.length / KiB)} KiB`;
     for (const variant of ['datakey', 'legacy'] as const) {
-      const key: SessionKeyLike =
-        variant === 'legacy' ? envelope.legacyKey(secret) : envelope.dataKey(secret);
-      const sealed = envelope.sealMessage(message, key);
-      if (!isDeepStrictEqual(envelope.openMessage(sealed, key), message)) {
+      const key: SessionKey = variant === 'legacy' ? legacyKey(secret) : dataKey(secret);
+      const sealed = sealMessage(message, key);
+      if (!isDeepStrictEqual(openMessage(sealed, key), message)) {
         throw new Error(`${variant}: openMessage(sealMessage(m)) is not m`);
       }
       if (sealed.t !== 'encrypted' || typeof sealed.c !== 'string')
@@ -92,7 +88,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       }
       // Ours and the raw cipher, timed interleaved so the machine's load hits both alike.
       const [sealRate, openRate, refSealRate, refOpenRate] = await opsPerSecondInterleaved(
-        [() => envelope.sealMessage(message, key), () => envelope.openMessage(sealed, key), rawSeal, rawOpen],
+        [() => sealMessage(message, key), () => openMessage(sealed, key), rawSeal, rawOpen],
         plan,
         batchMs,
       );

@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { NodeBlobApi, PlaybackApi, RefApi, StorageApi } from '../harness/apis.js';
+import { createMediaRef } from '../../src/index.js';
+import { encryptFile, HttpBlobStore, openMedia, startMediaServer } from '../../src/node/index.js';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
-import { loadArea } from '../harness/load.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 import { fileStream } from './send.js';
@@ -32,13 +32,6 @@ interface CaseJob {
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  await loadArea<PlaybackApi>('src/node/playback/index.js', ['openMedia']);
-  const storage = await loadArea<StorageApi>('src/node/storage/index.js', [
-    'HttpBlobStore',
-    'startMediaServer',
-  ]);
-  const nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['encryptFile']);
-  const refs = await loadArea<RefApi>('src/core/protocol/index.js', ['createMediaRef']);
   const sizes = ctx.quick ? [MiB, 16 * MiB] : [MiB, 64 * MiB, GiB];
   const key = new Uint8Array(randomBytes(32));
   const keyHex = Buffer.from(key).toString('hex');
@@ -46,8 +39,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const tempRoot = join(ctx.scratchDir, 'play');
   await mkdir(serverDir, { recursive: true });
   await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-  const server = await storage.startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
-  const store = new storage.HttpBlobStore(server.url);
+  const server = await startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
+  const store = new HttpBlobStore(server.url);
   try {
     for (const size of sizes) {
       const tag = formatBytes(size);
@@ -55,9 +48,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       const plainPath = join(ctx.scratchDir, `plain-${size}.bin`);
       const encPath = join(ctx.scratchDir, `blob-${size}.enc`);
       await writeRandomFile(plainPath, size);
-      await nodeBlob.encryptFile(plainPath, encPath, key);
-      const encRef = refs.createMediaRef();
-      const plainRef = refs.createMediaRef();
+      await encryptFile(plainPath, encPath, key);
+      const encRef = createMediaRef();
+      const plainRef = createMediaRef();
       await store.put(encRef, fileStream(encPath), (await stat(encPath)).size);
       await store.put(plainRef, fileStream(plainPath), size);
       const wantSha = await sha256File(plainPath);
@@ -117,16 +110,13 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 export const childCases = {
   async open(payload: unknown): Promise<{ ms: number[]; sha: string }> {
     const job = payload as CaseJob;
-    const playback = await loadArea<PlaybackApi>('src/node/playback/index.js', ['openMedia']);
-    const storage = await loadArea<StorageApi>('src/node/storage/index.js', ['HttpBlobStore']);
-    await loadArea('src/node/blob/index.js', []);
-    const store = new storage.HttpBlobStore(job.url);
+    const store = new HttpBlobStore(job.url);
     const blobKey = new Uint8Array(Buffer.from(job.keyHex!, 'hex'));
     const ms: number[] = [];
     let sha = '';
     for (let i = 0; i < job.runs; i++) {
       const start = performance.now();
-      const handle = await playback.openMedia(
+      const handle = await openMedia(
         { ref: job.ref, mimeType: 'application/octet-stream', size: job.size },
         { store, blobKey, tempRoot: job.tempRoot },
       );
@@ -138,8 +128,7 @@ export const childCases = {
   },
   async plain(payload: unknown): Promise<{ ms: number[]; sha: string }> {
     const job = payload as CaseJob;
-    const storage = await loadArea<StorageApi>('src/node/storage/index.js', ['HttpBlobStore']);
-    const store = new storage.HttpBlobStore(job.url);
+    const store = new HttpBlobStore(job.url);
     const ms: number[] = [];
     let sha = '';
     const out = join(job.tempRoot, `plain-${process.pid}.bin`);

@@ -8,22 +8,20 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { MediaApi } from '../harness/apis.js';
+import { probeMedia } from '../../src/node/index.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { FFPROBE, hasFfmpeg, photo12mp, video1080p } from '../harness/inputs.js';
-import { loadArea } from '../harness/load.js';
 import { timeInterleaved } from '../harness/measure.js';
 import { summarize } from '../harness/stats.js';
 
 const execFileAsync = promisify(execFile);
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const media = await loadArea<MediaApi>('src/node/media/index.js', ['probeMedia']);
   const { default: sharp } = await import('sharp');
   const plan = ctx.quick ? { warmup: 0, runs: 2 } : { warmup: 1, runs: 7 };
 
   const photo = await photo12mp(ctx.inputsDir);
-  const p = await media.probeMedia(photo);
+  const p = await probeMedia(photo);
   if (p.kind !== 'photo' || p.width !== 4000 || p.height !== 3000 || !p.thumbhash) {
     throw new Error(
       `12 MP JPEG probed as ${JSON.stringify({ kind: p.kind, width: p.width, height: p.height })}`,
@@ -32,7 +30,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   rec.check('12 MP JPEG probes as a 4000×3000 photo with a thumbhash');
   const [photoMs, resizeMs] = await timeInterleaved(
     [
-      () => media.probeMedia(photo),
+      () => probeMedia(photo),
       () => sharp(photo).resize(100, 100, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer(),
     ],
     plan,
@@ -59,7 +57,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     return;
   }
   const video = await video1080p(ctx.inputsDir);
-  const v = await media.probeMedia(video);
+  const v = await probeMedia(video);
   if (
     v.kind !== 'video' ||
     v.width !== 1920 ||
@@ -73,7 +71,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   rec.check('1080p H.264 clip probes as a 1920×1080 video of 5 s with a thumbhash');
   const [videoMs, ffprobeMs] = await timeInterleaved(
     [
-      () => media.probeMedia(video),
+      () => probeMedia(video),
       () =>
         execFileAsync(FFPROBE, ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', video], {
           timeout: 30_000,

@@ -7,17 +7,15 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BlobApi, NodeBlobApi } from '../harness/apis.js';
+import { openBlobRandomAccess } from '../../src/index.js';
+import { encryptFile, fileRangeSource } from '../../src/node/index.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
-import { loadArea } from '../harness/load.js';
 import { timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const blob = await loadArea<BlobApi>('src/core/blob/index.js', ['openBlobRandomAccess']);
-  const nodeBlob = await loadArea<NodeBlobApi>('src/node/blob/index.js', ['fileRangeSource', 'encryptFile']);
   const size = ctx.quick ? 64 * MiB : GiB;
   const reads = ctx.quick ? 16 : 32;
   const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 5 };
@@ -26,12 +24,12 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const key = new Uint8Array(randomBytes(32));
   ctx.log(`  preparing ${formatBytes(size)} plain and encrypted files`);
   await writeRandomFile(plainPath, size);
-  await nodeBlob.encryptFile(plainPath, encPath, key);
+  await encryptFile(plainPath, encPath, key);
 
-  const source = nodeBlob.fileRangeSource(encPath);
+  const source = fileRangeSource(encPath);
   const plain = await open(plainPath, 'r');
   try {
-    const reader = await blob.openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key);
     if (reader.plaintextSize !== size) throw new Error(`plaintextSize ${reader.plaintextSize} ≠ ${size}`);
     // The same random offsets for ours and the reference; some unaligned on purpose.
     const offsets = Array.from({ length: reads }, () => randomInt(0, size - MiB + 1));

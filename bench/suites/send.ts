@@ -10,11 +10,18 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { BlobApi, BlobStoreLike, MediaApi, RefApi, SendApi, StorageApi } from '../harness/apis.js';
+import { ciphertextSize, createMediaRef, decryptBlob } from '../../src/index.js';
+import {
+  type BlobStore,
+  HttpBlobStore,
+  LocalBlobStore,
+  probeMedia,
+  sendMedia,
+  startMediaServer,
+} from '../../src/node/index.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { sha256, sha256File } from '../harness/data.js';
 import { requireFfmpeg, video100mb, video1080p } from '../harness/inputs.js';
-import { loadArea } from '../harness/load.js';
 import { timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
@@ -32,16 +39,6 @@ export function fileStream(path: string): ReadableStream<Uint8Array> {
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const send = await loadArea<SendApi>('src/node/send/index.js', ['sendMedia']);
-  const storage = await loadArea<StorageApi>('src/node/storage/index.js', [
-    'LocalBlobStore',
-    'HttpBlobStore',
-    'startMediaServer',
-  ]);
-  const media = await loadArea<MediaApi>('src/node/media/index.js', ['probeMedia']);
-  const blob = await loadArea<BlobApi>('src/core/blob/index.js', ['decryptBlob', 'ciphertextSize']);
-  const refs = await loadArea<RefApi>('src/core/protocol/index.js', ['createMediaRef']);
-  await loadArea('src/node/blob/index.js', []);
   await requireFfmpeg();
   const video = ctx.quick ? await video1080p(ctx.inputsDir) : await video100mb(ctx.inputsDir);
   const size = (await stat(video)).size;
@@ -54,11 +51,11 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const serverDir = join(ctx.scratchDir, 'server-store');
   await mkdir(localDir, { recursive: true });
   await mkdir(serverDir, { recursive: true });
-  const server = await storage.startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
+  const server = await startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
   try {
-    const stores: [string, BlobStoreLike][] = [
-      ['local store', new storage.LocalBlobStore(localDir)],
-      ['HTTP server', new storage.HttpBlobStore(server.url)],
+    const stores: [string, BlobStore][] = [
+      ['local store', new LocalBlobStore(localDir)],
+      ['HTTP server', new HttpBlobStore(server.url)],
     ];
     for (const [name, store] of stores) {
       // Each timed send's output is kept; the first is checked before any figure is recorded. Ours and
@@ -68,12 +65,12 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       const [ms, refMs] = await timeInterleaved(
         [
           async () => {
-            const r = await send.sendMedia(video, { store, blobKey, role: 'user' });
+            const r = await sendMedia(video, { store, blobKey, role: 'user' });
             sent.push({ ref: r.ref, ciphertextSize: r.ciphertextSize, kind: r.probe.kind });
           },
           async () => {
-            await media.probeMedia(video);
-            const r = refs.createMediaRef();
+            await probeMedia(video);
+            const r = createMediaRef();
             await store.put(r, fileStream(video), size);
             plain.push(r);
           },
@@ -82,10 +79,10 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       );
       const first = sent[0]!;
       const stored = await store.head(first.ref);
-      if (stored.size !== blob.ciphertextSize(size) || first.ciphertextSize !== stored.size) {
+      if (stored.size !== ciphertextSize(size) || first.ciphertextSize !== stored.size) {
         throw new Error(`${name}: stored ${stored.size} bytes, expected ciphertextSize(${size})`);
       }
-      const back = await blob.decryptBlob(await collect(await store.get(first.ref)), blobKey);
+      const back = await decryptBlob(await collect(await store.get(first.ref)), blobKey);
       if (sha256(back) !== wantSha) throw new Error(`${name}: the stored blob does not decrypt to the video`);
       if (first.kind !== 'video') throw new Error(`${name}: sent as ${first.kind}, not video`);
       rec.check(

@@ -189,11 +189,11 @@ describe('suite runner', () => {
   it('reports a missing dependency as skipped and any other error as failed', async () => {
     const skipped = await runSuite(
       suite('s', async () => {
-        throw new SkipSuite('area not landed');
+        throw new SkipSuite('ffmpeg not found');
       }),
       ctx,
     );
-    expect([skipped.status, skipped.reason]).toEqual(['skipped', 'area not landed']);
+    expect([skipped.status, skipped.reason]).toEqual(['skipped', 'ffmpeg not found']);
     const failed = await runSuite(
       suite('f', async (_ctx, rec) => {
         rec.add(mb('dup', 1));
