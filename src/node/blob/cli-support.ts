@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { fromHex, joinBytes } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
 import { KEY_ENV_VARIABLE } from '../envelope/key-source.js';
-import { diskError } from './private-output.js';
+import { diskError } from '../fs/disk-error.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {
@@ -86,7 +86,7 @@ export function inputPieces(path: string): AsyncIterable<Uint8Array> {
     try {
       for await (const piece of stream) yield piece as Uint8Array;
     } catch (cause) {
-      throw diskError('read', path, cause);
+      throw diskError('read', cause, path);
     }
   })();
 }

@@ -7,7 +7,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { RangeSource } from '../../core/blob/random-access.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError } from '../../core/errors.js';
-import { diskError } from './private-output.js';
+import { diskError } from '../fs/disk-error.js';
 
 /** A file-backed range source; call `close()` when done. */
 export interface FileRangeSource extends RangeSource {
@@ -33,9 +33,9 @@ export function fileRangeSource(path: string): FileRangeSource {
   let opening: Promise<FileHandle> | undefined;
   let closed = false;
   const handle = (): Promise<FileHandle> => {
-    if (closed) return Promise.reject(diskError('read (source closed)', path, undefined));
+    if (closed) return Promise.reject(diskError('read (source closed)', undefined, path));
     opening ??= open(path, 'r').catch((cause: unknown) => {
-      throw diskError('open', path, cause);
+      throw diskError('open', cause, path);
     });
     return opening;
   };
@@ -44,7 +44,7 @@ export function fileRangeSource(path: string): FileRangeSource {
       try {
         return (await (await handle()).stat()).size;
       } catch (cause) {
-        throw diskError('stat', path, cause);
+        throw diskError('stat', cause, path);
       }
     },
     async read(offset, length, signal) {
@@ -61,7 +61,7 @@ export function fileRangeSource(path: string): FileRangeSource {
           filled += bytesRead;
         }
       } catch (cause) {
-        throw diskError('read', path, cause);
+        throw diskError('read', cause, path);
       }
       return filled === length ? out : out.subarray(0, filled);
     },

@@ -10,9 +10,10 @@ import type { BlobOptions } from '../../core/blob/options.js';
 import { openBlobRandomAccess } from '../../core/blob/random-access.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { writeFileAllOrNothing } from '../fs/atomic-file.js';
+import { diskError } from '../fs/disk-error.js';
 import { pumpEngine } from './engine-pipe.js';
 import { fileRangeSource } from './file-range-source.js';
-import { diskError, writeAll, writeFileAllOrNothing } from './private-output.js';
 
 /** Read size for file inputs: large enough to amortise syscalls, small enough to keep memory flat. */
 export const FILE_READ_BYTES = 1024 * 1024;
@@ -31,7 +32,7 @@ async function* readPieces(path: string): AsyncGenerator<Uint8Array> {
   try {
     for await (const piece of stream) yield piece as Uint8Array;
   } catch (cause) {
-    throw diskError('read', path, cause);
+    throw diskError('read', cause, path);
   } finally {
     stream.destroy();
   }
@@ -57,9 +58,9 @@ export async function encryptFile(
   options?: BlobOptions,
 ): Promise<void> {
   const encryptor = new BlobEncryptor(key, options);
-  await writeFileAllOrNothing(outPath, async (handle) => {
-    await writeAll(handle, await encryptor.start());
-    await pumpEngine(readPieces(inPath), encryptor, (bytes) => writeAll(handle, bytes));
+  await writeFileAllOrNothing(outPath, async (out) => {
+    await out.write(await encryptor.start());
+    await pumpEngine(readPieces(inPath), encryptor, (bytes) => out.write(bytes));
   });
 }
 
@@ -91,8 +92,8 @@ export async function decryptFile(
   const { offset, length, ...blobOptions } = options ?? {};
   if (offset === undefined && length === undefined) {
     const decryptor = new BlobDecryptor(key, blobOptions);
-    await writeFileAllOrNothing(outPath, (handle) =>
-      pumpEngine(readPieces(inPath), decryptor, (bytes) => writeAll(handle, bytes)),
+    await writeFileAllOrNothing(outPath, (out) =>
+      pumpEngine(readPieces(inPath), decryptor, (bytes) => out.write(bytes)),
     );
     return;
   }
@@ -112,9 +113,9 @@ export async function decryptFile(
         `expected a range inside the ${reader.plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${start}+${length}`,
       );
     }
-    await writeFileAllOrNothing(outPath, async (handle) => {
+    await writeFileAllOrNothing(outPath, async (out) => {
       for (let at = start; at < end; at += FILE_READ_BYTES) {
-        await writeAll(handle, await reader.read(at, Math.min(FILE_READ_BYTES, end - at)));
+        await out.write(await reader.read(at, Math.min(FILE_READ_BYTES, end - at)));
       }
     });
   } finally {

@@ -19,13 +19,13 @@ import {
   LimitError,
   ProbeError,
 } from '../../core/errors.js';
+import { spoolToPrivateFile } from '../fs/spool.js';
 import { ffprobe } from './ffmpeg.js';
 import { sanitizeFileName } from './file-name.js';
 import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
 import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
 import { sniffMimeType } from './mime.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
-import { spoolToTempFile } from './spool.js';
 import type { MediaProbe, ProbeStreamInput } from './types.js';
 import { audioDurationMs, hasAudioStream, probePictureWithFfmpeg, probeVideo } from './video.js';
 
@@ -234,7 +234,10 @@ export async function probeMedia(
   if (input === null || typeof input !== 'object' || !('stream' in input) || typeof input.name !== 'string') {
     throw new InvalidArgumentError('expected a path or `{ stream, name, size? }` for `input`');
   }
-  const spooled = await spoolToTempFile(input.stream, { expectedSize: input.size, signal: resolved.signal });
+  const spooled = await spoolToPrivateFile(input.stream, {
+    expectedSize: input.size,
+    signal: resolved.signal,
+  });
   try {
     return ordered(await probePath(spooled.path, sanitizeFileName(input.name), resolved));
   } finally {

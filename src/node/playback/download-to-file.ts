@@ -20,10 +20,10 @@ import {
 } from '../../core/blob/index.js';
 import { decryptV1Blob, LEGACY_OVERHEAD_BYTES } from '../../core/envelope/index.js';
 import { AbortedError, DecryptionError, LimitError } from '../../core/errors.js';
+import { AtomicFileWriter } from '../fs/atomic-file.js';
 import type { ProducedFile } from './media-cache.js';
 import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFile } from './media-names.js';
 import type { MediaRequest } from './media-request.js';
-import { AtomicFileWriter } from './private-files.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
 

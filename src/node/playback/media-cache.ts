@@ -17,21 +17,17 @@
  *
  * @module
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertBytes, assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
-import { sweepStaleDirectories } from './exit-cleanup.js';
-import {
-  createPrivateDirectory,
-  diskError,
-  PRIVATE_DIR_MODE,
-  PRIVATE_FILE_MODE,
-  type PrivateDirectory,
-} from './private-files.js';
+import { AtomicFileWriter } from '../fs/atomic-file.js';
+import { diskError } from '../fs/disk-error.js';
+import { createPrivateDirectory, PRIVATE_DIR_MODE, type PrivateDirectory } from '../fs/private-dir.js';
+import { PARTIAL_FILE_NAMES, prefixedNames, sweepStale } from '../fs/sweep.js';
 
 /** Options of {@link MediaCache}. */
 export interface MediaCacheOptions {
@@ -316,7 +312,7 @@ export class MediaCache {
             this.#entries.set(id, entry);
             this.#removed.delete(id);
           } catch (cause) {
-            throw diskError('moving the verified file into the cache', cause);
+            throw diskError('move the verified file into the cache', cause, this.dir);
           } finally {
             await staging.remove();
           }
@@ -420,9 +416,10 @@ export class MediaCache {
         await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
         await chmod(this.dir, PRIVATE_DIR_MODE);
       } catch (cause) {
-        throw diskError(`creating the cache directory ${this.dir}`, cause);
+        throw diskError('create the cache directory', cause, this.dir);
       }
-      sweepStaleDirectories(this.dir, STAGING_PREFIX);
+      sweepStale(this.dir, prefixedNames(STAGING_PREFIX));
+      sweepStale(this.dir, PARTIAL_FILE_NAMES);
       for (const [id, entry] of Object.entries((await this.#readIndex()).entries))
         this.#entries.set(id, entry);
       await this.#removeOrphans();
@@ -459,20 +456,14 @@ export class MediaCache {
         if (!this.#removed.has(id)) merged.entries[id] = entry;
       }
       for (const [id, entry] of this.#entries) merged.entries[id] = entry;
-      const temp = join(this.dir, `.index-${randomBytes(8).toString('hex')}.tmp`);
+      const writer = await AtomicFileWriter.create(this.dir, { label: INDEX_NAME });
       try {
-        const handle = await open(temp, 'wx', PRIVATE_FILE_MODE);
-        try {
-          await handle.writeFile(JSON.stringify(merged));
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await rename(temp, join(this.dir, INDEX_NAME));
-      } catch (cause) {
-        await unlink(temp).catch(() => undefined);
-        throw diskError('writing the cache index', cause);
+        await writer.write(new TextEncoder().encode(JSON.stringify(merged)));
+      } catch (error) {
+        await writer.abort();
+        throw error;
       }
+      await writer.commit(join(this.dir, INDEX_NAME));
     };
     this.#writing = this.#writing.then(run, run);
     return this.#writing;

@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
+import { createPrivateDirectory } from '../fs/private-dir.js';
+import { sweepTempRoot } from '../fs/sweep.js';
 import { downloadToFile } from './download-to-file.js';
-import { sweepStaleDirectories } from './exit-cleanup.js';
 import { cacheEntryId, MediaCache } from './media-cache.js';
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from './media-request.js';
-import { createPrivateDirectory } from './private-files.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 
-/** Prefix of the private directories under the OS temp dir (followed by `<pid>-<random>`). */
+/** Prefix of the private directories under the OS temp dir (followed by an owner stamp `<pid>-<created>-<random>`). */
 export const TEMP_DIR_PREFIX = 'happy-media-play-';
 
 /** Options of {@link openMedia}. */
@@ -49,15 +49,6 @@ export interface OpenedMedia {
   cached: boolean;
   /** Releases the file: deletes it when it is not cached, unpins it when it is. Idempotent. */
   dispose(): Promise<void>;
-}
-
-const swept = new Set<string>();
-
-/** Removes leftovers of earlier processes that died before their exit hook ran (once per root). */
-function sweepOnce(root: string): void {
-  if (swept.has(root)) return;
-  swept.add(root);
-  sweepStaleDirectories(root, TEMP_DIR_PREFIX);
 }
 
 function checkOptions(options: OpenMediaOptions): void {
@@ -125,7 +116,8 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
   }
 
   const root = resolve(options.tempRoot ?? tmpdir());
-  sweepOnce(root);
+  // Leftovers of earlier processes that died before their exit hook ran (once per root and process).
+  sweepTempRoot(root);
   const dir = await createPrivateDirectory(root, TEMP_DIR_PREFIX);
   try {
     const file = await downloadToFile(request, {

@@ -25,10 +25,10 @@ import {
 } from '../../core/protocol/index.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
+import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { fileHandleStream } from '../storage/file-stream.js';
-import { spoolToPrivateFile } from './spool.js';
 
 /** A progress event of {@link sendMedia}. */
 export interface SendProgress {
@@ -213,7 +213,7 @@ export async function sendMedia(input: string | SendStreamInput, options: SendOp
       probe = { ...input.probe, name: sanitizeFileName(input.name) };
       plaintext = async () => input.stream;
     } else {
-      const spooled = await spoolToPrivateFile(input.stream, input.size, signal);
+      const spooled = await spoolToPrivateFile(input.stream, { expectedSize: input.size, signal });
       cleanup = spooled.cleanup;
       probe = { ...(await probeMedia(spooled.path, probeOptions)), name: sanitizeFileName(input.name) };
       plaintext = () => openPlaintext(spooled.path, input.size, signal);

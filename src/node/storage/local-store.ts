@@ -1,23 +1,21 @@
 /**
  * The embedded store: blobs as files in a directory, no setup. A blob is written to a private temp file
  * in the same directory tree and renamed onto its name only when complete and synced, so a crash or an
- * abort never leaves a half blob under a real ref.
+ * abort never leaves a half blob under a real ref. Temp files of a process that died mid-upload are swept
+ * from `.partial/` when the store is first used (rules in `../fs/sweep.ts`).
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
-import {
-  AbortedError,
-  DiskError,
-  HappyMediaError,
-  InvalidArgumentError,
-  StorageError,
-} from '../../core/errors.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import { AtomicFileWriter } from '../fs/atomic-file.js';
+import { diskError } from '../fs/disk-error.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
+import { PARTIAL_FILE_NAMES, sweepStale } from '../fs/sweep.js';
 import {
   type BlobRange,
   type BlobStore,
@@ -33,6 +31,15 @@ import { readSizedBody } from './sized-body.js';
 
 /** Bytes gathered before one write to disk: encrypted chunks arrive at ~16 KiB, syscalls want more. */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * Upload temp files in `.partial/`: `.<id>.<stamp>.partial`, and `<id>.<16 hex digits>` from releases
+ * before owner stamps (removed by age).
+ */
+const STORE_PARTIAL_NAMES = {
+  stamped: PARTIAL_FILE_NAMES.stamped,
+  unstamped: /^[A-Za-z0-9_-]{1,128}\.[0-9a-f]{16}$/,
+};
 
 /** Options of {@link LocalBlobStore}. */
 export interface LocalBlobStoreOptions {
@@ -56,16 +63,6 @@ function isNotFound(error: unknown): boolean {
 
 function notFound(ref: string): StorageError {
   return new StorageError(`no blob is stored under ${ref}`, { code: 'ERR_NOT_FOUND' });
-}
-
-function diskError(action: string, cause: unknown): DiskError {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  return new DiskError(
-    `could not ${action}${code ? ` (${code})` : ''}; check the store directory's space and permissions`,
-    {
-      cause,
-    },
-  );
 }
 
 /**
@@ -108,12 +105,14 @@ export class LocalBlobStore implements BlobStore {
   private ensureDirs(): Promise<void> {
     this.ready ??= (async () => {
       try {
-        await mkdir(join(this.dir, 'media'), { recursive: true, mode: 0o700 });
-        await mkdir(join(this.dir, '.partial'), { recursive: true, mode: 0o700 });
+        await mkdir(join(this.dir, 'media'), { recursive: true, mode: PRIVATE_DIR_MODE });
+        await mkdir(join(this.dir, '.partial'), { recursive: true, mode: PRIVATE_DIR_MODE });
       } catch (cause) {
         this.ready = undefined;
-        throw diskError(`create the store directory ${this.dir}`, cause);
+        throw diskError('create the store directory', cause, this.dir);
       }
+      // Uploads of processes killed mid-way (ciphertext, but it piles up); live uploaders keep theirs.
+      sweepStale(join(this.dir, '.partial'), STORE_PARTIAL_NAMES);
     })();
     return this.ready;
   }
@@ -135,25 +134,13 @@ export class LocalBlobStore implements BlobStore {
     const target = this.pathOf(ref);
     assertNonNegativeInteger(size, 'size');
     await this.ensureDirs();
-    const partial = join(this.dir, '.partial', `${mediaRefId(ref)}.${randomBytes(8).toString('hex')}`);
-    let handle: FileHandle | undefined;
-    let complete = false;
+    const writer = await AtomicFileWriter.create(join(this.dir, '.partial'), {
+      label: mediaRefId(ref),
+      sync: this.fsync,
+    });
     try {
-      try {
-        handle = await open(partial, 'wx', 0o600);
-      } catch (cause) {
-        throw diskError('create a temp file in the store directory', cause);
-      }
       const buffer = new Uint8Array(Math.min(WRITE_BUFFER_BYTES, Math.max(size, 1)));
       let filled = 0;
-      const flush = async () => {
-        let at = 0;
-        while (at < filled) {
-          const { bytesWritten } = await (handle as FileHandle).write(buffer, at, filled - at);
-          at += bytesWritten;
-        }
-        filled = 0;
-      };
       for await (const chunk of readSizedBody(body, size, options)) {
         let at = 0;
         while (at < chunk.length) {
@@ -161,25 +148,18 @@ export class LocalBlobStore implements BlobStore {
           buffer.set(chunk.subarray(at, at + n), filled);
           filled += n;
           at += n;
-          if (filled === buffer.length) await writeOrDiskError(flush);
+          if (filled === buffer.length) {
+            await writer.write(buffer);
+            filled = 0;
+          }
         }
       }
-      await writeOrDiskError(flush);
-      if (this.fsync) await writeOrDiskError(() => (handle as FileHandle).sync());
-      await handle.close();
-      handle = undefined;
-      try {
-        await rename(partial, target);
-      } catch (cause) {
-        throw diskError('move the finished blob into place', cause);
-      }
-      complete = true;
-    } finally {
-      if (!complete) {
-        await handle?.close().catch(() => {});
-        await unlink(partial).catch(() => {});
-      }
+      await writer.write(buffer.subarray(0, filled));
+    } catch (error) {
+      await writer.abort();
+      throw error;
     }
+    await writer.commit(target);
   }
 
   /**
@@ -198,7 +178,7 @@ export class LocalBlobStore implements BlobStore {
       handle = await open(path, 'r');
     } catch (cause) {
       if (isNotFound(cause)) throw notFound(ref);
-      throw diskError('open the blob', cause);
+      throw diskError('open the blob', cause, path);
     }
     let start: number;
     let end: number;
@@ -209,7 +189,7 @@ export class LocalBlobStore implements BlobStore {
       end = clipped.offset + clipped.length;
     } catch (error) {
       await handle.close();
-      throw error instanceof HappyMediaError ? error : diskError('read the blob', error);
+      throw error instanceof HappyMediaError ? error : diskError('read the blob', error, path);
     }
     if (start === end) {
       await handle.close();
@@ -229,7 +209,7 @@ export class LocalBlobStore implements BlobStore {
       return { size: (await stat(path)).size };
     } catch (cause) {
       if (isNotFound(cause)) throw notFound(ref);
-      throw diskError('read the blob', cause);
+      throw diskError('read the blob', cause, path);
     }
   }
 
@@ -239,15 +219,7 @@ export class LocalBlobStore implements BlobStore {
     try {
       await unlink(path);
     } catch (cause) {
-      if (!isNotFound(cause)) throw diskError('delete the blob', cause);
+      if (!isNotFound(cause)) throw diskError('delete the blob', cause, path);
     }
-  }
-}
-
-async function writeOrDiskError(write: () => Promise<void>): Promise<void> {
-  try {
-    await write();
-  } catch (cause) {
-    throw diskError('write the blob', cause);
   }
 }

@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spoolToPrivateFile } from '../../../src/node/fs/spool.js';
 import { probeMedia } from '../../../src/node/media/index.js';
-import { spoolToTempFile } from '../../../src/node/media/spool.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { sample, samplesDir } from './samples.js';
 
@@ -68,7 +68,7 @@ describe('probing streams', () => {
   });
 
   it('spools privately: a 0700 directory and a 0600 file with the exact bytes', async () => {
-    const spooled = await spoolToTempFile(createReadStream(sample('notes.txt')));
+    const spooled = await spoolToPrivateFile(createReadStream(sample('notes.txt')));
     try {
       const { stat } = await import('node:fs/promises');
       expect((await stat(spooled.path)).mode & 0o777).toBe(0o600);

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -26,8 +25,12 @@ import { pumpEngine } from '../../blob/engine-pipe.js';
 import { decryptFile } from '../../blob/files.js';
 import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
-import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
+import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
+import { createPrivateDirectory } from '../../fs/private-dir.js';
 import { runAction } from '../run-action.js';
+
+/** Prefix of the private directory that holds plaintext for `decrypt IN -` (an owner stamp follows). */
+const DECRYPT_DIR_PREFIX = 'happy-media-decrypt-';
 
 interface DecryptFlags extends BlobCommandFlags {
   offset?: string;
@@ -56,7 +59,7 @@ async function decryptToFile(
         `expected a range inside the ${plain.length}-byte plaintext for --offset/--length but received ${start}+${end - start}`,
       );
     }
-    await writeFileAllOrNothing(outPath, (handle) => writeAll(handle, plain.subarray(start, end)));
+    await writeFileAllOrNothing(outPath, (out) => out.write(plain.subarray(start, end)));
     return;
   }
   const options = context === undefined ? {} : { context };
@@ -66,8 +69,8 @@ async function decryptToFile(
     return;
   }
   const decryptor = new BlobDecryptor(key, options);
-  await writeFileAllOrNothing(outPath, (handle) =>
-    pumpEngine(inputPieces(inPath), decryptor, (bytes) => writeAll(handle, bytes)),
+  await writeFileAllOrNothing(outPath, (out) =>
+    pumpEngine(inputPieces(inPath), decryptor, (bytes) => out.write(bytes)),
   );
 }
 
@@ -96,13 +99,13 @@ export function registerDecrypt(program: Command): void {
           return;
         }
         // stdout cannot be un-written: verify everything into a private temp file, then copy it out.
-        const dir = await mkdtemp(join(tmpdir(), 'happy-media-decrypt-'));
+        const dir = await createPrivateDirectory(tmpdir(), DECRYPT_DIR_PREFIX);
         try {
-          const temp = join(dir, 'plaintext');
+          const temp = join(dir.path, 'plaintext');
           await decryptToFile(inPath, temp, key, format, context, range);
           await copyFileToStdout(temp);
         } finally {
-          await rm(dir, { recursive: true, force: true });
+          await dir.remove();
         }
       }),
     );

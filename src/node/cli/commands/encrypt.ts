@@ -19,7 +19,7 @@ import {
 import { pumpEngine } from '../../blob/engine-pipe.js';
 import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
-import { writeAll, writeFileAllOrNothing } from '../../blob/private-output.js';
+import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
 import { runAction } from '../run-action.js';
 
 /** Registers `encrypt` on the program. */
@@ -42,7 +42,7 @@ export function registerEncrypt(program: Command): void {
         if (format === 'v1') {
           const blob = encryptV1Blob(await readWholeInput(inPath, V1_BLOB_MAX_PLAINTEXT_BYTES), key);
           if (outPath === '-') await writeStdout(blob);
-          else await writeFileAllOrNothing(outPath, (handle) => writeAll(handle, blob));
+          else await writeFileAllOrNothing(outPath, (out) => out.write(blob));
           return;
         }
 
@@ -52,9 +52,9 @@ export function registerEncrypt(program: Command): void {
           await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
           return;
         }
-        await writeFileAllOrNothing(outPath, async (handle) => {
-          await writeAll(handle, await encryptor.start());
-          await pumpEngine(inputPieces(inPath), encryptor, (bytes) => writeAll(handle, bytes));
+        await writeFileAllOrNothing(outPath, async (out) => {
+          await out.write(await encryptor.start());
+          await pumpEngine(inputPieces(inPath), encryptor, (bytes) => out.write(bytes));
         });
       }),
     );

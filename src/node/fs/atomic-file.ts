@@ -1,0 +1,153 @@
+/**
+ * All-or-nothing files: bytes go to an exclusive 0600 temp file `.<label>.<stamp>.partial` in the
+ * destination's directory (same file system, so the final rename is atomic), which is fsynced and
+ * renamed onto its final name only when the whole job succeeded. On failure the temp file is removed;
+ * on a crash its owner stamp lets a later run remove it (`sweep.ts`).
+ *
+ * @internal Not exported from `happy-media/node`.
+ * @module
+ */
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { HappyMediaError } from '../../core/errors.js';
+import { diskError } from './disk-error.js';
+import { removeOnExit } from './exit-cleanup.js';
+import { newOwnerStamp } from './owner-stamp.js';
+import { PRIVATE_FILE_MODE } from './private-dir.js';
+import { PARTIAL_FILE_NAMES, sweepStaleOnce } from './sweep.js';
+
+/** Options of {@link AtomicFileWriter.create}. */
+export interface AtomicFileOptions {
+  /** Readable part of the temp name, e.g. the destination's base name (default `happy-media`). */
+  label?: string;
+  /** fsync before the rename (default true: a power cut cannot publish an empty file). */
+  sync?: boolean;
+}
+
+/**
+ * Writes one file under a temporary name and publishes it atomically.
+ *
+ * @example
+ * ```ts
+ * const writer = await AtomicFileWriter.create(dir);
+ * try { await writer.write(bytes); await writer.commit(join(dir, 'photo.jpg')); }
+ * catch (e) { await writer.abort(); throw e; }
+ * ```
+ */
+export class AtomicFileWriter {
+  readonly #handle: FileHandle;
+  readonly #partialPath: string;
+  readonly #sync: boolean;
+  readonly #forget: () => void;
+  #open = true;
+  #written = 0;
+
+  private constructor(handle: FileHandle, partialPath: string, sync: boolean) {
+    this.#handle = handle;
+    this.#partialPath = partialPath;
+    this.#sync = sync;
+    this.#forget = removeOnExit(partialPath);
+  }
+
+  /**
+   * Opens a new temp file with mode 0600 inside `dir` (exclusive create: never follows or reuses an
+   * existing file).
+   *
+   * @throws {DiskError} `ERR_DISK` when the file cannot be created.
+   */
+  static async create(dir: string, options: AtomicFileOptions = {}): Promise<AtomicFileWriter> {
+    // The label is cut so that a long destination name still leaves room for the stamp (NAME_MAX 255).
+    const label = [...(options.label ?? 'happy-media')].slice(0, 64).join('');
+    const partialPath = join(dir, `.${label}.${newOwnerStamp()}.partial`);
+    try {
+      const handle = await open(partialPath, 'wx', PRIVATE_FILE_MODE);
+      return new AtomicFileWriter(handle, partialPath, options.sync ?? true);
+    } catch (cause) {
+      throw diskError('create a private temp file in', cause, dir);
+    }
+  }
+
+  /** Path of the file being written (its bytes are readable there before the commit). */
+  get partialPath(): string {
+    return this.#partialPath;
+  }
+
+  /** Bytes written so far. */
+  get bytesWritten(): number {
+    return this.#written;
+  }
+
+  /**
+   * Appends `bytes` (the whole view, whatever its offset in its buffer).
+   *
+   * @throws {DiskError} `ERR_DISK` on a write failure (disk full, I/O error).
+   */
+  async write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    try {
+      while (at < bytes.length) {
+        const { bytesWritten } = await this.#handle.write(bytes, at, bytes.length - at);
+        at += bytesWritten;
+      }
+    } catch (cause) {
+      throw diskError('write the temp file', cause, this.#partialPath);
+    }
+    this.#written += bytes.length;
+  }
+
+  /**
+   * Flushes to stable storage, closes, and renames to `finalPath` (same directory or file system).
+   *
+   * @throws {DiskError} `ERR_DISK` when fsync, close or rename fails; the temp file is then removed.
+   */
+  async commit(finalPath: string): Promise<void> {
+    try {
+      if (this.#sync) await this.#handle.sync();
+      this.#open = false;
+      await this.#handle.close();
+      await rename(this.#partialPath, finalPath);
+      this.#forget();
+    } catch (cause) {
+      await this.abort();
+      throw diskError('move the finished file to', cause, finalPath);
+    }
+  }
+
+  /** Closes and deletes the temp file; never throws (it runs on error paths). */
+  async abort(): Promise<void> {
+    if (this.#open) {
+      this.#open = false;
+      await this.#handle.close().catch(() => undefined);
+    }
+    await unlink(this.#partialPath).catch(() => undefined);
+    this.#forget();
+  }
+}
+
+/**
+ * Runs `fill(writer)` against a private temp file beside `outPath` and moves it to `outPath` only if
+ * `fill` resolves; otherwise `outPath` is untouched (absent, or its earlier content). The first write
+ * into a directory in this process also sweeps that directory of `.partial` leftovers of dead processes.
+ *
+ * @throws whatever `fill` throws (the temp file is removed first); {@link DiskError} for file-system
+ *   failures.
+ * @example
+ * ```ts
+ * await writeFileAllOrNothing('clip.mp4', async (out) => { for await (const b of plain) await out.write(b); });
+ * ```
+ */
+export async function writeFileAllOrNothing(
+  outPath: string,
+  fill: (writer: AtomicFileWriter) => Promise<void>,
+): Promise<void> {
+  const dir = dirname(outPath);
+  sweepStaleOnce(dir, PARTIAL_FILE_NAMES);
+  const writer = await AtomicFileWriter.create(dir, { label: basename(outPath) });
+  try {
+    await fill(writer);
+  } catch (error) {
+    await writer.abort();
+    throw error instanceof HappyMediaError ? error : diskError('write', error, outPath);
+  }
+  await writer.commit(outPath);
+}
