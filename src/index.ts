@@ -14,3 +14,4 @@ export * from './core/crypto/index.js';
 export * from './core/envelope/index.js';
 export * from './core/errors.js';
 export * from './core/protocol/index.js';
+export * from './core/transport/index.js';

@@ -2,13 +2,16 @@ import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encryptBlob, openBlobRandomAccess } from '../../../src/core/blob/index.js';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
 import {
   HttpBlobStore,
   LocalBlobStore,
   type MediaServer,
   startMediaServer,
+  storeRangeSource,
 } from '../../../src/node/storage/index.js';
+import { type RangeServer, startRangeServer } from '../../helpers/range-server.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect, describeStoreContract, streamOf } from './store-contract.js';
 
@@ -247,5 +250,45 @@ describe('HttpBlobStore arguments', () => {
     await expect(dead.put(createMediaRef(), streamOf(new Uint8Array(10)), 10)).rejects.toMatchObject({
       code: 'ERR_UPLOAD_FAILED',
     });
+  });
+});
+
+describe('HttpBlobStore against servers that get Range wrong', () => {
+  const key = new Uint8Array(32).fill(7);
+  const plaintext = new Uint8Array(3 * 16384 + 500).map((_, i) => (i * 13) % 256);
+  let ciphertext: Uint8Array;
+  let ranged: RangeServer;
+  const ref = createMediaRef();
+
+  beforeAll(async () => {
+    ciphertext = await encryptBlob(plaintext, key);
+    ranged = await startRangeServer();
+    ranged.blobs.set(`/v1/blobs/${ref}`, ciphertext);
+  });
+  afterAll(() => ranged?.close());
+
+  it('a 206 with the wrong Content-Range is a retryable ERR_DOWNLOAD_FAILED, not ERR_DECRYPTION_FAILED', async () => {
+    ranged.mode = 'wrong';
+    const store = new HttpBlobStore(ranged.url);
+    await expect(store.get(ref, { offset: 16456, length: 16400 })).rejects.toMatchObject({
+      code: 'ERR_DOWNLOAD_FAILED',
+    });
+    // Through random-access decryption (what playback does): the transport fault is reported as such.
+    const decrypting = async () => {
+      const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+      return reader.read(20_000, 100);
+    };
+    await expect(decrypting()).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+  });
+
+  it('a server that ignores Range (200, whole body) still yields the asked bytes', async () => {
+    ranged.mode = 'ignore';
+    const store = new HttpBlobStore(ranged.url);
+    const part = await collect(await store.get(ref, { offset: 16456, length: 16400 }));
+    expect(Buffer.from(part).equals(Buffer.from(ciphertext.subarray(16456, 32856)))).toBe(true);
+    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+    const piece = await reader.read(20_000, 100);
+    expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(20_000, 20_100)))).toBe(true);
+    expect(ranged.ranges.at(-1)).toMatch(/^bytes=\d+-\d+$/);
   });
 });
