@@ -13,5 +13,6 @@ export * from './core/bytes.js';
 export * from './core/crypto/index.js';
 export * from './core/envelope/index.js';
 export * from './core/errors.js';
+export * from './core/playback/index.js';
 export * from './core/protocol/index.js';
 export * from './core/transport/index.js';

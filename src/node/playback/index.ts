@@ -7,7 +7,14 @@
 // Registers the node:crypto blob backend: playback should never fall back to pure-JS AES in Node.
 import '../blob/index.js';
 
-export { V1_MAX_BLOB_BYTES } from './download-to-file.js';
+export { V1_MAX_BLOB_BYTES } from '../../core/playback/download-media.js';
+export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
+export {
+  chunkedResumePoint,
+  type ReadableBlobStore,
+  type ResumableDownloadOptions,
+  resumableDownload,
+} from '../../core/playback/resumable-download.js';
 export {
   type CacheLease,
   cacheEntryId,
@@ -18,12 +25,6 @@ export {
   type Producer,
 } from './media-cache.js';
 export { extensionForMimeType } from './media-names.js';
-export type { MediaInput, MediaRefInput } from './media-request.js';
 export { type OpenedMedia, type OpenMediaOptions, openMedia, TEMP_DIR_PREFIX } from './open-media.js';
-export {
-  chunkedResumePoint,
-  type ReadableBlobStore,
-  type ResumableDownloadOptions,
-  resumableDownload,
-} from './resumable-download.js';
+export { privateFileSink } from './private-file-sink.js';
 export { type MediaEndpoint, type ServeMediaOptions, serveMedia } from './serve-media.js';

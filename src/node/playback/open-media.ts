@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
+import { downloadMedia } from '../../core/playback/download-media.js';
+import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
+import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { createPrivateDirectory } from '../fs/private-dir.js';
 import { sweepTempRoot } from '../fs/sweep.js';
-import { downloadToFile } from './download-to-file.js';
-import { cacheEntryId, MediaCache } from './media-cache.js';
-import { assertStoreAndKey, type MediaInput, toMediaRequest } from './media-request.js';
-import type { ReadableBlobStore } from './resumable-download.js';
+import { cacheEntryId, MediaCache, type ProducedFile } from './media-cache.js';
+import { privateFileSink } from './private-file-sink.js';
 
 /** Prefix of the private directories under the OS temp dir (followed by an owner stamp `<pid>-<created>-<random>`). */
 export const TEMP_DIR_PREFIX = 'happy-media-play-';
@@ -70,7 +71,7 @@ function checkOptions(options: OpenMediaOptions): void {
 
 /**
  * Downloads a `photo`/`video`/`file` message's blob, verifies every byte, and returns a private plaintext
- * file. The file appears only after the last chunk authenticated (write, fsync, rename); on any failure
+ * file: {@link downloadMedia} (the universal engine) into a private-file sink. The file appears only after the last chunk authenticated (write, fsync, rename); on any failure
  * nothing is left. A dropped connection resumes from the last verified chunk boundary (bounded retries);
  * a tag failure is final.
  *
@@ -92,18 +93,21 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
   const request = toMediaRequest(message);
   const { signal, cache } = options;
   if (signal?.aborted) throw new AbortedError('the open was aborted', { cause: signal.reason });
-  const common = {
-    store: options.store,
-    blobKey: options.blobKey,
-    retries: options.retries,
-    retryDelayMs: options.retryDelayMs,
-  };
+  const download = (dir: string, signal?: AbortSignal, onProgress?: OpenMediaOptions['onProgress']) =>
+    downloadMedia<ProducedFile>(message, {
+      source: options.store,
+      blobKey: options.blobKey,
+      sink: privateFileSink(dir),
+      retries: options.retries,
+      retryDelayMs: options.retryDelayMs,
+      signal,
+      onProgress,
+    });
 
   if (cache) {
     const lease = await cache.acquire(
       cacheEntryId(request.ref, options.blobKey),
-      ({ staging, signal: shared, onProgress }) =>
-        downloadToFile(request, { ...common, dir: staging, signal: shared, onProgress }),
+      ({ staging, signal: shared, onProgress }) => download(staging, shared, onProgress),
       { signal, onProgress: options.onProgress },
     );
     return {
@@ -120,12 +124,7 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
   sweepTempRoot(root);
   const dir = await createPrivateDirectory(root, TEMP_DIR_PREFIX);
   try {
-    const file = await downloadToFile(request, {
-      ...common,
-      dir: dir.path,
-      signal,
-      onProgress: options.onProgress,
-    });
+    const file = await download(dir.path, signal, options.onProgress);
     return {
       path: file.path,
       mimeType: file.mimeType,

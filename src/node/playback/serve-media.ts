@@ -19,7 +19,10 @@ import { type BlobReader, bufferRangeSource, openBlobRandomAccess } from '../../
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
 import { DecryptionError, LimitError, StorageError } from '../../core/errors.js';
-import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from './download-to-file.js';
+import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from '../../core/playback/download-media.js';
+import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
+import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
+import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
 import { parseRangeHeader } from './http-range.js';
 import {
   extensionForMimeType,
@@ -29,9 +32,6 @@ import {
   safeFileStem,
   sniffMimeType,
 } from './media-names.js';
-import { assertStoreAndKey, type MediaInput, toMediaRequest } from './media-request.js';
-import type { ReadableBlobStore } from './resumable-download.js';
-import { headWithRetries, readStoreRange, retryingRangeSource } from './store-reads.js';
 
 /** Plaintext bytes decrypted per step of a response; bounds memory per connection. */
 export const SERVE_PIECE_BYTES = 1024 * 1024;
@@ -82,7 +82,10 @@ async function openReader(
       read: (offset, length, signal) => source.read(offset, length, signal),
     };
   }
-  return openBlobRandomAccess(retryingRangeSource(options.store, request.ref, options), options.blobKey);
+  return openBlobRandomAccess(
+    storeRangeSource(options.store, request.ref, { retries: options.retries }),
+    options.blobKey,
+  );
 }
 
 function hostAllowed(host: string | undefined, port: number): boolean {

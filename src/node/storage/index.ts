@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+export { storeRangeSource } from '../../core/playback/store-reads.js';
 export {
   type BlobRange,
   type BlobStore,
@@ -24,7 +26,6 @@ export {
   startMediaServer,
 } from './media-server.js';
 export { type OpenStoreOptions, openStore } from './open-store.js';
-export { storeRangeSource } from './range-source.js';
 export {
   DEFAULT_S3_PART_BYTES,
   S3_MAX_PARTS,

@@ -4,18 +4,23 @@
  *
  * @module
  */
-import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
-import { InvalidArgumentError } from '../../core/errors.js';
-import { assertSessionMessage, parseRef, type SessionMessage } from '../../core/protocol/index.js';
+import { assertBytes, assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { SessionMessage } from '../protocol/messages.js';
+import { assertSessionMessage } from '../protocol/parse.js';
+import { parseRef } from '../protocol/refs.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 
 /**
- * Checks what `openMedia` and `serveMedia` both need besides the message: an options object, a store
- * with `get()` and `head()`, and a 32-byte `blobKey`.
+ * Checks what `openMedia`, `serveMedia` and `downloadMedia` all need besides the message: an options
+ * object, a store with `get()` and `head()` (named `option` in the message), and a 32-byte `blobKey`.
  *
  * @throws {InvalidArgumentError} naming the first option that is wrong.
  */
-export function assertStoreAndKey(options: { store: ReadableBlobStore; blobKey: Uint8Array }): void {
+export function assertStoreAndKey(
+  options: { store: ReadableBlobStore; blobKey: Uint8Array },
+  option = 'store',
+): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError(
       `expected an options object for \`options\` but received ${describeValue(options)}`,
@@ -29,7 +34,7 @@ export function assertStoreAndKey(options: { store: ReadableBlobStore; blobKey: 
     typeof store.head !== 'function'
   ) {
     throw new InvalidArgumentError(
-      `expected a BlobStore with get() and head() for \`store\` but received ${describeValue(store)}`,
+      `expected a BlobStore with get() and head()${option === 'store' ? '' : ', a URL or a function of the ref'} for \`${option}\` but received ${describeValue(store)}`,
     );
   }
   assertBytes(options.blobKey, 'blobKey', 32);
@@ -49,7 +54,7 @@ export interface MediaRefInput {
   format?: 'v2' | 'v1';
 }
 
-/** Anything `openMedia` and `serveMedia` accept. */
+/** Anything `downloadMedia`, `openMedia` and `serveMedia` accept. */
 export type MediaInput = SessionMessage | MediaRefInput;
 
 /** A checked request. */

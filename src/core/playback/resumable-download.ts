@@ -13,9 +13,12 @@
  *
  * @module
  */
-import { AbortedError, HappyMediaError, StorageError } from '../../core/errors.js';
+import { AbortedError, HappyMediaError, StorageError } from '../errors.js';
 
-/** The part of the `BlobStore` contract (docs/architecture.md) that playback reads through. */
+/**
+ * The part of the `BlobStore` contract (docs/architecture.md) that playback reads through: every store
+ * of `happy-media/node`, and {@link fetchBlobSource} (plain `fetch` with Range requests) anywhere.
+ */
 export interface ReadableBlobStore {
   /** Streams the blob, whole or the byte range [offset, offset + length). Throws ERR_NOT_FOUND when absent. */
   get(

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { RangeSource } from '../../core/blob/index.js';
-import { AbortedError, HappyMediaError, StorageError } from '../../core/errors.js';
+import type { RangeSource } from '../blob/random-access.js';
+import { assertNonNegativeInteger } from '../bytes.js';
+import { AbortedError, HappyMediaError, StorageError } from '../errors.js';
 import { DEFAULT_RETRIES, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 
 /** Options shared by the reads below. */
@@ -93,23 +94,46 @@ export async function readStoreRange(
   return out;
 }
 
+/** Options of {@link storeRangeSource}: the retry policy is the caller's. */
+export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
+
 /**
- * A {@link RangeSource} over a stored blob whose reads retry dropped connections (random access for
- * streaming playback). The size is read once.
+ * A {@link RangeSource} over `ref` in `store`, for random access (a player decrypts the chunks it needs
+ * without downloading the rest). The size is asked once (`head`) and remembered (asked again after a
+ * failure); each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
+ * the end of the blob). Dropped connections resume inside the range, up to `retries` consecutive failures
+ * (default 5; pass `retries: 0` to fail on the first).
+ *
+ * @throws {StorageError} from `size`/`read`: `ERR_NOT_FOUND`, `ERR_INVALID_REF` at once,
+ *   `ERR_DOWNLOAD_FAILED` when the retries are spent or the store sends more than asked for.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` from `read` for a negative or fractional range.
+ * @example
+ * ```ts
+ * const reader = await openBlobRandomAccess(storeRangeSource(store, message.ref), blobKey);
+ * const first = await reader.read(0, 65536);
+ * ```
  */
-export function retryingRangeSource(
+export function storeRangeSource(
   store: ReadableBlobStore,
   ref: string,
-  options: Omit<StoreReadOptions, 'signal'> = {},
+  options: StoreRangeSourceOptions = {},
 ): RangeSource {
   let size: Promise<number> | undefined;
   const sizeOnce = () => {
-    size ??= headWithRetries(store, ref, options);
+    if (size === undefined) {
+      const asked = headWithRetries(store, ref, options);
+      size = asked;
+      asked.catch(() => {
+        if (size === asked) size = undefined;
+      });
+    }
     return size;
   };
   return {
     size: sizeOnce,
     read: async (offset, length, signal) => {
+      assertNonNegativeInteger(offset, 'offset');
+      assertNonNegativeInteger(length, 'length');
       const total = await sizeOnce();
       const end = Math.min(total, offset + length);
       return readStoreRange(store, ref, offset, Math.max(0, end - offset), { ...options, signal });

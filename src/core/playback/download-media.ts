@@ -1,0 +1,202 @@
+/**
+ * `downloadMedia`: the one download → verify → sink engine. Universal (browsers, React Native, Node):
+ * `openMedia` in Node is this engine with a private-file sink.
+ *
+ * v2 blobs stream: frames from {@link resumableDownload} (whole 16400-byte chunk ciphertexts, resumed at
+ * frame boundaries after dropped connections) go through the blob layer's decrypt stream, which releases
+ * a chunk only after its tag verified; released bytes go to the sink. v1 blobs (whole-blob secretbox, at
+ * most {@link V1_MAX_BLOB_BYTES}) are downloaded whole and verified before one write. The sink's `commit`
+ * runs only after the last chunk verified and the size matched; any failure calls its `abort`.
+ *
+ * @module
+ */
+import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/constants.js';
+import { plaintextSize } from '../blob/sizes.js';
+import { createDecryptStream } from '../blob/streams.js';
+import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../envelope/layout.js';
+import { decryptV1Blob } from '../envelope/v1-blob.js';
+import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import { assertStoreAndKey, type MediaInput, type MediaRequest, toMediaRequest } from './media-request.js';
+import type { MediaSink } from './media-sink.js';
+import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
+import { headWithRetries, readStoreRange } from './store-reads.js';
+
+/**
+ * Largest v1 (whole-blob secretbox) ciphertext playback accepts: it is verified whole in memory before any
+ * byte is released. Happy caps v1 attachments at {@link V1_BLOB_MAX_PLAINTEXT_BYTES} (10 MiB) of plaintext.
+ */
+export const V1_MAX_BLOB_BYTES = V1_BLOB_MAX_PLAINTEXT_BYTES + LEGACY_OVERHEAD_BYTES;
+/** Bytes a v1 blob adds to its plaintext (24-byte nonce + 16-byte tag), from the envelope layer. */
+export const V1_OVERHEAD_BYTES = LEGACY_OVERHEAD_BYTES;
+
+/** Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node). */
+export type MediaDownloadSource = ReadableBlobStore;
+
+/** Options of {@link downloadMedia}. */
+export interface DownloadMediaOptions<T> {
+  /** Where the ciphertext is. */
+  source: MediaDownloadSource;
+  /** The 32-byte blob key (master or session blob key). */
+  blobKey: Uint8Array;
+  /** Where verified plaintext goes; `downloadMedia` resolves to what its `commit` returns. */
+  sink: MediaSink<T>;
+  /** Cancels with `ERR_ABORTED`; the sink is aborted. */
+  signal?: AbortSignal;
+  /** Verified plaintext bytes handed to the sink so far, of `total`. */
+  onProgress?: (e: { done: number; total: number }) => void;
+  /** Consecutive failed download attempts tolerated before `ERR_DOWNLOAD_FAILED` (default 5). */
+  retries?: number;
+  /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
+  retryDelayMs?: number;
+}
+
+/** Checks the stored size against what the (authenticated) message announced, before downloading. */
+export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: number): number {
+  let size: number;
+  if (request.format === 'v1') {
+    if (ciphertextBytes > V1_MAX_BLOB_BYTES) {
+      throw new LimitError(
+        `the v1 blob ${request.ref} is ${ciphertextBytes} bytes, more than the ${V1_MAX_BLOB_BYTES}-byte limit for whole-blob decryption`,
+      );
+    }
+    // A v1 blob shorter than its overhead cannot be authentic.
+    if (ciphertextBytes < V1_OVERHEAD_BYTES) throw new DecryptionError();
+    size = ciphertextBytes - V1_OVERHEAD_BYTES;
+  } else {
+    try {
+      size = plaintextSize(ciphertextBytes);
+    } catch (cause) {
+      // A length no ciphertext can have is a truncated or extended blob: not authentic.
+      throw new DecryptionError({ cause });
+    }
+  }
+  // The message is authenticated by its envelope; a blob of another size is not the one it describes.
+  if (request.size !== undefined && request.size !== size) throw new DecryptionError();
+  return size;
+}
+
+/** The store behind `options.source`, checked. */
+function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError(
+      `expected an options object for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const { source } = options;
+  const store = source;
+  assertStoreAndKey({ store, blobKey: options.blobKey }, 'source');
+  const { sink } = options;
+  if (
+    typeof sink !== 'object' ||
+    sink === null ||
+    typeof sink.write !== 'function' ||
+    typeof sink.commit !== 'function' ||
+    typeof sink.abort !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      `expected a sink with write(), commit() and abort() for \`sink\` but received ${describeValue(sink)}`,
+    );
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new InvalidArgumentError(
+      `expected a function for \`onProgress\` but received ${describeValue(options.onProgress)}`,
+    );
+  }
+  if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
+  if (options.retryDelayMs !== undefined)
+    assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
+  return store;
+}
+
+function aborted(signal: AbortSignal | undefined): AbortedError {
+  return new AbortedError('the download was aborted', { cause: signal?.reason });
+}
+
+/**
+ * Downloads a `photo`/`video`/`file` message's blob, verifies every byte, and hands the verified
+ * plaintext to `sink`; resolves to what `sink.commit()` returns. Nothing unverified reaches the sink; on
+ * any failure `sink.abort()` is called and the promise rejects. A dropped connection resumes from the last
+ * chunk boundary (bounded retries); a tag failure is final.
+ *
+ * @param message - a validated v2 media message, or `{ ref, mimeType?, name?, size?, format? }`
+ *   (`format: 'v1'` for Happy's whole-blob secretbox attachments, at most 10 MiB).
+ * @throws {StorageError} download leg: `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`, `ERR_INVALID_REF`.
+ * @throws {DecryptionError} decrypt leg: `ERR_DECRYPTION_FAILED` (wrong key, tampering, wrong size).
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over {@link V1_MAX_BLOB_BYTES}.
+ * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts.
+ * @throws {InvalidArgumentError} / {SchemaError} for bad arguments or a malformed message (before any I/O).
+ *   Whatever the sink throws is passed through.
+ * @example
+ * ```ts
+ * // React Native / browser: presigned URL, bytes in memory
+ * const bytes = await downloadMedia(message, {
+ *   source: (ref) => presignedUrlFor(ref),
+ *   blobKey,
+ *   sink: memorySink(),
+ *   onProgress: ({ done, total }) => setProgress(done / total),
+ * });
+ * ```
+ */
+export async function downloadMedia<T>(message: MediaInput, options: DownloadMediaOptions<T>): Promise<T> {
+  const store = resolveSource(options);
+  const request = toMediaRequest(message);
+  const { blobKey, sink, signal, onProgress } = options;
+  if (signal?.aborted) throw aborted(signal);
+  const reads = { retries: options.retries, retryDelayMs: options.retryDelayMs, signal };
+
+  let done = 0;
+  try {
+    const ciphertextBytes = await headWithRetries(store, request.ref, reads);
+    const total = expectedPlaintextSize(request, ciphertextBytes);
+    const accept = async (plain: Uint8Array) => {
+      if (signal?.aborted) throw aborted(signal);
+      await sink.write(plain);
+      done += plain.length;
+      onProgress?.({ done, total });
+    };
+
+    if (request.format === 'v1') {
+      const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, reads);
+      await accept(decryptV1Blob(blob, blobKey));
+    } else {
+      const ciphertext = resumableDownload({
+        ...reads,
+        store,
+        ref: request.ref,
+        size: ciphertextBytes,
+        resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
+      });
+      const plaintext = ciphertext.pipeThrough(createDecryptStream(blobKey, { maxPlaintextBytes: total }));
+      const reader = plaintext.getReader();
+      try {
+        for (;;) {
+          const { done: end, value } = await reader.read();
+          if (end) break;
+          await accept(value);
+        }
+      } catch (error) {
+        await reader.cancel(error).catch(() => undefined);
+        throw error;
+      }
+    }
+    // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
+    if (done !== total) throw new DecryptionError();
+    if (signal?.aborted) throw aborted(signal);
+    return await sink.commit({
+      size: total,
+      ...(request.mimeType === undefined ? {} : { mimeType: request.mimeType }),
+      ...(request.name === undefined ? {} : { name: request.name }),
+    });
+  } catch (error) {
+    try {
+      await sink.abort(error);
+    } catch {
+      // The original failure is what the caller needs; a failing abort must not mask it.
+    }
+    if (signal?.aborted && !(error instanceof AbortedError)) throw aborted(signal);
+    // Store failures arrive already typed (resumableDownload, headWithRetries); anything else is a bug
+    // or the sink's own error, and must not masquerade as a network problem.
+    throw error;
+  }
+}

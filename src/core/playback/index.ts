@@ -1,0 +1,29 @@
+/**
+ * Public surface of universal playback: `downloadMedia` (download → verify → sink, one engine for every
+ * runtime), sinks, the fetch source, and the resumable download and range source it is built from.
+ * See docs/playback.md.
+ *
+ * @module
+ */
+
+export {
+  type DownloadMediaOptions,
+  downloadMedia,
+  type MediaDownloadSource,
+  V1_MAX_BLOB_BYTES,
+} from './download-media.js';
+export type { MediaInput, MediaRefInput } from './media-request.js';
+export {
+  type MediaSink,
+  type MediaSinkCommitInfo,
+  type MemorySinkOptions,
+  memorySink,
+} from './media-sink.js';
+export {
+  chunkedResumePoint,
+  DEFAULT_RETRIES,
+  type ReadableBlobStore,
+  type ResumableDownloadOptions,
+  resumableDownload,
+} from './resumable-download.js';
+export { type StoreRangeSourceOptions, storeRangeSource } from './store-reads.js';

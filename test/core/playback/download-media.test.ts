@@ -1,0 +1,224 @@
+/**
+ * downloadMedia, the universal download → verify → sink engine: from a store (with injected drops and
+ * flipped bytes) and from a URL over a fake fetch (Range, servers that ignore it, wrong ranges, React
+ * Native's body-less responses, presigned URL functions). The sink sees only verified bytes; every failure
+ * aborts it; commit is called once, after the last chunk verified.
+ */
+import { describe, expect, it } from 'vitest';
+import { encryptBlob } from '../../../src/core/blob/index.js';
+import { randomBytes } from '../../../src/core/bytes.js';
+import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
+import {
+  downloadMedia,
+  type MediaSink,
+  memorySink,
+  V1_MAX_BLOB_BYTES,
+} from '../../../src/core/playback/index.js';
+import { fileMessage } from '../../../src/core/protocol/index.js';
+import { MemoryStore } from '../../node/playback/helpers/memory-store.js';
+import { testBytes as pseudoRandomBytes } from '../blob/blob-test-utils.js';
+
+const key = randomBytes(32);
+const REF = 'media/k2x9q0c1v3b5n7m8a1s2d3f4';
+const plain = pseudoRandomBytes(300_000 + 77, 5);
+const blob = await encryptBlob(plain, key);
+
+/** A sink that records every call, so tests can check what it saw and in which order. */
+function recordingSink(options: { failWriteAt?: number } = {}) {
+  const events: string[] = [];
+  const written: Uint8Array[] = [];
+  const inner = memorySink();
+  const sink: MediaSink<Uint8Array> = {
+    async write(bytes) {
+      if (options.failWriteAt !== undefined && written.length === options.failWriteAt) {
+        throw new Error('disk full (injected)');
+      }
+      events.push('write');
+      written.push(bytes.slice());
+      await inner.write(bytes);
+    },
+    commit(info) {
+      events.push(`commit ${info.size}`);
+      return inner.commit(info);
+    },
+    abort(reason) {
+      events.push('abort');
+      return inner.abort(reason);
+    },
+  };
+  return { sink, events, written };
+}
+
+/** Every prefix the sink received is a prefix of the true plaintext: nothing unverified was written. */
+function onlyTrueBytes(written: Uint8Array[], truth: Uint8Array): boolean {
+  let at = 0;
+  for (const part of written) {
+    for (let i = 0; i < part.length; i++) if (part[i] !== truth[at + i]) return false;
+    at += part.length;
+  }
+  return true;
+}
+
+/** Byte equality without vitest's element-wise deep diff (seconds on large arrays). */
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function storeWith(bytes: Uint8Array): MemoryStore {
+  const store = new MemoryStore();
+  store.put(REF, bytes);
+  return store;
+}
+
+describe('downloadMedia from a store', () => {
+  it('delivers the exact plaintext to the sink, then commits once with the size and MIME type', async () => {
+    const { sink, events } = recordingSink();
+    const progress: number[] = [];
+    const message = fileMessage({
+      role: 'user',
+      ref: REF,
+      name: 'clip.mp4',
+      mimeType: 'video/mp4',
+      size: plain.length,
+    });
+    const out = await downloadMedia(message, {
+      source: storeWith(blob),
+      blobKey: key,
+      sink,
+      onProgress: ({ done, total }) => {
+        expect(total).toBe(plain.length);
+        progress.push(done);
+      },
+    });
+    expect(same(out, plain)).toBe(true);
+    expect(events.at(-1)).toBe(`commit ${plain.length}`);
+    expect(events.filter((e) => e === 'abort')).toHaveLength(0);
+    expect(progress.at(-1)).toBe(plain.length);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+  });
+
+  it('resumes dropped connections at chunk boundaries', async () => {
+    const store = storeWith(blob);
+    store.dropAfter = [20_000, 70_001, 5];
+    const out = await downloadMedia(
+      { ref: REF },
+      { source: store, blobKey: key, sink: memorySink(), retryDelayMs: 0 },
+    );
+    expect(same(out, plain)).toBe(true);
+    const offsets = store.gets.map((g) => g.offset);
+    expect(offsets).toHaveLength(4);
+    for (const offset of offsets.slice(1)) expect((offset - 56) % 16400).toBe(0);
+  });
+
+  it('a flipped byte: only verified bytes were written, the sink is aborted, never committed', async () => {
+    const store = storeWith(blob);
+    const at = 56 + 16400 * 7 + 100;
+    store.flipAt.add(at);
+    const { sink, events, written } = recordingSink();
+    await expect(downloadMedia({ ref: REF }, { source: store, blobKey: key, sink })).rejects.toMatchObject({
+      code: 'ERR_DECRYPTION_FAILED',
+    });
+    expect(events.at(-1)).toBe('abort');
+    expect(events.some((e) => e.startsWith('commit'))).toBe(false);
+    expect(onlyTrueBytes(written, plain)).toBe(true);
+    expect(written.reduce((n, w) => n + w.length, 0)).toBeLessThanOrEqual(7 * 16384);
+  });
+
+  it('wrong key, wrong size and a truncated blob fail the same way and abort the sink', async () => {
+    for (const [input, bytes, blobKey] of [
+      [{ ref: REF }, blob, randomBytes(32)],
+      [{ ref: REF, size: plain.length + 1 }, blob, key],
+      [{ ref: REF }, blob.subarray(0, blob.length - 16400), key],
+    ] as const) {
+      const { sink, events } = recordingSink();
+      await expect(downloadMedia(input, { source: storeWith(bytes), blobKey, sink })).rejects.toMatchObject({
+        code: 'ERR_DECRYPTION_FAILED',
+      });
+      expect(events).toContain('abort');
+    }
+  });
+
+  it("the sink's own write error is passed through and the sink aborted", async () => {
+    const { sink, events } = recordingSink({ failWriteAt: 1 });
+    await expect(
+      downloadMedia({ ref: REF }, { source: storeWith(blob), blobKey: key, sink }),
+    ).rejects.toThrow(/disk full/);
+    expect(events).toEqual(['write', 'abort']);
+  });
+
+  it('abort through the signal rejects with ERR_ABORTED and aborts the sink', async () => {
+    const store = storeWith(blob);
+    store.pieceDelayMs = 5;
+    const controller = new AbortController();
+    const { sink, events } = recordingSink();
+    const done = downloadMedia(
+      { ref: REF },
+      { source: store, blobKey: key, sink, signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 20);
+    await expect(done).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+    expect(events.at(-1)).toBe('abort');
+  });
+
+  it('v1 blobs are verified whole before one write; over 10 MiB is refused before download', async () => {
+    const small = pseudoRandomBytes(5000, 2);
+    const { sink, events } = recordingSink();
+    const out = await downloadMedia(
+      { ref: REF, format: 'v1' },
+      { source: storeWith(encryptV1Blob(small, key)), blobKey: key, sink },
+    );
+    expect(out).toEqual(small);
+    expect(events).toEqual(['write', 'commit 5000']);
+    const bad = encryptV1Blob(small, key);
+    bad[bad.length - 1]! ^= 1;
+    const tampered = recordingSink();
+    await expect(
+      downloadMedia(
+        { ref: REF, format: 'v1' },
+        { source: storeWith(bad), blobKey: key, sink: tampered.sink },
+      ),
+    ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    expect(tampered.events).toEqual(['abort']);
+    expect(V1_MAX_BLOB_BYTES).toBe(V1_BLOB_MAX_PLAINTEXT_BYTES + 40);
+    const huge = new MemoryStore();
+    huge.put(REF, new Uint8Array(V1_MAX_BLOB_BYTES + 1));
+    await expect(
+      downloadMedia({ ref: REF, format: 'v1' }, { source: huge, blobKey: key, sink: memorySink() }),
+    ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+    expect(huge.gets).toHaveLength(0);
+  });
+
+  it('bad arguments fail before any I/O', async () => {
+    const store = storeWith(blob);
+    const cases: [unknown, Record<string, unknown>][] = [
+      [{ ref: 'nope' }, {}],
+      [{ ref: REF }, { source: 42 }],
+      [{ ref: REF }, { sink: { write() {} } }],
+      [{ ref: REF }, { blobKey: new Uint8Array(31) }],
+      [{ ref: REF }, { retries: -1 }],
+    ];
+    for (const [input, override] of cases) {
+      await expect(
+        downloadMedia(
+          input as { ref: string },
+          {
+            source: store,
+            blobKey: key,
+            sink: memorySink(),
+            ...override,
+          } as never,
+        ),
+      ).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_(INVALID_ARGUMENT|INVALID_REF)$/) });
+    }
+    expect(store.heads + store.gets.length).toBe(0);
+  });
+
+  it('memorySink refuses more than maxBytes', async () => {
+    await expect(
+      downloadMedia(
+        { ref: REF },
+        { source: storeWith(blob), blobKey: key, sink: memorySink({ maxBytes: 1000 }) },
+      ),
+    ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+  });
+});
