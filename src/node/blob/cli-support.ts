@@ -7,11 +7,14 @@
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { fromHex, joinBytes } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
 import { KEY_ENV_VARIABLE } from '../envelope/key-source.js';
 import { diskError } from '../fs/disk-error.js';
+import { PARALLEL_FILE_THRESHOLD } from './parallel-files.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {
@@ -38,6 +41,7 @@ export interface BlobCommandFlags {
   keyFile?: string;
   contextHex?: string;
   format?: string;
+  threads?: string;
 }
 
 /** Adds the options `encrypt` and `decrypt` both take: the key, `--context-hex` and `--format`. */
@@ -49,7 +53,38 @@ export function addBlobOptions(command: Command): Command {
     )
     .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
     .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
-    .option('--format <v2|v1>', 'blob format', 'v2');
+    .option('--format <v2|v1>', 'blob format', 'v2')
+    .option(
+      '--threads <n>',
+      'worker threads for v2 file to file (default: all cores for files of 64 MiB or more, else 1)',
+    );
+}
+
+/**
+ * How many threads a v2 file → file job gets: `--threads` when given, else every core for a regular file
+ * of at least {@link PARALLEL_FILE_THRESHOLD} bytes (starting workers costs tens of milliseconds, which
+ * only large files repay), else 1 (the single-thread engine). stdin, or output streamed to stdout, always
+ * uses one (`outIsFile` false); `decrypt ... -` verifies into a temp file first, so its output is a file.
+ *
+ * @throws {UsageError} for a `--threads` that is not an integer from 1 to 64.
+ */
+export async function chooseThreads(
+  flags: BlobCommandFlags,
+  inPath: string,
+  outIsFile: boolean,
+): Promise<number> {
+  if (flags.threads !== undefined) {
+    const threads = Number(flags.threads);
+    if (!/^\d+$/.test(flags.threads) || threads < 1 || threads > 64) {
+      throw new UsageError(
+        `expected an integer from 1 to 64 for --threads but received ${JSON.stringify(flags.threads)}`,
+      );
+    }
+    return inPath === '-' || !outIsFile ? 1 : threads;
+  }
+  if (inPath === '-' || !outIsFile) return 1;
+  const info = await stat(inPath).catch(() => undefined);
+  return info?.isFile() && info.size >= PARALLEL_FILE_THRESHOLD ? Math.min(8, availableParallelism()) : 1;
 }
 
 /**

@@ -13,3 +13,9 @@ export { type FileRangeSource, fileRangeSource } from './file-range-source.js';
 export { type DecryptFileOptions, decryptFile, encryptFile } from './files.js';
 export { nodeBlobBackend } from './node-backend.js';
 export { createNodeDecryptStream, createNodeEncryptStream } from './node-streams.js';
+export {
+  decryptFileParallel,
+  encryptFileParallel,
+  PARALLEL_FILE_THRESHOLD,
+  type ParallelFileOptions,
+} from './parallel-files.js';

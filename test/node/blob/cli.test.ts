@@ -53,6 +53,26 @@ describe('happy-media encrypt / decrypt', () => {
     expect((await readFile(p('b.out'))).equals(Buffer.from(plaintext))).toBe(true);
   });
 
+  it('--threads 2 (the path large files take): the same blob format, decrypted by either path, also to stdout', async () => {
+    let r = await runCli(['encrypt', '--key', keyB64, '--threads', '2', p('plain.bin'), p('t.blob')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      Buffer.from(await decryptBlob(await readFile(p('t.blob')), key)).equals(Buffer.from(plaintext)),
+    ).toBe(true);
+    r = await runCli(['decrypt', '--key', keyB64, '--threads', '2', p('a.blob'), p('t.out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('t.out'))).equals(Buffer.from(plaintext))).toBe(true);
+    const out = runBinary(
+      ['decrypt', '--key', keyB64, '--threads', '2', p('t.blob'), '-'],
+      new Uint8Array(0),
+    );
+    expect(out.code, out.stderr).toBe(0);
+    expect(Buffer.from(out.stdout).equals(Buffer.from(plaintext))).toBe(true);
+    r = await runCli(['encrypt', '--key', keyB64, '--threads', 'many', p('plain.bin'), p('t2.blob')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--threads/);
+  });
+
   it('streams stdin to stdout both ways, with an explicit context', () => {
     const enc = runBinary(['encrypt', '--context-hex', '6162', '-', '-'], plaintext, {
       HAPPY_MEDIA_KEY: keyB64,
@@ -133,7 +153,14 @@ describe('happy-media encrypt / decrypt', () => {
       // Every variant through the streaming path; the ones random access must catch up front (damaged
       // final chunk, bad length, bad header) through a ranged read of chunk 0 too.
       const ranged = /^(commitment|last tag|truncated at|appended)/.test(name);
-      for (const extra of ranged ? [[], ['--offset', '0', '--length', '10']] : [[]]) {
+      // And the worker-thread path (forced with --threads; large files take it by default) where it differs.
+      const threaded = /^(chunk 1|last tag|truncated at|swapped)/.test(name);
+      const runs = [
+        [],
+        ...(ranged ? [['--offset', '0', '--length', '10']] : []),
+        ...(threaded ? [['--threads', '2']] : []),
+      ];
+      for (const extra of runs) {
         const r = await runCli(['decrypt', '--key', keyB64, ...extra, p(`bad${i}.blob`), p(`bad${i}.out`)]);
         expect(r.code, `${name} ${extra.join(' ')}`).toBe(1);
         expect(r.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /);

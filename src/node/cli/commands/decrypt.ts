@@ -15,6 +15,7 @@ import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
+  chooseThreads,
   copyFileToStdout,
   inputPieces,
   parseBlobFormatFlags,
@@ -25,6 +26,7 @@ import { pumpEngine } from '../../blob/engine-pipe.js';
 import { decryptFile } from '../../blob/files.js';
 import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
+import { decryptFileParallel } from '../../blob/parallel-files.js';
 import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
 import { createPrivateDirectory } from '../../fs/private-dir.js';
 import { runAction } from '../run-action.js';
@@ -45,6 +47,7 @@ async function decryptToFile(
   format: 'v1' | 'v2',
   context: Uint8Array | undefined,
   range: { offset?: number; length?: number },
+  threads: number,
 ): Promise<void> {
   const hasRange = range.offset !== undefined || range.length !== undefined;
   if (format === 'v1') {
@@ -66,6 +69,11 @@ async function decryptToFile(
   if (hasRange) {
     if (inPath === '-') throw new UsageError('--offset/--length need a file IN (random access), not stdin');
     await decryptFile(inPath, outPath, key, { ...options, ...range });
+    return;
+  }
+  if (threads > 1 && inPath !== '-') {
+    // Large file → file: chunks verified and written on worker threads, still all or nothing.
+    await decryptFileParallel(inPath, outPath, key, { ...options, threads });
     return;
   }
   const decryptor = new BlobDecryptor(key, options);
@@ -94,15 +102,17 @@ export function registerDecrypt(program: Command): void {
           ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
         };
         const key = await resolveKey(flags);
+        // The output is always a file: stdout gets a verified temp file's copy.
+        const threads = await chooseThreads(flags, inPath, true);
         if (outPath !== '-') {
-          await decryptToFile(inPath, outPath, key, format, context, range);
+          await decryptToFile(inPath, outPath, key, format, context, range, threads);
           return;
         }
         // stdout cannot be un-written: verify everything into a private temp file, then copy it out.
         const dir = await createPrivateDirectory(tmpdir(), DECRYPT_DIR_PREFIX);
         try {
           const temp = join(dir.path, 'plaintext');
-          await decryptToFile(inPath, temp, key, format, context, range);
+          await decryptToFile(inPath, temp, key, format, context, range, threads);
           await copyFileToStdout(temp);
         } finally {
           await dir.remove();

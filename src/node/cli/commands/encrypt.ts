@@ -11,6 +11,7 @@ import { encryptV1Blob } from '../../../core/envelope/v1-blob.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
+  chooseThreads,
   inputPieces,
   parseBlobFormatFlags,
   readWholeInput,
@@ -19,6 +20,7 @@ import {
 import { pumpEngine } from '../../blob/engine-pipe.js';
 import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
+import { encryptFileParallel } from '../../blob/parallel-files.js';
 import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
 import { runAction } from '../run-action.js';
 
@@ -46,6 +48,15 @@ export function registerEncrypt(program: Command): void {
           return;
         }
 
+        const threads = await chooseThreads(flags, inPath, outPath !== '-');
+        if (threads > 1) {
+          // Large file → file: chunks sealed on worker threads, byte-for-byte what the engine writes.
+          await encryptFileParallel(inPath, outPath, key, {
+            threads,
+            ...(context === undefined ? {} : { context }),
+          });
+          return;
+        }
         const encryptor = new BlobEncryptor(key, context === undefined ? {} : { context });
         if (outPath === '-') {
           await writeStdout(await encryptor.start());
