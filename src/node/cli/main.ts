@@ -9,6 +9,7 @@
  * @module
  */
 import { Command, CommanderError } from 'commander';
+import { sweepCrashLeftovers } from './crash-sweep.js';
 import { EXIT_USAGE, reportCliError } from './run-action.js';
 
 /** Registers one command (its options, help and action) on the program. */
@@ -110,6 +111,8 @@ export async function buildProgram(only?: string): Promise<Command> {
 
 /** Runs the CLI with the given argv (defaults to `process.argv`). Resolves when the command is done. */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  // Before anything else: plaintext a killed run left behind must not survive this one.
+  sweepCrashLeftovers();
   try {
     const program = await buildProgram(commandNamed(argv.slice(2)) ?? '');
     await program.parseAsync(argv);

@@ -109,6 +109,15 @@ const STAGING_PREFIX = 'staging-';
 const ORPHAN_AGE_MS = 10 * 60 * 1000;
 
 /**
+ * Removes what processes killed while filling the cache in `dir` left there: staging directories (verified
+ * plaintext) and temp files of the index, by the rules of `../fs/sweep.ts`. Returns how many entries went;
+ * never throws. A cache runs it when it loads; the CLI runs it at the start of every command.
+ */
+export function sweepCacheLeftovers(dir: string): number {
+  return sweepStale(dir, prefixedNames(STAGING_PREFIX)) + sweepStale(dir, PARTIAL_FILE_NAMES);
+}
+
+/**
  * The default cache directory: `$XDG_CACHE_HOME/happy-media/media` (else `~/.cache/...`; on macOS
  * `~/Library/Caches/happy-media/media`).
  */
@@ -418,8 +427,7 @@ export class MediaCache {
       } catch (cause) {
         throw diskError('create the cache directory', cause, this.dir);
       }
-      sweepStale(this.dir, prefixedNames(STAGING_PREFIX));
-      sweepStale(this.dir, PARTIAL_FILE_NAMES);
+      sweepCacheLeftovers(this.dir);
       for (const [id, entry] of Object.entries((await this.#readIndex()).entries))
         this.#entries.set(id, entry);
       await this.#removeOrphans();
