@@ -17,6 +17,12 @@ import { assertNonNegativeInteger, describeValue } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../envelope/layout.js';
 import { decryptV1Blob } from '../envelope/v1-blob.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import {
+  type FetchBlobSourceOptions,
+  fetchBlobSource,
+  isMediaUrl,
+  type MediaUrl,
+} from './fetch-blob-source.js';
 import { assertStoreAndKey, type MediaInput, type MediaRequest, toMediaRequest } from './media-request.js';
 import type { MediaSink } from './media-sink.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
@@ -30,17 +36,24 @@ export const V1_MAX_BLOB_BYTES = V1_BLOB_MAX_PLAINTEXT_BYTES + LEGACY_OVERHEAD_B
 /** Bytes a v1 blob adds to its plaintext (24-byte nonce + 16-byte tag), from the envelope layer. */
 export const V1_OVERHEAD_BYTES = LEGACY_OVERHEAD_BYTES;
 
-/** Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node). */
-export type MediaDownloadSource = ReadableBlobStore;
+/**
+ * Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node), or a
+ * URL read with ranged `fetch` GETs: a fixed URL, or a function of the ref (for presigned URLs).
+ */
+export type MediaDownloadSource = ReadableBlobStore | MediaUrl;
 
 /** Options of {@link downloadMedia}. */
 export interface DownloadMediaOptions<T> {
-  /** Where the ciphertext is. */
+  /** Where the ciphertext is: a store, a URL, or `(ref) => URL` (presigned URLs). */
   source: MediaDownloadSource;
   /** The 32-byte blob key (master or session blob key). */
   blobKey: Uint8Array;
   /** Where verified plaintext goes; `downloadMedia` resolves to what its `commit` returns. */
   sink: MediaSink<T>;
+  /** `fetch` for a URL source (expo/fetch, a browser's, a test's); default `globalThis.fetch`. */
+  fetch?: FetchBlobSourceOptions['fetch'];
+  /** Extra request headers for a URL source (e.g. `Authorization`). */
+  headers?: FetchBlobSourceOptions['headers'];
   /** Cancels with `ERR_ABORTED`; the sink is aborted. */
   signal?: AbortSignal;
   /** Verified plaintext bytes handed to the sink so far, of `total`. */
@@ -84,7 +97,9 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
     );
   }
   const { source } = options;
-  const store = source;
+  const store = isMediaUrl(source)
+    ? fetchBlobSource(source, { fetch: options.fetch, headers: options.headers })
+    : source;
   assertStoreAndKey({ store, blobKey: options.blobKey }, 'source');
   const { sink } = options;
   if (

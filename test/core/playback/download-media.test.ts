@@ -15,11 +15,13 @@ import {
   V1_MAX_BLOB_BYTES,
 } from '../../../src/core/playback/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
+import { fakeFetch } from '../../helpers/fake-fetch.js';
 import { MemoryStore } from '../../node/playback/helpers/memory-store.js';
 import { testBytes as pseudoRandomBytes } from '../blob/blob-test-utils.js';
 
 const key = randomBytes(32);
 const REF = 'media/k2x9q0c1v3b5n7m8a1s2d3f4';
+const URL_OF = 'https://blobs.example/k2x9q0c1v3b5n7m8a1s2d3f4';
 const plain = pseudoRandomBytes(300_000 + 77, 5);
 const blob = await encryptBlob(plain, key);
 
@@ -220,5 +222,89 @@ describe('downloadMedia from a store', () => {
         { source: storeWith(blob), blobKey: key, sink: memorySink({ maxBytes: 1000 }) },
       ),
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+  });
+});
+
+describe('downloadMedia from a URL over fetch', () => {
+  it('reads with Range requests and resumes at chunk boundaries', async () => {
+    const server = fakeFetch({ [URL_OF]: blob }, { dropAfter: [undefined, 40_000] });
+    const out = await downloadMedia(
+      { ref: REF },
+      { source: URL_OF, fetch: server.fetch, blobKey: key, sink: memorySink(), retryDelayMs: 0 },
+    );
+    expect(same(out, plain)).toBe(true);
+    expect(server.requests[0]).toEqual({ url: URL_OF, range: 'bytes=0-0' });
+    const resumed = server.requests[2]!.range!;
+    const start = Number(/^bytes=(\d+)-/.exec(resumed)![1]);
+    expect((start - 56) % 16400).toBe(0);
+    expect(start).toBeGreaterThan(0);
+  });
+
+  it('a function of the ref (presigned URLs) is asked per request', async () => {
+    const server = fakeFetch({ [URL_OF]: blob });
+    const asked: string[] = [];
+    const out = await downloadMedia(
+      { ref: REF },
+      {
+        source: async (ref) => {
+          asked.push(ref);
+          return new URL(URL_OF);
+        },
+        fetch: server.fetch,
+        blobKey: key,
+        sink: memorySink(),
+      },
+    );
+    expect(same(out, plain)).toBe(true);
+    expect(asked).toEqual([REF, REF]);
+  });
+
+  it('a server that ignores Range (200, whole body) still works, also after a drop', async () => {
+    for (const options of [{ ignoreRange: true }]) {
+      const server = fakeFetch({ [URL_OF]: blob }, { ...options, dropAfter: [undefined, 100_000] });
+      const out = await downloadMedia(
+        { ref: REF },
+        { source: URL_OF, fetch: server.fetch, blobKey: key, sink: memorySink(), retryDelayMs: 0 },
+      );
+      expect(same(out, plain)).toBe(true);
+    }
+  });
+
+  it('a server answering the wrong range fails with ERR_DOWNLOAD_FAILED after the retries', async () => {
+    const server = fakeFetch({ [URL_OF]: blob }, { shiftRange: 1 });
+    const { sink, written, events } = recordingSink();
+    await expect(
+      downloadMedia(
+        { ref: REF },
+        { source: URL_OF, fetch: server.fetch, blobKey: key, sink, retries: 2, retryDelayMs: 0 },
+      ),
+    ).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+    expect(written).toHaveLength(0);
+    expect(events).toEqual(['abort']);
+  });
+
+  it('404 is ERR_NOT_FOUND at once; a tampered body is ERR_DECRYPTION_FAILED', async () => {
+    const server = fakeFetch({});
+    await expect(
+      downloadMedia({ ref: REF }, { source: URL_OF, fetch: server.fetch, blobKey: key, sink: memorySink() }),
+    ).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' });
+    expect(server.requests).toHaveLength(1);
+    const bad = blob.slice();
+    bad[56 + 16400 * 3]! ^= 4;
+    await expect(
+      downloadMedia(
+        { ref: REF },
+        { source: URL_OF, fetch: fakeFetch({ [URL_OF]: bad }).fetch, blobKey: key, sink: memorySink() },
+      ),
+    ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+  });
+
+  it('an empty plaintext round-trips', async () => {
+    const empty = await encryptBlob(new Uint8Array(0), key);
+    const out = await downloadMedia(
+      { ref: REF, size: 0 },
+      { source: URL_OF, fetch: fakeFetch({ [URL_OF]: empty }).fetch, blobKey: key, sink: memorySink() },
+    );
+    expect(out).toEqual(new Uint8Array(0));
   });
 });
