@@ -36,10 +36,32 @@ function quadrants(width = 48, height = 32) {
   return sharp(data, { raw: { width, height, channels: 3 } });
 }
 
+/**
+ * The ffmpeg the package itself would use (FFMPEG_PATH → PATH → the bundled optional dependency), through
+ * the built package; before a build, only FFMPEG_PATH or the PATH.
+ */
+async function locateFfmpeg() {
+  try {
+    const { locateBinary } = await import('../dist/src/node/media/ffmpeg-binaries.js');
+    return locateBinary('ffmpeg');
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return { path: process.env.FFMPEG_PATH || 'ffmpeg', source: 'env or PATH (dist/ not built)' };
+  }
+}
+let located;
+
 async function ffmpeg(args) {
-  await run(process.env.FFMPEG_PATH || 'ffmpeg', ['-hide_banner', '-v', 'error', '-nostdin', '-y', ...args], {
-    timeout: 60_000,
-  });
+  located ??= await locateFfmpeg();
+  try {
+    await run(located.path, ['-hide_banner', '-v', 'error', '-nostdin', '-y', ...args], { timeout: 60_000 });
+  } catch (error) {
+    // Say which ffmpeg and which sample, so a build lacking an encoder or filter is obvious.
+    const why = error.stderr?.trim().split('\n').pop() || error.message;
+    throw new Error(`ffmpeg (${located.source}: ${located.path}) failed making ${args.at(-1)}: ${why}`, {
+      cause: error,
+    });
+  }
 }
 
 /** A minimal but valid PDF (one empty page) with a correct xref table. */
@@ -91,8 +113,8 @@ function minimalZip(name = 'hello.txt', content = Buffer.from('hello from happy-
   return Buffer.concat([local, fileName, content, central, fileName, end]);
 }
 
-/** Writes every sample into `dir` (which must exist and be empty). */
-async function generate(dir) {
+/** Writes every sample into `dir` (which must exist and be empty), then the `stamp`. */
+async function generate(dir, stamp) {
   const at = (name) => join(dir, name);
   const jobs = [];
 
@@ -232,7 +254,7 @@ async function generate(dir) {
   );
 
   await Promise.all(jobs);
-  await writeFile(at('VERSION'), VERSION);
+  await writeFile(at('VERSION'), stamp);
 }
 
 /**
@@ -241,13 +263,17 @@ async function generate(dir) {
  */
 export async function makeSamples(out = defaultOut) {
   const stamp = join(out, 'VERSION');
-  if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === VERSION) return out;
+  // The stamp names the ffmpeg too: builds differ in details (an AAC encoder's priming shifts a duration
+  // by 24 ms), so switching between the system's and the bundled ffmpeg regenerates the set.
+  located ??= await locateFfmpeg();
+  const current = `${VERSION} ${located.path}`;
+  if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === current) return out;
   const tmp = `${out}.tmp-${process.pid}-${Date.now()}`;
   await mkdir(tmp, { recursive: true });
   try {
-    await generate(tmp);
+    await generate(tmp, current);
     // Another process may have finished first while we generated: keep its set (tests may be using it).
-    if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === VERSION) return out;
+    if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === current) return out;
     await rm(out, { recursive: true, force: true });
     try {
       await rename(tmp, out);

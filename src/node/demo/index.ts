@@ -6,4 +6,10 @@
 export { minimalPdf } from './pdf.js';
 export type { DemoCheck, DemoReport, DemoStep } from './report.js';
 export { type DemoOptions, runDemo } from './run-demo.js';
-export { createDemoSamples, DEMO_PHOTO_SIZE, DEMO_VIDEO_SIZE, type DemoSamples } from './samples.js';
+export {
+  createDemoSamples,
+  DEMO_PHOTO_SIZE,
+  DEMO_VIDEO_SIZE,
+  type DemoSamples,
+  type DemoTools,
+} from './samples.js';

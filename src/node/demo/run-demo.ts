@@ -43,7 +43,13 @@ import { openMedia } from '../playback/index.js';
 import { sendMedia } from '../send/index.js';
 import { type BlobStore, HttpBlobStore, LocalBlobStore, startMediaServer } from '../storage/index.js';
 import { DemoRecorder, type DemoReport } from './report.js';
-import { createDemoSamples, DEMO_PHOTO_SIZE, DEMO_VIDEO_SIZE, type DemoSamples } from './samples.js';
+import {
+  createDemoSamples,
+  DEMO_PHOTO_SIZE,
+  DEMO_VIDEO_SIZE,
+  type DemoSamples,
+  type DemoTools,
+} from './samples.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -88,7 +94,8 @@ interface Item {
 /**
  * Runs the demo and returns its report; `report.ok` is true only when every check held.
  *
- * Without ffmpeg, the video is skipped (reported, with how to install it) and the rest still runs.
+ * ffmpeg comes from the system or the bundled optional dependency; without any, the video is skipped
+ * (reported, with how to install it) and the rest still runs.
  *
  * @example
  * ```ts
@@ -143,13 +150,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     // 1. Samples.
     const samples = await rec.step('Generate sample media', async (s): Promise<DemoSamples> => {
       const tools = await ffmpegAvailability();
-      let ffmpegPath: string | undefined;
-      if (tools.ffmpeg.available && tools.ffprobe.available) ffmpegPath = tools.ffmpeg.path;
-      else
+      let video: DemoTools | undefined;
+      if (tools.ffmpeg.available && tools.ffprobe.available) {
+        video = { ffmpeg: tools.ffmpeg.path, ffprobe: tools.ffprobe.path };
+        for (const t of [tools.ffmpeg, tools.ffprobe])
+          s.info(`${t.source.padEnd(8)} ${t.path}: ${t.version}`);
+      } else
         s.skip(
-          `the rotated phone video needs ffmpeg/ffprobe (apt-get install ffmpeg, or set FFMPEG_PATH/FFPROBE_PATH): ${tools.ffmpeg.error ?? tools.ffprobe.error ?? ''}`,
+          `the rotated phone video needs ffmpeg/ffprobe (npm install happy-media's optional dependencies, apt-get install ffmpeg, or set FFMPEG_PATH/FFPROBE_PATH): ${tools.ffmpeg.error ?? tools.ffprobe.error ?? ''}`,
         );
-      const made = await createDemoSamples(files.samples!, ffmpegPath);
+      const made = await createDemoSamples(files.samples!, video);
+      for (const note of made.notes) s.info(`note: ${note}`);
       for (const path of [made.photo, made.video, made.pdf]) {
         if (path) s.info(`${basename(path).padEnd(18)} ${kib((await stat(path)).size)}`);
       }

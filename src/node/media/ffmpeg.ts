@@ -18,11 +18,20 @@
  *   and our promise settles only after the process has exited, so nothing is left running;
  * - reports a missing binary as one `ERR_FFMPEG_MISSING` error saying how to install or point at one.
  *
+ * Which binary runs (option → env → PATH → the bundled npm package) is decided in ffmpeg-binaries.ts.
+ *
  * @module
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { AbortedError, LimitError, ProbeError } from '../../core/errors.js';
+import {
+  BINARY_ENV,
+  type BinarySource,
+  bundledBinary,
+  locateBinary,
+  type ToolName,
+} from './ffmpeg-binaries.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
 
 /** Demuxers ffprobe/ffmpeg may use on untrusted input (containers, audio, single images). */
@@ -87,17 +96,18 @@ export interface RunToolOptions {
   redact?: string | undefined;
 }
 
-/** Which tool, for messages. */
-export type ToolName = 'ffprobe' | 'ffmpeg';
+export type { ToolName } from './ffmpeg-binaries.js';
 
-/** The one message for a missing binary. */
+/** The one message for a missing binary (with why the bundled one is not there, when it is not). */
 export function ffmpegMissingMessage(tool: ToolName, binary: string): string {
-  const env = tool === 'ffprobe' ? 'FFPROBE_PATH' : 'FFMPEG_PATH';
+  const env = BINARY_ENV[tool];
+  const other = BINARY_ENV[tool === 'ffprobe' ? 'ffmpeg' : 'ffprobe'];
+  const bundled = bundledBinary(tool).problem;
   return (
-    `${tool} was not found (tried "${binary}"); video probing needs ffmpeg and ffprobe: ` +
+    `${tool} was not found or cannot be run (tried "${binary}"); video probing needs ffmpeg and ffprobe` +
+    `${bundled ? ` (${bundled})` : ''}: reinstall happy-media with its optional dependencies, ` +
     `install them (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) ` +
-    `or point at the binaries with ${env} (and ${env === 'FFMPEG_PATH' ? 'FFPROBE_PATH' : 'FFMPEG_PATH'}) ` +
-    `or the ffmpegPath/ffprobePath options`
+    `or point at the binaries with ${env} (and ${other}) or the ffmpegPath/ffprobePath options`
   );
 }
 
@@ -353,10 +363,12 @@ export async function frameRgba(
   return out.length === expected ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : undefined;
 }
 
-/** Whether one tool can be run, and its version line. */
+/** Whether one tool can be run, which one it is, and its version line. */
 export interface ToolStatus {
-  /** The binary tried (option, env or default). */
+  /** The binary tried. */
   path: string;
+  /** Where it comes from: option, env (`FFMPEG_PATH`/`FFPROBE_PATH`), the PATH, the bundled package, or missing. */
+  source: BinarySource;
   /** True when it ran and printed a version. */
   available: boolean;
   /** First line of `-version`, e.g. `ffprobe version 5.1.9-0+deb12u1 …`. */
@@ -366,32 +378,40 @@ export interface ToolStatus {
 }
 
 /**
- * Checks that ffprobe and ffmpeg can be run (used by the CLI and by callers that want to warn early).
+ * Checks that ffprobe and ffmpeg can be run, and says which binaries they are (used by the CLI's
+ * `probe --version`, the demo, and callers that want to warn early). Never throws.
  *
  * @example
  * ```ts
  * const { ffprobe, ffmpeg } = await ffmpegAvailability();
  * if (!ffprobe.available) console.warn(ffprobe.error);
+ * else console.log(`${ffprobe.source}: ${ffprobe.path} (${ffprobe.version})`); // bundled: …/ffprobe (ffprobe version …)
  * ```
  */
 export async function ffmpegAvailability(
   options: Pick<ProbeOptions, 'ffprobePath' | 'ffmpegPath' | 'probeTimeoutMs'> = {},
 ): Promise<{ ffprobe: ToolStatus; ffmpeg: ToolStatus }> {
   const resolved = resolveProbeOptions(options);
-  const check = async (tool: ToolName, path: string): Promise<ToolStatus> => {
+  const check = async (tool: ToolName, explicit: string | undefined): Promise<ToolStatus> => {
+    const { path, source } = locateBinary(tool, explicit);
     try {
       const out = await runTool(tool, path, ['-hide_banner', '-version'], {
         timeoutMs: resolved.probeTimeoutMs,
         maxOutputBytes: 1024 * 1024,
       });
-      return { path, available: true, version: out.toString('utf8').split('\n')[0]?.trim() ?? '' };
+      return { path, source, available: true, version: out.toString('utf8').split('\n')[0]?.trim() ?? '' };
     } catch (error) {
-      return { path, available: false, error: error instanceof Error ? error.message : String(error) };
+      return {
+        path,
+        source,
+        available: false,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   };
   const [probe, mpeg] = await Promise.all([
-    check('ffprobe', resolved.ffprobePath),
-    check('ffmpeg', resolved.ffmpegPath),
+    check('ffprobe', options.ffprobePath),
+    check('ffmpeg', options.ffmpegPath),
   ]);
   return { ffprobe: probe, ffmpeg: mpeg };
 }

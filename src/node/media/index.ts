@@ -4,6 +4,7 @@
  * @module
  */
 export { DEMUXER_WHITELIST, ffmpegAvailability, type ToolStatus } from './ffmpeg.js';
+export { type BinarySource, type LocatedBinary, locateBinary, type ToolName } from './ffmpeg-binaries.js';
 export { FALLBACK_FILE_NAME, MAX_FILE_NAME_BYTES, sanitizeFileName } from './file-name.js';
 export { type ImageLimits, type PictureProbe, thumbhashFromImage } from './image.js';
 export {

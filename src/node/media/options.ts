@@ -5,6 +5,7 @@
  */
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { locateBinary, type ToolName } from './ffmpeg-binaries.js';
 
 /** Options of {@link probeMedia} and the lower-level probes. All limits are optional. */
 export interface ProbeOptions {
@@ -21,9 +22,15 @@ export interface ProbeOptions {
   maxSvgBytes?: number;
   /** Largest HEIC/HEIF file decoded in memory (libheif wasm), in bytes. Default 64 MiB. */
   maxHeicBytes?: number;
-  /** ffprobe binary. Default: env `FFPROBE_PATH`, else `ffprobe` on the `PATH`. */
+  /**
+   * ffprobe binary. Default: env `FFPROBE_PATH`, else `ffprobe` on the `PATH`, else the one bundled by
+   * the optional dependency `@ffprobe-installer/ffprobe` (see ffmpeg-binaries.ts).
+   */
   ffprobePath?: string;
-  /** ffmpeg binary. Default: env `FFMPEG_PATH`, else `ffmpeg` on the `PATH`. */
+  /**
+   * ffmpeg binary. Default: env `FFMPEG_PATH`, else `ffmpeg` on the `PATH`, else the one bundled by the
+   * optional dependency `@ffmpeg-installer/ffmpeg`.
+   */
   ffmpegPath?: string;
   /** Cancels the probe: children are killed, temp files removed, and the promise rejects with `ERR_ABORTED`. */
   signal?: AbortSignal;
@@ -60,8 +67,8 @@ function positive(value: number | undefined, name: string, fallback: number): nu
   return value;
 }
 
-function binary(value: string | undefined, name: string, env: string | undefined, fallback: string): string {
-  const chosen = value ?? (env && env.length > 0 ? env : fallback);
+function binary(value: string | undefined, name: string, tool: ToolName): string {
+  const chosen = value === undefined ? locateBinary(tool).path : value;
   if (typeof chosen !== 'string' || chosen.length === 0 || chosen.includes('\0')) {
     throw new InvalidArgumentError(`expected a non-empty path for \`${name}\` but received ${typeof chosen}`);
   }
@@ -84,8 +91,8 @@ export function resolveProbeOptions(options: ProbeOptions = {}): ResolvedProbeOp
     ),
     maxSvgBytes: positive(options.maxSvgBytes, 'maxSvgBytes', DEFAULT_MAX_SVG_BYTES),
     maxHeicBytes: positive(options.maxHeicBytes, 'maxHeicBytes', DEFAULT_MAX_HEIC_BYTES),
-    ffprobePath: binary(options.ffprobePath, 'ffprobePath', process.env.FFPROBE_PATH, 'ffprobe'),
-    ffmpegPath: binary(options.ffmpegPath, 'ffmpegPath', process.env.FFMPEG_PATH, 'ffmpeg'),
+    ffprobePath: binary(options.ffprobePath, 'ffprobePath', 'ffprobe'),
+    ffmpegPath: binary(options.ffmpegPath, 'ffmpegPath', 'ffmpeg'),
     signal: options.signal,
   };
 }

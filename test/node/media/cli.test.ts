@@ -13,6 +13,24 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 describe('happy-media probe', () => {
+  it('--version names each tool: where it comes from, its path and version; exit 1 when one is unusable', async () => {
+    const r = await runCli(['probe', '--version'], { env: { FFPROBE_PATH: join(tmp.dir, 'no-ffprobe') } });
+    expect(r.code).toBe(1);
+    const [probeLine, mpegLine] = r.stdout.trim().split('\n');
+    expect(probeLine!.startsWith(`ffprobe: env ${join(tmp.dir, 'no-ffprobe')}: not usable: `)).toBe(true);
+    expect(probeLine).toMatch(/ffprobe was not found or cannot be run/);
+    expect(mpegLine).toMatch(/^ffmpeg: (path|bundled) \/\S+ffmpeg: ffmpeg version /);
+    const ok = await runCli(['probe', '--version']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ffprobe: (path|bundled) \/\S+ffprobe: ffprobe version /m);
+  });
+
+  it('without files or --version is a usage error (exit 2)', async () => {
+    const r = await runCli(['probe']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ERR_USAGE: missing argument/);
+  });
+
   it('prints one JSON object per file, in order, and exits 0', async () => {
     const r = await runCli([
       'probe',

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciphertextSize, decryptBlob } from '../../../src/core/blob/index.js';
 import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
+import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import type { SendProgress } from '../../../src/node/send/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import {
@@ -44,7 +45,7 @@ beforeAll(async () => {
     .toFile(samples.photo);
   samples.video = join(tmp.dir, 'clip.mp4');
   await run(
-    'ffmpeg',
+    locateBinary('ffmpeg').path,
     [
       '-v',
       'error',

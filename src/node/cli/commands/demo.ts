@@ -19,7 +19,7 @@ export function registerDemo(program: Command): void {
     .option('--json', 'print one JSON report on stdout instead of the step-by-step text')
     .addHelpText(
       'after',
-      '\nThe rotated phone video needs ffmpeg/ffprobe (apt-get install ffmpeg); without them it is skipped.',
+      '\nThe rotated phone video needs ffmpeg/ffprobe: from FFMPEG_PATH/FFPROBE_PATH, the PATH, or the copies bundled by the optional dependencies; without any it is skipped.',
     )
     .action(
       runAction(async (opts: { keep?: boolean; dir?: string; json?: boolean }) => {

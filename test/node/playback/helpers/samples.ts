@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { locateBinary } from '../../../../src/node/media/ffmpeg-binaries.js';
 
 const run = promisify(execFile);
 
@@ -25,10 +26,10 @@ export async function makePng(width: number, height: number): Promise<Uint8Array
   );
 }
 
-/** True when ffmpeg can be run. */
+/** True when ffmpeg can be run (the system's or the bundled one). */
 export async function hasFfmpeg(): Promise<boolean> {
   try {
-    await run('ffmpeg', ['-version'], { timeout: 10_000 });
+    await run(locateBinary('ffmpeg').path, ['-version'], { timeout: 10_000 });
     return true;
   } catch {
     return false;
@@ -45,7 +46,7 @@ export async function makeMp4(dir: string, seconds = 2, bitrate?: string): Promi
     ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate, '-x264-params', 'nal-hrd=cbr']
     : [];
   await run(
-    'ffmpeg',
+    locateBinary('ffmpeg').path,
     [
       '-v',
       'error',
