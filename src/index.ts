@@ -15,4 +15,5 @@ export * from './core/envelope/index.js';
 export * from './core/errors.js';
 export * from './core/playback/index.js';
 export * from './core/protocol/index.js';
+export * from './core/storage/index.js';
 export * from './core/transport/index.js';

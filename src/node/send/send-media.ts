@@ -17,7 +17,6 @@ import { sealMessage } from '../../core/envelope/index.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, ProbeError } from '../../core/errors.js';
 import {
   type BuildOptions,
-  createMediaRef,
   fileMessage,
   type MediaMessage,
   photoMessage,
@@ -27,7 +26,7 @@ import {
 import '../blob/index.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
-import type { BlobStore } from '../storage/blob-store.js';
+import { assertWithinStoreLimit, type BlobStore, storeNewBlob } from '../storage/blob-store.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** A progress event of {@link sendMedia}. */
@@ -220,22 +219,25 @@ export async function sendMedia(input: string | SendStreamInput, options: SendOp
     }
     onProgress?.({ step: 'probe', done: 1, total: 1 });
 
-    // 2. Encrypt straight into the store, the exact length announced up front.
-    const ref = createMediaRef();
+    // 2. Encrypt straight into the store, the exact length announced up front. A store with a size
+    // limit (Happy's server: 10 MiB) refuses before anything is encrypted or uploaded.
     const total = ciphertextSize(probe.size);
+    assertWithinStoreLimit(store, total);
+    let ref: string | undefined;
     let message: MediaMessage;
     try {
       const body = (await plaintext()).pipeThrough(createEncryptStream(blobKey));
-      await store.put(ref, body, total, {
+      // The store may issue the ref (Happy's server does): the message uses the one it confirmed.
+      ({ ref } = await storeNewBlob(store, body, total, {
         signal,
         onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),
-      });
+      }));
       if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
       // 3. Only now, with the blob stored, describe it.
       message = buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
     } catch (error) {
-      // Whatever failed, no half blob stays behind under this ref (a retry uses a new one).
-      await store.delete(ref).catch(() => {});
+      // Whatever failed after the upload, no blob stays behind under this ref (a retry uses a new one).
+      if (ref !== undefined) await store.delete(ref).catch(() => {});
       if (signal?.aborted && !(error instanceof AbortedError)) {
         throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
       }

@@ -7,11 +7,18 @@
 
 export { storeRangeSource } from '../../core/playback/store-reads.js';
 export {
+  HAPPY_MAX_ATTACHMENT_BYTES,
+  HappyServerStore,
+  type HappyServerStoreOptions,
+} from '../../core/storage/happy-server-store.js';
+export {
+  assertWithinStoreLimit,
   type BlobRange,
   type BlobStore,
   type GetOptions,
   mediaRefId,
   type PutOptions,
+  storeNewBlob,
 } from './blob-store.js';
 export { parseRangeHeader, type RangeAnswer } from './http-range.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';

@@ -1,10 +1,11 @@
 /**
- * One string names a store, as the CLI's `--store` does: a directory, an `http(s)://` media server or an
- * `s3://bucket/prefix`.
+ * One string names a store, as the CLI's `--store` does: a directory, an `http(s)://` media server, an
+ * `s3://bucket/prefix` or Happy's own server as `happy+http(s)://host`.
  *
  * @module
  */
 import { InvalidArgumentError } from '../../core/errors.js';
+import { HappyServerStore } from '../../core/storage/happy-server-store.js';
 import type { BlobStore } from './blob-store.js';
 import { HttpBlobStore } from './http-store.js';
 import { LocalBlobStore } from './local-store.js';
@@ -12,8 +13,10 @@ import { S3BlobStore, type S3BlobStoreOptions } from './s3-store.js';
 
 /** Options of {@link openStore}, by kind of store. */
 export interface OpenStoreOptions {
-  /** Bearer token for an `http(s)://` store; else `HAPPY_MEDIA_TOKEN`. */
+  /** Bearer token for an `http(s)://` or `happy+http(s)://` store; else `HAPPY_MEDIA_TOKEN`. */
   token?: string;
+  /** Session of a `happy+http(s)://` store; else `HAPPY_MEDIA_SESSION`. */
+  sessionId?: string;
   /** Extra S3 options for an `s3://` store (endpoint, region, credentials, part size). */
   s3?: Omit<S3BlobStoreOptions, 'bucket' | 'prefix'>;
 }
@@ -23,10 +26,12 @@ export interface OpenStoreOptions {
  * - `http://host:port` or `https://...` → {@link HttpBlobStore};
  * - `s3://bucket` or `s3://bucket/prefix` → {@link S3BlobStore} (endpoint, region and credentials from
  *   `options.s3` or the environment);
+ * - `happy+http://host:port` or `happy+https://host` → {@link HappyServerStore} for `options.sessionId`
+ *   (else `HAPPY_MEDIA_SESSION`) with `options.token` (else `HAPPY_MEDIA_TOKEN`);
  * - anything else is a directory → {@link LocalBlobStore}.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for an empty spec, an `s3://` spec without a
- *   bucket, or another `scheme://` we do not know.
+ *   bucket, a `happy+` spec without a token or session, or another `scheme://` we do not know.
  * @example
  * ```ts
  * const store = openStore(process.env.HAPPY_MEDIA_STORE ?? './blobs');
@@ -38,6 +43,21 @@ export function openStore(spec: string, options: OpenStoreOptions = {}): BlobSto
     throw new InvalidArgumentError(
       'expected a store for `spec` (a directory, http(s)://host:port or s3://bucket/prefix) but received nothing',
     );
+  }
+  if (/^happy\+https?:\/\//i.test(spec)) {
+    const token = options.token ?? (process.env.HAPPY_MEDIA_TOKEN || undefined);
+    const sessionId = options.sessionId ?? (process.env.HAPPY_MEDIA_SESSION || undefined);
+    if (!token) {
+      throw new InvalidArgumentError(
+        "expected a token for Happy's server: set HAPPY_MEDIA_TOKEN or pass --token-file (the account's bearer token)",
+      );
+    }
+    if (!sessionId) {
+      throw new InvalidArgumentError(
+        "expected a session for Happy's server: pass --session ID (or set HAPPY_MEDIA_SESSION)",
+      );
+    }
+    return new HappyServerStore({ url: spec.slice('happy+'.length), token, sessionId });
   }
   if (/^https?:\/\//i.test(spec)) {
     return new HttpBlobStore(spec, { token: options.token ?? (process.env.HAPPY_MEDIA_TOKEN || undefined) });
@@ -56,7 +76,7 @@ export function openStore(spec: string, options: OpenStoreOptions = {}): BlobSto
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(spec);
   if (scheme && scheme[1]?.toLowerCase() !== 'file') {
     throw new InvalidArgumentError(
-      `expected a directory, http(s):// or s3:// store for \`spec\` but received a ${scheme[1]}:// URL`,
+      `expected a directory, http(s)://, s3:// or happy+http(s):// store for \`spec\` but received a ${scheme[1]}:// URL`,
     );
   }
   return new LocalBlobStore(spec.startsWith('file://') ? new URL(spec).pathname : spec);

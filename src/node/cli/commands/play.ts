@@ -15,8 +15,10 @@ import type { Command } from 'commander';
 import { LimitError, UsageError } from '../../../core/errors.js';
 import { resolveKey } from '../../envelope/index.js';
 import { defaultCacheDir, MediaCache, type MediaInput, openMedia, serveMedia } from '../../playback/index.js';
-import { defaultBlobDir, openStore } from '../../storage/index.js';
+import type { BlobStore } from '../../storage/index.js';
+import { HappyServerStore } from '../../storage/index.js';
 import { runAction } from '../run-action.js';
+import { openCliStore } from '../store-options.js';
 
 /** Default cache budget of the CLI (bytes). */
 const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
@@ -25,6 +27,9 @@ const MAX_MESSAGE_FILE_BYTES = 1024 * 1024;
 
 interface PlayFlags {
   store?: string;
+  token?: string;
+  tokenFile?: string;
+  session?: string;
   key?: string;
   keyFile?: string;
   format?: string;
@@ -65,8 +70,10 @@ async function readStdin(): Promise<string> {
 }
 
 /** REF, MESSAGE.json, `-` (stdin), or the `{ "message": ... }` object that `happy-media send` prints. */
-async function resolveTarget(target: string, flags: PlayFlags): Promise<MediaInput> {
+async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore): Promise<MediaInput> {
   let text: string | undefined;
+  // Happy's server names attachments sessions/<sid>/attachments/<uuid>.enc; its store maps that back.
+  if (store instanceof HappyServerStore && target.startsWith('sessions/')) target = store.mediaRef(target);
   if (target === '-') {
     text = await readStdin();
   } else if (!target.startsWith('media/')) {
@@ -128,7 +135,15 @@ export function registerPlay(program: Command): void {
     .argument('<REF|MESSAGE.json>', 'a media/<id> ref, a message JSON file, or - for stdin')
     .option(
       '--store <DIR|URL|s3://...>',
-      'where the encrypted blob is (default: $HAPPY_MEDIA_STORE or the local blob dir)',
+      'where the encrypted blob is: DIR, http(s)://, s3://, happy+https://host (default: $HAPPY_MEDIA_STORE or the local blob dir)',
+    )
+    .option(
+      '--token-file <PATH>',
+      'file holding the bearer token of an http(s) or Happy store (or set HAPPY_MEDIA_TOKEN)',
+    )
+    .option(
+      '--session <ID>',
+      'Happy session of the blob, with --store happy+https://host (or set HAPPY_MEDIA_SESSION)',
     )
     .option(
       '--key <B64>',
@@ -151,8 +166,8 @@ export function registerPlay(program: Command): void {
       runAction(async (target: string, flags: PlayFlags) => {
         const blobKey = await resolveKey({ key: flags.key, keyFile: flags.keyFile });
         const retries = parseCount(flags.retries, '--retries', 100);
-        const input = await resolveTarget(target, flags);
-        const store = openStore(flags.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir()));
+        const { store } = await openCliStore(flags);
+        const input = await resolveTarget(target, flags, store);
 
         if (flags.serve) {
           const port = parseCount(flags.port, '--port', 65535);

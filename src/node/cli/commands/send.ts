@@ -18,9 +18,8 @@ import { UsageError } from '../../../core/errors.js';
 import { decodeKey, resolveKey } from '../../envelope/key-source.js';
 import { type SendProgress, sendMedia } from '../../send/send-media.js';
 import { defaultBlobDir } from '../../storage/local-store.js';
-import { openStore } from '../../storage/open-store.js';
 import { runAction } from '../run-action.js';
-import { resolveToken } from './serve.js';
+import { openCliStore } from '../store-options.js';
 
 interface SendCliOptions {
   store?: string;
@@ -33,6 +32,8 @@ interface SendCliOptions {
   variant?: 'legacy' | 'datakey';
   token?: string;
   tokenFile?: string;
+  session?: string;
+  format?: 'v2' | 'v1';
 }
 
 /** Environment variable that may hold the session key for `--seal-key`. */
@@ -90,7 +91,7 @@ export function registerSend(program: Command): void {
     .argument('<file>', 'the photo, video or file to send')
     .option(
       '--store <spec>',
-      `directory, http(s)://server or s3://bucket/prefix (default: HAPPY_MEDIA_STORE or ${defaultBlobDir()})`,
+      `directory, http(s)://server, s3://bucket/prefix or happy+https://host (Happy's server) (default: HAPPY_MEDIA_STORE or ${defaultBlobDir()})`,
     )
     .option('--key <base64>', 'the 32-byte blob key (visible in the process list: prefer --key-file)')
     .option('--key-file <path>', 'file holding the base64 blob key (or set HAPPY_MEDIA_KEY)')
@@ -107,7 +108,17 @@ export function registerSend(program: Command): void {
       new Option('--variant <variant>', 'envelope variant for --seal-key').choices(['legacy', 'datakey']),
     )
     .option('--token <token>', 'bearer token of an http(s) store (prefer --token-file or HAPPY_MEDIA_TOKEN)')
-    .option('--token-file <path>', 'file holding the bearer token')
+    .option('--token-file <path>', 'file holding the bearer token (or set HAPPY_MEDIA_TOKEN)')
+    .option(
+      '--session <id>',
+      'Happy session to attach to, with --store happy+https://host (or set HAPPY_MEDIA_SESSION)',
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        "blob format: v2 (chunked, default) or v1 (what Happy's app opens today, at most 10 MiB)",
+      ).choices(['v2', 'v1']),
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media keygen --out blob.key\n  happy-media send shot.png --store ./blobs --key-file blob.key\n' +
@@ -122,9 +133,7 @@ export function registerSend(program: Command): void {
             '--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)',
           );
         }
-        const token = await resolveToken(options);
-        const spec = options.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir());
-        const store = openStore(spec, { token });
+        const { store } = await openCliStore(options);
         const aborter = new AbortController();
         const onSignal = () => aborter.abort(new Error('interrupted'));
         process.once('SIGINT', onSignal);

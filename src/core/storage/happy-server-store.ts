@@ -1,0 +1,550 @@
+/**
+ * Happy's own server (happy-server's attachment routes) as a {@link BlobStore}, over `fetch` only, so it
+ * runs wherever the universal entry runs (Node, browsers, React Native).
+ *
+ * The four legs, each retried on 408/429/5xx and network failures with bounded backoff, never on
+ * 401/403/404, and each named in every error:
+ * ```
+ * request-upload    POST /v1/sessions/:sid/attachments/request-upload {filename, size} → {ref, uploadUrl, method, formFields?}
+ * upload            PUT uploadUrl (local mode, bearer) | POST multipart formFields…, file (S3 mode, no bearer)
+ * request-download  POST /v1/sessions/:sid/attachments/request-download {ref} → {downloadUrl}
+ * download          GET downloadUrl (bearer only on the server's own origin), through fetchRange
+ * ```
+ * Refs: the server issues `sessions/<sid>/attachments/<uuid>.enc`; v2 messages carry `media/<uuid>`
+ * (the id alphabet allows it). The store maps both ways with its session id ({@link
+ * HappyServerStore.serverRef}, {@link HappyServerStore.mediaRef}); a ref of another session or of
+ * another shape is `ERR_INVALID_REF` before any request.
+ *
+ * Deviations from the BlobStore contract, forced by the server (docs/storage.md): the server issues refs,
+ * so new blobs go through {@link HappyServerStore.create} and `put` to a chosen ref is refused; there is
+ * no route to delete one attachment (they go with their session), so `delete` is refused; blobs are at
+ * most 10 MiB (10 485 760 bytes of ciphertext) and an upload is held in memory (the server buffers it
+ * whole too); local mode ignores `Range` (a `200` with the whole body), which {@link fetchRange} turns
+ * into the asked bytes.
+ *
+ * @module
+ */
+import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
+import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
+import {
+  assertWithinStoreLimit,
+  type BlobRange,
+  type BlobStore,
+  checkRange,
+  emptyStream,
+  type GetOptions,
+  mediaRefId,
+  type PutOptions,
+} from './blob-store.js';
+import { readSizedBody, throwIfAborted } from './sized-body.js';
+
+/** Happy's limit per attachment: 10 MiB of ciphertext (the app, the CLI and the server all apply it). */
+export const HAPPY_MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+/** Options of {@link HappyServerStore}. */
+export interface HappyServerStoreOptions {
+  /** The server's base URL, e.g. `https://api.cluster-fluster.com` or `http://127.0.0.1:3005`. */
+  url: string;
+  /** The account's bearer token (what `POST /v1/auth` returned; Happy's CLI keeps it in its credentials). */
+  token: string;
+  /** The session the attachments belong to (only its owner can upload or read them). */
+  sessionId: string;
+  /** The `fetch` to use (default: the global one). */
+  fetch?: FetchFunction;
+  /** Retries per leg after the first attempt, for 408/429/5xx and network failures (default 5). */
+  retries?: number;
+  /** First backoff delay in ms, doubled per retry, with jitter (default 250). */
+  retryDelayMs?: number;
+  /** Largest backoff delay in ms (default 10 000). */
+  maxRetryDelayMs?: number;
+  /** Time allowed for each response head in ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+type Leg = 'request-upload' | 'upload' | 'request-download' | 'download';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** How long a download URL is reused (S3 presigned URLs live 15 minutes; local ones forever). */
+const DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
+
+function invalidRef(message: string): StorageError {
+  return new StorageError(message, { code: 'ERR_INVALID_REF' });
+}
+
+/** Reads a JSON error body (`{"error": "...", "message": "..."}`) into a short, secret-free detail. */
+async function errorDetail(response: Response): Promise<string> {
+  try {
+    const text = (await response.text()).slice(0, 2000);
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const parts = [body.error, body.message].filter((v): v is string => typeof v === 'string');
+    return parts.join(': ').slice(0, 300);
+  } catch {
+    return '';
+  }
+}
+
+function codeOf(leg: Leg): 'ERR_UPLOAD_FAILED' | 'ERR_DOWNLOAD_FAILED' {
+  return leg === 'request-upload' || leg === 'upload' ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED';
+}
+
+/**
+ * A {@link BlobStore} on Happy's attachment routes, for one session of one account.
+ *
+ * @example
+ * ```ts
+ * const store = new HappyServerStore({ url: 'http://127.0.0.1:3005', token, sessionId });
+ * const { message } = await sendMedia('photo.jpg', { store, blobKey }); // message.ref: media/<uuid>
+ * store.serverRef(message.ref); // 'sessions/<sessionId>/attachments/<uuid>.enc'
+ * ```
+ */
+export class HappyServerStore implements BlobStore {
+  /** The server's base URL, without a trailing slash. */
+  readonly url: string;
+  /** The session whose attachments this store reads and writes. */
+  readonly sessionId: string;
+  /** Happy's per-attachment limit ({@link HAPPY_MAX_ATTACHMENT_BYTES}). */
+  readonly maxBlobBytes = HAPPY_MAX_ATTACHMENT_BYTES;
+  private readonly origin: string;
+  private readonly token: string;
+  private readonly doFetch: FetchFunction;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly downloadUrls = new Map<string, { url: string; until: number }>();
+
+  /**
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a URL that is not http(s) or carries
+   *   credentials, an empty token, a malformed session id, or bad numbers.
+   */
+  constructor(options: HappyServerStoreOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidArgumentError(
+        `expected \`{ url, token, sessionId }\` for \`options\` but received ${describeValue(options)}`,
+      );
+    }
+    let base: URL;
+    try {
+      base = new URL(options.url);
+    } catch (cause) {
+      throw new InvalidArgumentError('expected an http(s) URL for `url` but it could not be parsed', {
+        cause,
+      });
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new InvalidArgumentError(
+        `expected an http(s) URL for \`url\` but received a ${base.protocol} URL`,
+      );
+    }
+    if (base.username || base.password) {
+      throw new InvalidArgumentError('expected a URL without credentials for `url`; pass `token` instead');
+    }
+    if (typeof options.token !== 'string' || options.token.trim() === '') {
+      throw new InvalidArgumentError(
+        "expected the account's bearer token for `token` but received none (Happy's server refuses every attachment route without it)",
+      );
+    }
+    if (typeof options.sessionId !== 'string' || !SESSION_ID.test(options.sessionId)) {
+      throw new InvalidArgumentError(
+        `expected a session id (1-128 of A-Z a-z 0-9 _ -) for \`sessionId\` but received ${describeValue(options.sessionId)}`,
+      );
+    }
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new InvalidArgumentError(
+        `expected a function for \`fetch\` but received ${describeValue(options.fetch)}`,
+      );
+    }
+    this.url = base.href.replace(/\/+$/, '');
+    this.origin = base.origin;
+    this.token = options.token.trim();
+    this.sessionId = options.sessionId;
+    this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.retries = assertNonNegativeInteger(options.retries ?? 5, 'retries');
+    this.retryDelayMs = assertNonNegativeInteger(options.retryDelayMs ?? 250, 'retryDelayMs');
+    this.maxRetryDelayMs = assertNonNegativeInteger(options.maxRetryDelayMs ?? 10_000, 'maxRetryDelayMs');
+    this.timeoutMs = assertNonNegativeInteger(options.timeoutMs ?? 60_000, 'timeoutMs');
+  }
+
+  /**
+   * The server's name for `ref`: `media/<uuid>` → `sessions/<sessionId>/attachments/<uuid>.enc`.
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` for anything but `media/<uuid v4 in lower case>`.
+   */
+  serverRef(ref: string): string {
+    const id = mediaRefId(ref);
+    if (!UUID.test(id)) {
+      throw invalidRef(
+        `invalid ref for Happy's server: expected media/<uuid> (the refs its server issues) but the id is not a lower-case UUID`,
+      );
+    }
+    return `sessions/${this.sessionId}/attachments/${id}.enc`;
+  }
+
+  /**
+   * The v2 message's name for a server ref: `sessions/<sessionId>/attachments/<uuid>.enc` → `media/<uuid>`.
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` for a ref of another session or of another shape.
+   */
+  mediaRef(serverRef: string): string {
+    if (typeof serverRef !== 'string') {
+      throw invalidRef(`expected a server ref string but received ${describeValue(serverRef)}`);
+    }
+    const match = /^sessions\/([^/]+)\/attachments\/([^/]+)\.enc$/.exec(serverRef);
+    if (!match) {
+      throw invalidRef('invalid server ref: expected sessions/<session id>/attachments/<uuid>.enc');
+    }
+    if (match[1] !== this.sessionId) {
+      throw invalidRef("the ref belongs to another session than this store's; open that session's store");
+    }
+    if (!UUID.test(match[2] ?? '')) throw invalidRef('invalid server ref: the file name is not <uuid>.enc');
+    return `media/${match[2]}`;
+  }
+
+  private retrying<T>(leg: Leg, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+    return withRetries(attempt, {
+      retries: this.retries,
+      baseDelayMs: this.retryDelayMs,
+      maxDelayMs: this.maxRetryDelayMs,
+      ...(signal ? { signal } : {}),
+    }).catch((error: unknown) => {
+      if (signal?.aborted && !(error instanceof AbortedError)) {
+        throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+      }
+      throw error;
+    });
+  }
+
+  /** One fetch with a head timeout; network failures become retryable errors of `leg`. */
+  private async send(leg: Leg, url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+    throwIfAborted(signal);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer =
+      this.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error('timeout'));
+          }, this.timeoutMs)
+        : undefined;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.doFetch(url, { ...init, signal: controller.signal });
+    } catch (cause) {
+      if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+      const what = timedOut ? `no answer within ${this.timeoutMs} ms` : 'could not reach the server';
+      throw markRetryable(
+        new StorageError(`${leg} failed: ${what} (${new URL(url).origin})`, { code: codeOf(leg), cause }),
+      );
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The error for an error status of `leg`. */
+  private async statusError(leg: Leg, response: Response): Promise<HappyMediaError> {
+    const status = response.status;
+    const detail = await errorDetail(response);
+    const suffix = detail ? `: ${detail}` : '';
+    if (status === 401 || status === 403) {
+      return new StorageError(
+        `${leg} failed: Happy's server refused the request (${status}${suffix}); check the token (HAPPY_MEDIA_TOKEN or --token-file) and that it belongs to the session's account`,
+        { code: codeOf(leg) },
+      );
+    }
+    if (status === 413 || (status === 400 && leg === 'request-upload' && /too big|too large/i.test(detail))) {
+      return new LimitError(
+        `${leg} failed: Happy's server refused the blob as too large (${status}${suffix}); its limit is ${HAPPY_MAX_ATTACHMENT_BYTES} bytes. Send larger media through an S3 store or a media server`,
+      );
+    }
+    if (status === 404) {
+      const what =
+        leg === 'download'
+          ? 'the attachment is not on the server'
+          : `session ${this.sessionId} was not found or belongs to another account`;
+      return new StorageError(`${leg} failed: ${what} (404${suffix})`, {
+        code: leg === 'download' || leg === 'request-download' ? 'ERR_NOT_FOUND' : codeOf(leg),
+      });
+    }
+    const error = new StorageError(`${leg} failed: Happy's server answered ${status}${suffix}`, {
+      code: codeOf(leg),
+    });
+    return isRetryableStatus(status) ? markRetryable(error) : error;
+  }
+
+  /** POSTs JSON to one of the session's attachment routes and returns the parsed answer. */
+  private postJson(
+    leg: 'request-upload' | 'request-download',
+    body: object,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const url = `${this.url}/v1/sessions/${encodeURIComponent(this.sessionId)}/attachments/${leg}`;
+    return this.retrying(leg, signal, async () => {
+      const response = await this.send(
+        leg,
+        url,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+        signal,
+      );
+      if (response.status !== 200) throw await this.statusError(leg, response);
+      try {
+        return await response.json();
+      } catch (cause) {
+        throw new StorageError(`${leg} failed: Happy's server answered 200 without JSON`, {
+          code: codeOf(leg),
+          cause,
+        });
+      }
+    });
+  }
+
+  /**
+   * A URL the server handed out, made usable: a loopback host is replaced by the server's own origin (as
+   * Happy's app does: the server names itself by what it believes its host is), and only URLs on the
+   * server's origin get the bearer token (presigned S3 URLs refuse extra headers, and the token must not
+   * leak to another host).
+   */
+  private resolveUrl(leg: Leg, raw: unknown): { url: string; headers: Record<string, string> } {
+    let url: URL;
+    try {
+      url = new URL(String(raw));
+    } catch (cause) {
+      throw new StorageError(`${leg} failed: Happy's server handed out an unusable URL`, {
+        code: codeOf(leg),
+        cause,
+      });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new StorageError(`${leg} failed: Happy's server handed out a ${url.protocol} URL`, {
+        code: codeOf(leg),
+      });
+    }
+    if (LOOPBACK_HOSTS.has(url.hostname) && url.origin !== this.origin) {
+      url = new URL(`${url.pathname}${url.search}`, this.origin);
+    }
+    const own = url.origin === this.origin;
+    return { url: url.href, headers: own ? { authorization: `Bearer ${this.token}` } : {} };
+  }
+
+  /**
+   * Uploads exactly `size` bytes as a new attachment and returns its ref (`media/<uuid>`) once the server
+   * confirmed it. The body is read (and its length checked) before the first request, so a short, long,
+   * failing or aborted body uploads nothing.
+   *
+   * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before any request when `size` is over 10 MiB.
+   * @throws {StorageError} `ERR_UPLOAD_FAILED` naming the leg (`request-upload`, `upload`): refused token,
+   *   unknown or foreign session, rate limit or server errors after the retries, a body of the wrong length.
+   * @throws {AbortedError} `ERR_ABORTED`.
+   */
+  async create(
+    body: ReadableStream<Uint8Array>,
+    size: number,
+    options: PutOptions = {},
+  ): Promise<{ ref: string }> {
+    assertNonNegativeInteger(size, 'size');
+    assertWithinStoreLimit(this, size, "Happy's server");
+    const { signal, onProgress } = options;
+    throwIfAborted(signal);
+    // The whole blob in memory (at most 10 MiB): the server buffers it whole as well, and a buffer can
+    // be sent with an exact Content-Length and sent again on a retry.
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for await (const chunk of readSizedBody(body, size, {
+      ...(signal ? { signal } : {}),
+      // The last step (the server's confirmation) reports the total; reading stops one short of it.
+      onProgress: (done) => onProgress?.(Math.min(done, Math.max(0, size - 1)), size),
+    })) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+
+    const issued = (await this.postJson('request-upload', { filename: 'blob.enc', size }, signal)) as {
+      ref?: unknown;
+      uploadUrl?: unknown;
+      method?: unknown;
+      formFields?: unknown;
+    };
+    let ref: string;
+    try {
+      ref = this.mediaRef(String(issued?.ref));
+    } catch (cause) {
+      throw new StorageError('request-upload failed: the server issued a ref this store cannot use', {
+        code: 'ERR_UPLOAD_FAILED',
+        cause,
+      });
+    }
+    const target = this.resolveUrl('upload', issued.uploadUrl);
+    const method = issued.method === 'POST' ? 'POST' : 'PUT';
+    await this.retrying('upload', signal, async () => {
+      let init: RequestInit;
+      if (method === 'PUT') {
+        init = {
+          method: 'PUT',
+          headers: { ...target.headers, 'content-type': 'application/octet-stream' },
+          body: bytes,
+        };
+      } else {
+        // S3 mode: the policy's fields first, then the file part (as Happy's app and CLI send it).
+        const form = new FormData();
+        const fields = issued.formFields;
+        if (fields && typeof fields === 'object') {
+          for (const [name, value] of Object.entries(fields as Record<string, unknown>)) {
+            form.append(name, String(value));
+          }
+        }
+        form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), 'blob');
+        init = { method: 'POST', headers: target.headers, body: form };
+      }
+      const response = await this.send('upload', target.url, init, signal);
+      if (response.status < 200 || response.status > 299) throw await this.statusError('upload', response);
+      await response.body?.cancel().catch(() => {});
+    });
+    onProgress?.(size, size);
+    return { ref };
+  }
+
+  /**
+   * Refused: Happy's server issues the refs, so a blob cannot be stored under a ref of the caller's
+   * choosing. Use {@link HappyServerStore.create} (`storeNewBlob` and `sendMedia` do).
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` for a bad ref; else {@link HappyMediaError} `ERR_NOT_IMPLEMENTED`.
+   */
+  async put(
+    ref: string,
+    body: ReadableStream<Uint8Array>,
+    _size: number,
+    _options?: PutOptions,
+  ): Promise<void> {
+    this.serverRef(ref);
+    await body?.cancel?.().catch(() => {});
+    throw new HappyMediaError(
+      'ERR_NOT_IMPLEMENTED',
+      "Happy's server issues attachment refs itself: store new blobs with create() (storeNewBlob and sendMedia do)",
+    );
+  }
+
+  /** The download URL of `ref`, asked once and reused for a few minutes. */
+  private async downloadUrl(
+    ref: string,
+    signal?: AbortSignal,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    const serverRef = this.serverRef(ref);
+    const cached = this.downloadUrls.get(ref);
+    if (cached && cached.until > Date.now()) return this.resolveUrl('download', cached.url);
+    const answer = (await this.postJson('request-download', { ref: serverRef }, signal)) as {
+      downloadUrl?: unknown;
+    };
+    const resolved = this.resolveUrl('request-download', answer?.downloadUrl);
+    this.downloadUrls.set(ref, { url: String(answer.downloadUrl), until: Date.now() + DOWNLOAD_URL_TTL_MS });
+    if (this.downloadUrls.size > 256)
+      this.downloadUrls.delete(this.downloadUrls.keys().next().value as string);
+    return resolved;
+  }
+
+  /**
+   * Streams the attachment, whole or one byte range (the server's local mode ignores `Range`: the bytes
+   * before the offset are skipped while reading).
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` before any request; `ERR_NOT_FOUND` for a missing attachment or
+   *   a session that is not this account's; `ERR_DOWNLOAD_FAILED` naming the leg otherwise.
+   * @throws {InvalidArgumentError} for a range starting past the end.
+   */
+  async get(ref: string, range?: BlobRange, options: GetOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    this.serverRef(ref);
+    checkRange(range);
+    const { signal } = options;
+    if (range && range.length === 0) {
+      const { size } = await this.head(ref);
+      if (range.offset > size) {
+        throw new InvalidArgumentError(
+          `expected a range starting at most at the blob's end (${size}) for \`range.offset\` but received ${range.offset}`,
+        );
+      }
+      return emptyStream();
+    }
+    const target = await this.downloadUrl(ref, signal);
+    try {
+      const got = await this.retrying('download', signal, () =>
+        fetchRange(target.url, {
+          ...(range ? { range } : {}),
+          headers: target.headers,
+          fetch: this.doFetch,
+          ...(signal ? { signal } : {}),
+          timeoutMs: this.timeoutMs,
+          leg: 'download',
+          what: ref,
+          statusError: (response) => this.statusError('download', response),
+        }),
+      );
+      return got.body;
+    } catch (error) {
+      // A presigned URL may have expired or been refused: ask for a fresh one next time.
+      this.downloadUrls.delete(ref);
+      throw error;
+    }
+  }
+
+  /**
+   * Size of the attachment: `HEAD` on its download URL, or (where `HEAD` is refused, e.g. a presigned GET
+   * URL) a one-byte ranged `GET` whose `Content-Range` or `Content-Length` gives the size.
+   *
+   * @throws {StorageError} `ERR_INVALID_REF`, `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED` as {@link get}.
+   */
+  async head(ref: string): Promise<{ size: number }> {
+    const target = await this.downloadUrl(ref);
+    const size = await this.retrying('download', undefined, async () => {
+      const response = await this.send('download', target.url, { method: 'HEAD', headers: target.headers });
+      await response.body?.cancel().catch(() => {});
+      if (response.status === 200) {
+        const length = Number(response.headers.get('content-length'));
+        if (Number.isSafeInteger(length) && length >= 0) return length;
+      } else if (response.status === 404 || response.status === 401 || isRetryableStatus(response.status)) {
+        throw await this.statusError('download', response);
+      }
+      // HEAD refused or without a length: one ranged GET tells the size.
+      const probe = await fetchRange(target.url, {
+        range: { offset: 0, length: 1 },
+        headers: target.headers,
+        fetch: this.doFetch,
+        timeoutMs: this.timeoutMs,
+        leg: 'download',
+        what: ref,
+        statusError: (r) => this.statusError('download', r),
+      });
+      await probe.body.cancel().catch(() => {});
+      if (probe.totalSize === undefined) {
+        throw new StorageError(`download failed: Happy's server did not tell the size of ${ref}`, {
+          code: 'ERR_DOWNLOAD_FAILED',
+        });
+      }
+      return probe.totalSize;
+    }).catch((error: unknown) => {
+      this.downloadUrls.delete(ref);
+      throw error;
+    });
+    return { size };
+  }
+
+  /**
+   * Refused: Happy's server has no route to delete one attachment; they are removed with their session
+   * (`DELETE /v1/sessions/:id`).
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` for a bad ref; else {@link HappyMediaError} `ERR_NOT_IMPLEMENTED`.
+   */
+  async delete(ref: string): Promise<void> {
+    this.serverRef(ref);
+    throw new HappyMediaError(
+      'ERR_NOT_IMPLEMENTED',
+      "Happy's server cannot delete one attachment; attachments are deleted with their session",
+    );
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The store a CLI command reads or writes, from `--store` and the options that go with it: the bearer
+ * token (`--token-file`, `HAPPY_MEDIA_TOKEN`, or `--token`) and, for Happy's own server
+ * (`--store happy+https://host`), the session (`--session`, `HAPPY_MEDIA_SESSION`). The token is only
+ * ever read from a file or the environment into memory: never logged, never put in a child's argv.
+ *
+ * @module
+ */
+import { UsageError } from '../../core/errors.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { defaultBlobDir } from '../storage/local-store.js';
+import { openStore } from '../storage/open-store.js';
+import { resolveToken } from './commands/serve.js';
+
+/** The store-related flags of `send` and `play`. */
+export interface StoreFlags {
+  store?: string;
+  token?: string;
+  tokenFile?: string;
+  session?: string;
+}
+
+/** True when `spec` names Happy's own server (`happy+http://…`, `happy+https://…`). */
+export function isHappyServerSpec(spec: string): boolean {
+  return /^happy\+https?:\/\//i.test(spec);
+}
+
+/**
+ * Opens the store the flags name (default: `HAPPY_MEDIA_STORE`, else the local blob directory).
+ *
+ * @throws {UsageError} `ERR_USAGE` (exit 2) for a Happy server store without a token or a session, or
+ *   an unreadable token file.
+ */
+export async function openCliStore(flags: StoreFlags): Promise<{ store: BlobStore; spec: string }> {
+  const spec = flags.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir());
+  const token = await resolveToken(flags);
+  if (isHappyServerSpec(spec)) {
+    if (!token) {
+      throw new UsageError(
+        "Happy's server needs the account's token: set HAPPY_MEDIA_TOKEN or pass --token-file PATH",
+      );
+    }
+    const sessionId = flags.session ?? (process.env.HAPPY_MEDIA_SESSION || undefined);
+    if (!sessionId) {
+      throw new UsageError(
+        "Happy's server needs the session: pass --session ID (or set HAPPY_MEDIA_SESSION)",
+      );
+    }
+    return { store: openStore(spec, { token, sessionId }), spec };
+  }
+  if (flags.session !== undefined) {
+    throw new UsageError('--session applies only to a Happy server store (--store happy+https://host)');
+  }
+  return { store: openStore(spec, token === undefined ? {} : { token }), spec };
+}

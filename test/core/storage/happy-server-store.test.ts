@@ -1,0 +1,201 @@
+/**
+ * HappyServerStore's client logic against a scripted fake of the server: S3 mode (multipart POST with
+ * the policy fields then the file, no bearer), retries of 429/5xx and not of 401/403/404, the loopback
+ * URL rewrite, and the token never sent to another origin. The behaviour against the real server is in
+ * test/node/storage/happy-server-store.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
+import type { FetchFunction } from '../../../src/core/transport/index.js';
+
+const SID = 'cmx6k89sd00016q7dnk5axjpq';
+const UUID = '95a8b6b8-a5d6-45f6-98e6-ae455c57b9a0';
+const SERVER_REF = `sessions/${SID}/attachments/${UUID}.enc`;
+const TOKEN = 'tok-secret-1234';
+
+interface Seen {
+  method: string;
+  url: string;
+  auth: string | null;
+  body?: unknown;
+}
+
+type Handler = (req: Seen, init: RequestInit | undefined) => Response | Promise<Response>;
+
+function fake(handler: Handler): { fetch: FetchFunction; seen: Seen[] } {
+  const seen: Seen[] = [];
+  const fetch: FetchFunction = async (input, init) => {
+    const headers = new Headers(init?.headers);
+    const req: Seen = {
+      method: init?.method ?? 'GET',
+      url: String(input),
+      auth: headers.get('authorization'),
+    };
+    seen.push(req);
+    return handler(req, init);
+  };
+  return { fetch, seen };
+}
+
+const json = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+
+function stream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      c.enqueue(bytes);
+      c.close();
+    },
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error('expected a failure');
+}
+
+const opts = {
+  url: 'http://127.0.0.1:3005',
+  token: TOKEN,
+  sessionId: SID,
+  retryDelayMs: 1,
+  maxRetryDelayMs: 2,
+};
+
+describe('HappyServerStore (scripted server)', () => {
+  it('uploads in S3 mode: multipart POST with the policy fields first, then the file; no bearer to S3', async () => {
+    let form: FormData | undefined;
+    const { fetch, seen } = fake(async (req, init) => {
+      if (req.url.endsWith('/request-upload')) {
+        return json({
+          ref: SERVER_REF,
+          uploadUrl: 'https://s3.example/bucket',
+          method: 'POST',
+          formFields: { key: SERVER_REF, Policy: 'p', 'X-Amz-Signature': 's' },
+        });
+      }
+      form = init?.body as FormData;
+      return new Response(null, { status: 204 });
+    });
+    const store = new HappyServerStore({ ...opts, fetch });
+    const bytes = new Uint8Array([1, 2, 3, 4, 5]);
+    const { ref } = await store.create(stream(bytes), bytes.length);
+    expect(ref).toBe(`media/${UUID}`);
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'POST']);
+    expect(seen[0]?.auth).toBe(`Bearer ${TOKEN}`);
+    expect(seen[1]?.url).toBe('https://s3.example/bucket');
+    expect(seen[1]?.auth).toBeNull();
+    expect([...(form?.keys() ?? [])]).toEqual(['key', 'Policy', 'X-Amz-Signature', 'file']);
+    const file = form?.get('file') as Blob;
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('retries 429 and 5xx with backoff on every leg, but not 401, 403 or 404', async () => {
+    let calls = 0;
+    const flaky = fake((req) => {
+      calls++;
+      if (req.url.endsWith('/request-upload')) {
+        return calls < 3
+          ? json({ error: 'Too many upload requests. Try again in a minute.' }, 429)
+          : json({
+              ref: SERVER_REF,
+              uploadUrl: `http://127.0.0.1:3005/v1/sessions/${SID}/attachments/${UUID}.enc`,
+              method: 'PUT',
+            });
+      }
+      return calls < 5 ? new Response('oops', { status: 503 }) : json({ ok: true });
+    });
+    const store = new HappyServerStore({ ...opts, fetch: flaky.fetch });
+    expect((await store.create(stream(new Uint8Array(3)), 3)).ref).toBe(`media/${UUID}`);
+    expect(flaky.seen.map((s) => `${s.method} ${new URL(s.url).pathname.split('/').pop()}`)).toEqual([
+      'POST request-upload',
+      'POST request-upload',
+      'POST request-upload',
+      `PUT ${UUID}.enc`,
+      `PUT ${UUID}.enc`,
+    ]);
+
+    for (const status of [401, 403, 404]) {
+      const once = fake(() => json({ error: 'nope' }, status));
+      const s = new HappyServerStore({ ...opts, fetch: once.fetch });
+      const error = await failure(s.create(stream(new Uint8Array(3)), 3));
+      expect(error.message).toMatch(/^request-upload failed/);
+      expect(once.seen.length, String(status)).toBe(1);
+      const down = await failure(s.get(`media/${UUID}`));
+      expect(down.message).toMatch(/^request-download failed/);
+      expect(once.seen.length, String(status)).toBe(2);
+    }
+
+    const always = fake(() => json({ error: 'busy' }, 429));
+    const limited = new HappyServerStore({ ...opts, retries: 2, fetch: always.fetch });
+    const error = await failure(limited.create(stream(new Uint8Array(3)), 3));
+    expect(error.code).toBe('ERR_UPLOAD_FAILED');
+    expect(error.message).toMatch(/^request-upload failed.*429/);
+    expect(always.seen.length).toBe(3);
+  });
+
+  it('maps the server 400 "Too big" to ERR_LIMIT_EXCEEDED', async () => {
+    const { fetch } = fake(() =>
+      json(
+        { error: 'Error', message: 'body/size Too big: expected number to be <=10485760', statusCode: 400 },
+        400,
+      ),
+    );
+    const store = new HappyServerStore({ ...opts, fetch });
+    expect((await failure(store.create(stream(new Uint8Array(3)), 3))).code).toBe('ERR_LIMIT_EXCEEDED');
+  });
+
+  it('rewrites a loopback download URL to the server it talks to, and sends the token only there', async () => {
+    const { fetch, seen } = fake((req) => {
+      if (req.url.endsWith('/request-download')) {
+        return json({ downloadUrl: `http://localhost:3005/v1/sessions/${SID}/attachments/${UUID}.enc` });
+      }
+      return new Response(new Uint8Array([9, 9, 9]), { status: 200, headers: { 'content-length': '3' } });
+    });
+    const store = new HappyServerStore({ ...opts, url: 'https://happy.example', fetch });
+    const body = await new Response(await store.get(`media/${UUID}`)).arrayBuffer();
+    expect(new Uint8Array(body)).toEqual(new Uint8Array([9, 9, 9]));
+    expect(seen[1]?.url).toBe(`https://happy.example/v1/sessions/${SID}/attachments/${UUID}.enc`);
+    expect(seen[1]?.auth).toBe(`Bearer ${TOKEN}`);
+
+    const foreign = fake((req) =>
+      req.url.endsWith('/request-download')
+        ? json({ downloadUrl: 'https://cdn.example/x?X-Amz-Signature=abc' })
+        : new Response(new Uint8Array([1]), { status: 200 }),
+    );
+    const s3 = new HappyServerStore({ ...opts, fetch: foreign.fetch });
+    await new Response(await s3.get(`media/${UUID}`)).arrayBuffer();
+    expect(foreign.seen[1]?.auth).toBeNull();
+  });
+
+  it('validates its options and refs, and refuses put and delete (the server issues refs, cannot delete one)', async () => {
+    for (const bad of [
+      { ...opts, url: 'ftp://x' },
+      { ...opts, url: 'http://u:p@x' },
+      { ...opts, token: ' ' },
+      { ...opts, sessionId: '../x' },
+    ]) {
+      expect(() => new HappyServerStore(bad)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+      );
+    }
+    const { fetch, seen } = fake(() => json({}));
+    const store = new HappyServerStore({ ...opts, fetch });
+    expect(store.serverRef(`media/${UUID}`)).toBe(SERVER_REF);
+    expect(store.mediaRef(SERVER_REF)).toBe(`media/${UUID}`);
+    expect(() => store.mediaRef(`sessions/other/attachments/${UUID}.enc`)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_REF' }),
+    );
+    expect((await failure(store.put(`media/${UUID}`, stream(new Uint8Array(1)), 1))).code).toBe(
+      'ERR_NOT_IMPLEMENTED',
+    );
+    expect((await failure(store.delete(`media/${UUID}`))).code).toBe('ERR_NOT_IMPLEMENTED');
+    expect((await failure(store.delete('media/not-a-uuid'))).code).toBe('ERR_INVALID_REF');
+    expect((await failure(store.create(stream(new Uint8Array(5)), 6))).code).toBe('ERR_UPLOAD_FAILED');
+    expect(seen).toEqual([]);
+  });
+});

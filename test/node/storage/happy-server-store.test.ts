@@ -1,0 +1,244 @@
+/**
+ * HappyServerStore against Happy's REAL server (slopus/happy happy-server, standalone mode, started by
+ * scripts/happy-server.sh; .ci/run exports HAPPY_MEDIA_HAPPY_SERVER_URL). Without the server every test
+ * here is skipped with the reason printed. Fresh accounts come from scripts/happy-account.mjs.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ciphertextSize,
+  decryptBlob,
+  encryptBlob,
+  openBlobRandomAccess,
+} from '../../../src/core/blob/index.js';
+import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
+import type { FetchFunction } from '../../../src/core/transport/index.js';
+import { openMedia } from '../../../src/node/playback/index.js';
+import { sendMedia } from '../../../src/node/send/index.js';
+import { storeRangeSource } from '../../../src/node/storage/index.js';
+import { makeTempDir } from '../../helpers/tmp.js';
+import { collect, streamOf } from './store-contract.js';
+
+const run = promisify(execFile);
+const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
+if (!SERVER) {
+  console.warn(
+    "happy-server-store.test: skipped: HAPPY_MEDIA_HAPPY_SERVER_URL is not set (start Happy's server with scripts/happy-server.sh install/start DIR and source DIR/env)",
+  );
+}
+
+interface Account {
+  url: string;
+  token: string;
+  sessionId: string;
+}
+
+async function newAccount(): Promise<Account> {
+  const { stdout } = await run(process.execPath, ['scripts/happy-account.mjs', SERVER as string], {
+    timeout: 30_000,
+  });
+  return JSON.parse(stdout) as Account;
+}
+
+/** A fetch that records every request (method and path), to prove what was (not) sent. */
+function countingFetch(): { fetch: FetchFunction; calls: string[] } {
+  const calls: string[] = [];
+  const fetch: FetchFunction = (input, init) => {
+    const url = new URL(String(input instanceof Request ? input.url : input));
+    calls.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+    return globalThis.fetch(input, init);
+  };
+  return { fetch, calls };
+}
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error('expected a failure');
+}
+
+describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mode)", () => {
+  let owner: Account;
+  let stranger: Account;
+  let store: HappyServerStore;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  const key = new Uint8Array(randomBytes(32));
+  const plaintext = new Uint8Array(randomBytes(3 * 16384 + 1000));
+  let ciphertext: Uint8Array;
+  let ref: string;
+
+  beforeAll(async () => {
+    [owner, stranger] = await Promise.all([newAccount(), newAccount()]);
+    store = new HappyServerStore(owner);
+    tmp = await makeTempDir();
+    ciphertext = await encryptBlob(plaintext, key);
+  });
+  afterAll(() => tmp?.cleanup());
+
+  it('creates a blob under a ref the server issued, reads it back whole, by range and its size', async () => {
+    const progress: number[] = [];
+    ({ ref } = await store.create(streamOf(ciphertext), ciphertext.length, {
+      onProgress: (done) => progress.push(done),
+    }));
+    expect(ref).toMatch(/^media\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(store.serverRef(ref)).toBe(`sessions/${owner.sessionId}/attachments/${ref.slice(6)}.enc`);
+    expect(store.mediaRef(store.serverRef(ref))).toBe(ref);
+    expect(progress.at(-1)).toBe(ciphertext.length);
+    expect(await store.head(ref)).toEqual({ size: ciphertext.length });
+    expect(Buffer.from(await collect(await store.get(ref))).equals(Buffer.from(ciphertext))).toBe(true);
+    for (const [offset, length] of [
+      [0, 56],
+      [56, 16400],
+      [16455, 2],
+      [56 + 3 * 16400, 10_000_000],
+      [ciphertext.length, 10],
+      [100, 0],
+    ] as const) {
+      const got = await collect(await store.get(ref, { offset, length }));
+      const want = ciphertext.subarray(offset, Math.min(ciphertext.length, offset + length));
+      expect(Buffer.from(got).equals(Buffer.from(want)), `${offset}+${length}`).toBe(true);
+    }
+    expect((await failure(store.get(ref, { offset: ciphertext.length + 1, length: 1 }))).code).toBe(
+      'ERR_INVALID_ARGUMENT',
+    );
+  });
+
+  it('serves random access although the server ignores Range (it answers 200 with the whole body)', async () => {
+    // The server really ignores Range: ask it directly.
+    const { downloadUrl } = (await (
+      await fetch(`${owner.url}/v1/sessions/${owner.sessionId}/attachments/request-download`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ref: store.serverRef(ref) }),
+      })
+    ).json()) as { downloadUrl: string };
+    const raw = await fetch(downloadUrl, {
+      headers: { authorization: `Bearer ${owner.token}`, range: 'bytes=0-9' },
+    });
+    expect(raw.status).toBe(200);
+    expect((await raw.arrayBuffer()).byteLength).toBe(ciphertext.length);
+    // Through the store, random-access decryption still gets exactly its chunks.
+    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+    const piece = await reader.read(16380, 16400);
+    expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(16380, 32780)))).toBe(true);
+  });
+
+  it('stores and reads a 0-byte blob', async () => {
+    const empty = await store.create(streamOf(new Uint8Array(0)), 0);
+    expect(await store.head(empty.ref)).toEqual({ size: 0 });
+    expect((await collect(await store.get(empty.ref))).length).toBe(0);
+  });
+
+  it('reports a never-uploaded ref as ERR_NOT_FOUND, and refuses bad or foreign refs before any request', async () => {
+    const missing = `media/${crypto.randomUUID()}`;
+    expect((await failure(store.head(missing))).code).toBe('ERR_NOT_FOUND');
+    expect((await failure(store.get(missing))).code).toBe('ERR_NOT_FOUND');
+    const { fetch, calls } = countingFetch();
+    const counted = new HappyServerStore({ ...owner, fetch });
+    for (const bad of [
+      'media/../x',
+      'media/abc',
+      'media/A8B6B8A5-D6A5-45F6-98E6-AE455C57B9A0',
+      'x',
+      'machine-file:///etc/passwd',
+    ]) {
+      expect((await failure(counted.get(bad))).code, bad).toBe('ERR_INVALID_REF');
+      expect((await failure(counted.head(bad))).code, bad).toBe('ERR_INVALID_REF');
+    }
+    const foreign = `sessions/${stranger.sessionId}/attachments/${ref.slice(6)}.enc`;
+    expect((await failure(Promise.resolve().then(() => counted.mediaRef(foreign)))).code).toBe(
+      'ERR_INVALID_REF',
+    );
+    expect((await failure(Promise.resolve().then(() => counted.mediaRef('sessions/x/../y.enc')))).code).toBe(
+      'ERR_INVALID_REF',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('another account cannot read or upload into the session: 404, not retried, named by leg', async () => {
+    const { fetch, calls } = countingFetch();
+    const intruder = new HappyServerStore({
+      url: stranger.url,
+      token: stranger.token,
+      sessionId: owner.sessionId,
+      fetch,
+    });
+    const read = await failure(intruder.get(ref));
+    expect(read.code).toBe('ERR_NOT_FOUND');
+    expect(read.message).toMatch(/^request-download failed/);
+    const write = await failure(intruder.create(streamOf(new Uint8Array(100)), 100));
+    expect(write.code).toBe('ERR_UPLOAD_FAILED');
+    expect(write.message).toMatch(/^request-upload failed/);
+    expect(calls.length).toBe(2);
+  });
+
+  it('a missing or wrong token fails at once (401, not retried) and never appears in the error', async () => {
+    expect(() => new HappyServerStore({ ...owner, token: '' })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
+    const { fetch, calls } = countingFetch();
+    const wrong = 'not-a-valid-token-123456';
+    const bad = new HappyServerStore({ ...owner, token: wrong, fetch });
+    const up = await failure(bad.create(streamOf(new Uint8Array(10)), 10));
+    expect(up.code).toBe('ERR_UPLOAD_FAILED');
+    expect(up.message).toMatch(/^request-upload failed.*401/);
+    const down = await failure(bad.get(ref));
+    expect(down.code).toBe('ERR_DOWNLOAD_FAILED');
+    expect(down.message).toMatch(/^request-download failed.*401/);
+    expect(calls.length).toBe(2);
+    expect(`${up.message}${down.message}`).not.toContain(wrong);
+    expect(`${up.message}${down.message}`).not.toContain(owner.token);
+  });
+
+  it('refuses a blob over 10 MiB with ERR_LIMIT_EXCEEDED before any request; exactly 10 MiB goes through', async () => {
+    const { fetch, calls } = countingFetch();
+    const counted = new HappyServerStore({ ...owner, fetch });
+    const over = await failure(counted.create(streamOf(new Uint8Array(10)), 10 * 1024 * 1024 + 1));
+    expect(over.code).toBe('ERR_LIMIT_EXCEEDED');
+    expect(over.message).toContain('10485760');
+    expect(over.message).toMatch(/S3|media server/);
+    expect(calls).toEqual([]);
+    // The largest blob Happy accepts, byte for byte.
+    const max = new Uint8Array(randomBytes(10 * 1024 * 1024));
+    const { ref: maxRef } = await counted.create(streamOf(max, 1 << 20), max.length);
+    expect((await counted.head(maxRef)).size).toBe(max.length);
+    // sendMedia refuses an oversize file before uploading anything.
+    const bigFile = join(tmp.dir, 'big.bin');
+    await writeFile(bigFile, randomBytes(10 * 1024 * 1024 - 100));
+    calls.length = 0;
+    const send = await failure(sendMedia(bigFile, { store: counted, blobKey: key }));
+    expect(send.code).toBe('ERR_LIMIT_EXCEEDED');
+    expect(calls).toEqual([]);
+  });
+
+  it('round-trips a v2 photo through sendMedia and playback (openMedia)', async () => {
+    const photo = join(tmp.dir, 'shot.png');
+    await sharp(Buffer.from(randomBytes(64 * 48 * 3)), { raw: { width: 64, height: 48, channels: 3 } })
+      .png()
+      .toFile(photo);
+    const blobKey = new Uint8Array(randomBytes(32));
+    const sent = await sendMedia(photo, { store, blobKey });
+    expect(sent.message.type).toBe('photo');
+    expect(sent.message.ref).toBe(sent.ref);
+    expect(sent.ref).toMatch(/^media\/[0-9a-f-]{36}$/);
+    expect(sent.ciphertextSize).toBe(ciphertextSize(sent.probe.size));
+    const stored = await collect(await store.get(sent.ref));
+    const original = new Uint8Array(await import('node:fs/promises').then((fs) => fs.readFile(photo)));
+    expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+    const opened = await openMedia(sent.message, { store, blobKey });
+    try {
+      const back = await import('node:fs/promises').then((fs) => fs.readFile(opened.path));
+      expect(back.equals(Buffer.from(original))).toBe(true);
+    } finally {
+      await opened.dispose?.();
+    }
+  });
+});
