@@ -6,8 +6,9 @@
  * covers ({@link openBlobRandomAccess} over the store). Opening checks the commitment and the final chunk,
  * so the size is authentic before the URL is returned; a chunk that fails its tag ends the response
  * (the connection is destroyed mid-body), so no unverified byte is ever sent. The endpoint answers only on
- * 127.0.0.1, only on its token path, and only to `Host: 127.0.0.1:<port>` or `localhost:<port>` (a DNS
- * rebinding page cannot reach it by another name).
+ * 127.0.0.1, only on its token path, and only to a loopback `Host` on its port (`127.0.0.1:<port>`,
+ * `localhost:<port>`, `[::1]:<port>`: the check `happy-media serve` shares), so a DNS rebinding page cannot
+ * reach it by another name.
  *
  * @module
  */
@@ -23,6 +24,7 @@ import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from '../../core/playback/downlo
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
+import { isAllowedHost } from '../http/allowed-host.js';
 import { parseRangeHeader } from './http-range.js';
 import {
   extensionForMimeType,
@@ -88,10 +90,6 @@ async function openReader(
   );
 }
 
-function hostAllowed(host: string | undefined, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
-}
-
 /**
  * Serves one message's media on a loopback URL for streaming playback with seeking.
  *
@@ -135,7 +133,7 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const target = Buffer.from((req.url ?? '').split('?')[0]!);
     const matches = target.length === expected.length && timingSafeEqual(target, expected);
-    if (!hostAllowed(req.headers.host, port) || !matches) {
+    if (!isAllowedHost(req.headers.host, { port }) || !matches) {
       res.writeHead(404, { 'Content-Length': '0' }).end();
       return;
     }

@@ -9,6 +9,11 @@
  * - `DELETE /v1/blobs/media/<id>`: `204`, also when absent.
  * - `GET /v1/health`: `200 {"ok":true}` (no token needed).
  *
+ * Only requests whose `Host` names this server are answered (loopback, the bound host, `allowedHosts`;
+ * 403 otherwise: DNS rebinding), and a browser's cross-site write (`Origin`/`Sec-Fetch-Site`) is refused
+ * (403). Connections are capped and slow or idle sockets are cut (see {@link DEFAULT_HEADERS_TIMEOUT_MS}
+ * and the other defaults below).
+ *
  * The ref in the path is taken literally (no percent-decoding, no normalisation) and must be a valid
  * `media/<id>`, so no path can reach outside the store. The server sees ciphertext only. Bodies are
  * streamed both ways with backpressure; a bad request gets its status and the server stays up.
@@ -18,11 +23,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
-import { HappyMediaError, InvalidArgumentError } from '../../core/errors.js';
+import { HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
 import { isMediaRef } from '../../core/protocol/refs.js';
+import { type HostPolicy, isAllowedHost, isCrossSiteRequest } from '../http/allowed-host.js';
+import { checkListenHost } from '../http/listen-host.js';
 import type { BlobStore } from './blob-store.js';
 import { parseRangeHeader } from './http-range.js';
 import { LocalBlobStore } from './local-store.js';
@@ -40,6 +48,14 @@ const REFUSED_BODY_DRAIN_BYTES = 1024 * 1024;
 const REFUSED_BODY_DRAIN_MS = 2000;
 /** Default idle time of a connection before it is closed (ms). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Default time a client has to send a request's headers (ms): they are small, a slow sender is an attack. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Default time a whole request may take, body included (ms): 1 hour, a 4 GiB upload at ~1.2 MB/s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60 * 60 * 1000;
+/** Default time an idle keep-alive connection stays open between requests (ms). */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Default cap on open connections; more are closed at once (bounds sockets and memory). */
+export const DEFAULT_MAX_CONNECTIONS = 256;
 
 /** Options of {@link startMediaServer}; give `dir` or `store`. */
 export interface MediaServerOptions {
@@ -57,6 +73,19 @@ export interface MediaServerOptions {
   maxUploadBytes?: number;
   /** Idle time before a silent connection is closed, in ms (default {@link DEFAULT_IDLE_TIMEOUT_MS}). */
   idleTimeoutMs?: number;
+  /** Time to receive a request's headers, in ms (default {@link DEFAULT_HEADERS_TIMEOUT_MS}). */
+  headersTimeoutMs?: number;
+  /** Time for a whole request, in ms; 0 for none (default {@link DEFAULT_REQUEST_TIMEOUT_MS}). */
+  requestTimeoutMs?: number;
+  /** Idle keep-alive time between requests, in ms (default {@link DEFAULT_KEEP_ALIVE_TIMEOUT_MS}). */
+  keepAliveTimeoutMs?: number;
+  /** Most connections open at once (default {@link DEFAULT_MAX_CONNECTIONS}). */
+  maxConnections?: number;
+  /**
+   * Host names accepted in `Host` besides loopback names/addresses and `host` (DNS-rebinding guard),
+   * e.g. `['media.lan']` when clients reach the server by that name.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** A running media server. */
@@ -141,7 +170,9 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   const store = options.store ?? (options.dir !== undefined ? new LocalBlobStore(options.dir) : undefined);
   if (!store) throw new InvalidArgumentError('expected a `dir` or a `store` to serve but received neither');
   const port = assertNonNegativeInteger(options.port ?? 0, 'port', 65535);
-  const host = options.host ?? '127.0.0.1';
+  const host = checkListenHost(options.host ?? '127.0.0.1');
+  const timeouts = serverTimeouts(options);
+  const allowedHosts = allowedHostNames(options.allowedHosts, host);
   const maxUploadBytes = assertNonNegativeInteger(
     options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     'maxUploadBytes',
@@ -165,10 +196,22 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     return match !== null && timingSafeEqual(tokenDigest(match[1] ?? ''), expected);
   };
 
+  // Filled in once listening (the port may be 0 until then).
+  const hostPolicy: HostPolicy = { port, names: allowedHosts, anyAddress: isWildcard(host) };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const rawPath = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (rawPath === HEALTH_ROUTE && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { ok: true });
+      return;
+    }
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    if (!isAllowedHost(req.headers.host, hostPolicy)) {
+      forbid(res, reading, 'this server answers only to its own host names (loopback, --host, --allow-host)');
+      return;
+    }
+    if (!reading && isCrossSiteRequest(req.headers, hostPolicy)) {
+      forbid(res, reading, 'a browser page of another site may not change blobs here');
       return;
     }
     if (!rawPath.startsWith(BLOB_ROUTE_PREFIX)) {
@@ -303,19 +346,29 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     }
   };
 
-  const server = createServer({ requestTimeout: 0, headersTimeout: 30_000 }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const reply = replyForError(error);
-      if (reply.status === 500 && process.env.HAPPY_MEDIA_DEBUG === '1') {
-        process.stderr.write(`happy-media serve: ${req.method} failed: ${String(error)}\n`);
-      }
-      if (req.complete || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') {
-        sendError(res, reply);
-      } else {
-        refuseBody(res, reply);
-      }
-    });
-  });
+  const server = createServer(
+    {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: timeouts.headersTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      // How often Node checks the two limits above (default 30 s would let them overrun by that much).
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(timeouts.headersTimeoutMs / 2))),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        const reply = replyForError(error);
+        if (reply.status === 500 && process.env.HAPPY_MEDIA_DEBUG === '1') {
+          process.stderr.write(`happy-media serve: ${req.method} failed: ${String(error)}\n`);
+        }
+        if (req.complete || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') {
+          sendError(res, reply);
+        } else {
+          refuseBody(res, reply);
+        }
+      });
+    },
+  );
+  server.maxConnections = timeouts.maxConnections;
   server.setTimeout(idleTimeoutMs);
   server.on('timeout', (socket: Socket) => socket.destroy());
   server.on('clientError', (_error, socket: Socket) => {
@@ -326,13 +379,14 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   });
 
   await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
+    server.once('error', (cause: NodeJS.ErrnoException) => reject(listenError(host, port, cause)));
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolvePromise();
     });
   });
   const address = server.address() as AddressInfo;
+  hostPolicy.port = address.port;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${hostForUrl}:${address.port}`,
@@ -342,6 +396,70 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
         server.closeAllConnections();
       }),
   };
+}
+
+/** Answers 403; an upload's body is not read. */
+function forbid(res: ServerResponse, reading: boolean, message: string): void {
+  const reply = { status: 403, code: 'ERR_FORBIDDEN', message };
+  if (reading) sendError(res, reply);
+  else refuseBody(res, reply);
+}
+
+/** True for the all-interfaces addresses, where clients may use any of the machine's IPs. */
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '0:0:0:0:0:0:0:0';
+}
+
+/** `allowedHosts` checked and lower-cased, plus the bound host when it is a specific name or address. */
+function allowedHostNames(extra: readonly string[] | undefined, host: string): string[] {
+  if (extra !== undefined && !Array.isArray(extra)) {
+    throw new InvalidArgumentError('expected an array of host names for `allowedHosts`');
+  }
+  const names = (extra ?? []).map((name) => checkListenHost(String(name)).toLowerCase());
+  if (!isWildcard(host)) names.push(host.toLowerCase());
+  return names;
+}
+
+/** The connection limits, checked, with their defaults. */
+function serverTimeouts(options: MediaServerOptions) {
+  const headersTimeoutMs = assertNonNegativeInteger(
+    options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    'headersTimeoutMs',
+  );
+  const requestTimeoutMs = assertNonNegativeInteger(
+    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    'requestTimeoutMs',
+  );
+  if (headersTimeoutMs === 0 || (requestTimeoutMs !== 0 && requestTimeoutMs < headersTimeoutMs)) {
+    throw new InvalidArgumentError(
+      `expected 0 < headersTimeoutMs <= requestTimeoutMs (or requestTimeoutMs 0) but received ${headersTimeoutMs} and ${requestTimeoutMs}`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: assertNonNegativeInteger(
+      options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      'keepAliveTimeoutMs',
+    ),
+    maxConnections: assertNonNegativeInteger(
+      options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      'maxConnections',
+      1_000_000,
+    ),
+  };
+}
+
+/** A failed `listen`: a host that is not this machine's or cannot be resolved is a bad argument. */
+function listenError(host: string, port: number, cause: NodeJS.ErrnoException): HappyMediaError {
+  const where = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  if (cause.code === 'ENOTFOUND' || cause.code === 'EAI_AGAIN' || cause.code === 'EADDRNOTAVAIL') {
+    return new InvalidArgumentError(
+      `expected a local interface for \`host\` but ${where} cannot be listened on (${cause.code})`,
+      { cause },
+    );
+  }
+  return new StorageError(`could not listen on ${where} (${cause.code ?? 'error'})`, { cause });
 }
 
 /**

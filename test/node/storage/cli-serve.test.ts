@@ -52,6 +52,28 @@ describe('happy-media serve', () => {
     expect(await exited).toBe(0);
   });
 
+  it('rejects a bad --host as usage (exit 2): an invalid IP, a malformed name, a name that is not local', async () => {
+    for (const host of ['256.1.1.1', '1.2.3', 'bad_host!', 'no-such-host.invalid']) {
+      const result = await runCli(['serve', '--dir', tmp.dir, '--port', '0', '--host', host]);
+      expect(result.code, `${host}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/^happy-media: ERR_USAGE: .*--host/);
+    }
+  });
+
+  it('rejects a bad --allow-host as usage (exit 2)', async () => {
+    const result = await runCli([
+      'serve',
+      '--dir',
+      tmp.dir,
+      '--port',
+      '0',
+      '--allow-host',
+      'ok.lan,bad name',
+    ]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('ERR_USAGE');
+  });
+
   it('rejects a bad port as usage (exit 2)', async () => {
     const result = await runCli(['serve', '--port', '70000']);
     expect(result.code).toBe(2);

@@ -8,7 +8,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { UsageError } from '../../../core/errors.js';
+import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
+import { checkListenHost } from '../../http/listen-host.js';
 import { defaultBlobDir } from '../../storage/local-store.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, startMediaServer } from '../../storage/media-server.js';
 import { openStore } from '../../storage/open-store.js';
@@ -22,6 +23,18 @@ interface ServeOptions {
   token?: string;
   tokenFile?: string;
   maxUploadBytes?: string;
+  allowHost?: string;
+}
+
+/** Checks a host flag without resolving it. @throws {UsageError} for an invalid IP address or name. */
+function parseHostFlag(text: string, flag: string): string {
+  try {
+    return checkListenHost(text);
+  } catch {
+    throw new UsageError(
+      `expected an IP address or host name for ${flag} but received ${JSON.stringify(text)}`,
+    );
+  }
 }
 
 /** Default port of `happy-media serve`. */
@@ -68,6 +81,10 @@ export function registerServe(program: Command): void {
     .option('--token <token>', 'require this bearer token (visible in the process list: prefer --token-file)')
     .option('--token-file <path>', 'file holding the bearer token (or set HAPPY_MEDIA_TOKEN)')
     .option('--max-upload-bytes <n>', `largest accepted upload (default ${DEFAULT_MAX_UPLOAD_BYTES})`)
+    .option(
+      '--allow-host <names>',
+      'comma-separated host names clients may use besides loopback and --host (DNS-rebinding guard)',
+    )
     .addHelpText(
       'after',
       '\nExample:\n  HAPPY_MEDIA_TOKEN=s3cret happy-media serve --dir ./blobs --port 8787\n  # prints http://127.0.0.1:8787, serves until Ctrl-C',
@@ -82,14 +99,25 @@ export function registerServe(program: Command): void {
           options.maxUploadBytes === undefined
             ? undefined
             : parseIntegerOption(options.maxUploadBytes, '--max-upload-bytes', 0, Number.MAX_SAFE_INTEGER);
+        const host = parseHostFlag(options.host, '--host');
+        const allowedHosts = (options.allowHost ?? '')
+          .split(',')
+          .filter((name) => name.length > 0)
+          .map((name) => parseHostFlag(name.trim(), '--allow-host'));
         const token = await resolveToken(options);
         const store = options.store !== undefined ? openStore(options.store) : undefined;
         const server = await startMediaServer({
           ...(store ? { store } : { dir: options.dir ?? defaultBlobDir() }),
           port,
-          host: options.host,
+          host,
           token,
           maxUploadBytes,
+          allowedHosts,
+        }).catch((error: unknown) => {
+          // Every option comes from a flag: a bad one (e.g. a --host that is not this machine's) is usage.
+          if (error instanceof InvalidArgumentError)
+            throw new UsageError(`--host: ${error.message}`, { cause: error });
+          throw error;
         });
         process.stdout.write(`${server.url}\n`);
         process.stderr.write(
