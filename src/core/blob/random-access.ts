@@ -22,6 +22,12 @@ import { deriveBlobKeys, verifyCommitment } from './key-schedule.js';
 import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from './options.js';
 import { blobLayout, chunkOffset } from './sizes.js';
 
+/**
+ * Chunks per source read of {@link BlobReader.read}: 1024 (16 MiB of ciphertext). A 1 MiB read is one
+ * source read; a long one is read in spans, the next read overlapping the current span's decryption.
+ */
+const READ_SPAN_CHUNKS = 1024;
+
 /** Reads byte ranges of a ciphertext: a buffer, a file handle, an HTTP Range reader, a storage ref. */
 export interface RangeSource {
   /** Total ciphertext length in bytes. */
@@ -135,39 +141,58 @@ export async function openBlobRandomAccess(
       const end = offset + length;
       const first = Math.floor(offset / BLOB_CHUNK_SIZE);
       const last = Math.floor((end - 1) / BLOB_CHUNK_SIZE);
+      // The final chunk was verified at open; reuse it rather than reading it again.
+      const lastRead = Math.min(last, finalIndex - 1);
+      /** Reads the sealed chunks `[start, start + span)`, capped at the last one to read. */
+      const readSpan = (start: number) =>
+        readExactly(
+          source,
+          chunkOffset(start),
+          (Math.min(lastRead, start + READ_SPAN_CHUNKS - 1) - start + 1) * BLOB_SEALED_CHUNK_SIZE,
+          signal,
+        );
       let written = 0;
-      for (let batchStart = first; batchStart <= last; batchStart += BLOB_BATCH_CHUNKS) {
-        const batchEnd = Math.min(last, batchStart + BLOB_BATCH_CHUNKS - 1);
-        // The final chunk was verified at open; reuse it rather than reading it again.
-        const readEnd = Math.min(batchEnd, finalIndex - 1);
-        const plains: Uint8Array[] = [];
-        if (readEnd >= batchStart) {
-          const count = readEnd - batchStart + 1;
-          const bytes = await readExactly(
-            source,
-            chunkOffset(batchStart),
-            count * BLOB_SEALED_CHUNK_SIZE,
-            signal,
-          );
-          const sealed: Uint8Array[] = [];
-          for (let i = 0; i < count; i++) {
-            sealed.push(bytes.subarray(i * BLOB_SEALED_CHUNK_SIZE, (i + 1) * BLOB_SEALED_CHUNK_SIZE));
+      const copyOut = (chunkIndex: number, plain: Uint8Array) => {
+        const chunkStart = chunkIndex * BLOB_CHUNK_SIZE;
+        const from = Math.max(offset, chunkStart) - chunkStart;
+        const to = Math.min(end, chunkStart + plain.length) - chunkStart;
+        out.set(plain.subarray(from, to), written);
+        written += to - from;
+      };
+      // One source read per span (not per batch), and the next span is read while this one is decrypted.
+      let pending = first <= lastRead ? readSpan(first) : undefined;
+      for (let spanStart = first; pending !== undefined; spanStart += READ_SPAN_CHUNKS) {
+        const bytes = await pending;
+        const nextStart = spanStart + READ_SPAN_CHUNKS;
+        pending = nextStart <= lastRead ? readSpan(nextStart) : undefined;
+        try {
+          const count = bytes.length / BLOB_SEALED_CHUNK_SIZE;
+          // Batches of a span are opened together: concurrently for an asynchronous backend (WebCrypto).
+          const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
+          for (let b = 0; b < count; b += BLOB_BATCH_CHUNKS) {
+            const sealed: Uint8Array[] = [];
+            for (let i = b; i < Math.min(count, b + BLOB_BATCH_CHUNKS); i++) {
+              sealed.push(bytes.subarray(i * BLOB_SEALED_CHUNK_SIZE, (i + 1) * BLOB_SEALED_CHUNK_SIZE));
+            }
+            opening.push(cipher.open(spanStart + b, sealed));
           }
-          const opened = await cipher.open(batchStart, sealed);
-          // Every chunk before the final one is full-size, so chunk i of the batch is at i * 16384.
-          for (let i = 0; i < count; i++)
-            plains.push(opened.subarray(i * BLOB_CHUNK_SIZE, (i + 1) * BLOB_CHUNK_SIZE));
-        }
-        if (batchEnd === finalIndex) plains.push(finalPlain);
-        for (let i = 0; i < plains.length; i++) {
-          const chunkStart = (batchStart + i) * BLOB_CHUNK_SIZE;
-          const plain = plains[i] as Uint8Array;
-          const from = Math.max(offset, chunkStart) - chunkStart;
-          const to = Math.min(end, chunkStart + plain.length) - chunkStart;
-          out.set(plain.subarray(from, to), written);
-          written += to - from;
+          const opened = await Promise.all(opening);
+          // Every chunk before the final one is full-size, so chunk i of a batch is at i * 16384.
+          for (const [k, batch] of opened.entries()) {
+            for (let at = 0; at < batch.length; at += BLOB_CHUNK_SIZE) {
+              copyOut(
+                spanStart + k * BLOB_BATCH_CHUNKS + at / BLOB_CHUNK_SIZE,
+                batch.subarray(at, at + BLOB_CHUNK_SIZE),
+              );
+            }
+          }
+        } catch (error) {
+          // The prefetched span is abandoned; keep its failure from surfacing as an unhandled rejection.
+          pending?.catch(() => undefined);
+          throw error;
         }
       }
+      if (last === finalIndex) copyOut(finalIndex, finalPlain);
       return out;
     },
   };

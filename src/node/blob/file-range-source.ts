@@ -52,7 +52,10 @@ export function fileRangeSource(path: string): FileRangeSource {
       assertNonNegativeInteger(length, 'length');
       if (signal?.aborted) throw new AbortedError();
       const file = await handle();
-      const out = new Uint8Array(length);
+      // Not zero-filled (a megabyte per random-access read): every byte handed out is read from the file,
+      // and a short read is returned as a copy, so the uninitialised tail is never reachable.
+      const raw = Buffer.allocUnsafeSlow(length);
+      const out = new Uint8Array(raw.buffer, raw.byteOffset, length);
       let filled = 0;
       try {
         while (filled < length) {
@@ -63,7 +66,7 @@ export function fileRangeSource(path: string): FileRangeSource {
       } catch (cause) {
         throw diskError('read', cause, path);
       }
-      return filled === length ? out : out.subarray(0, filled);
+      return filled === length ? out : out.slice(0, filled);
     },
     async close() {
       closed = true;

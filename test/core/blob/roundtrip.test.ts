@@ -210,6 +210,32 @@ describe('random access', () => {
     await expect(reader.read(0, 10, controller.signal)).rejects.toMatchObject({ code: 'ERR_ABORTED' });
   });
 
+  it('a long read goes in 1024-chunk spans: one source read each, the next prefetched; damage in a later span still fails', async () => {
+    // 2500 chunks: spans of 1024, 1024 and 452 chunks, then the final chunk from the open.
+    const long = testBytes(2500 * 16384 + 5, 15);
+    const ct = await encryptBlob(long, key, { backend: 'node' });
+    const inner = bufferRangeSource(ct);
+    const reads: number[] = [];
+    const counting = {
+      size: () => inner.size(),
+      read: (offset: number, length: number) => {
+        reads.push(length / 16400);
+        return inner.read(offset, length);
+      },
+    };
+    const reader = await openBlobRandomAccess(counting, key);
+    reads.length = 0;
+    const got = await reader.read(100, long.length - 100);
+    expect(Buffer.from(got).equals(Buffer.from(long.subarray(100)))).toBe(true);
+    expect(reads).toEqual([1024, 1024, 452]);
+    const bad = ct.slice();
+    bad[56 + 2100 * 16400 + 9] = (bad[56 + 2100 * 16400 + 9] as number) ^ 1;
+    const badReader = await openBlobRandomAccess(bufferRangeSource(bad), key);
+    await expect(badReader.read(0, long.length)).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    // A read that does not cover the damaged chunk still succeeds (chunks are verified as they are read).
+    expect(toHex(await badReader.read(0, 16384))).toBe(toHex(long.subarray(0, 16384)));
+  });
+
   it('a source that returns short data is not authentic', async () => {
     const ct = await encryptBlob(plaintext, key);
     const inner = bufferRangeSource(ct);
