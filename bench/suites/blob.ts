@@ -13,11 +13,12 @@ import nacl from 'tweetnacl';
 import {
   type BlobBackendName,
   ciphertextSize,
+  createDecryptStream,
   createEncryptStream,
   decryptBlob,
   encryptBlob,
 } from '../../src/index.js';
-import { encryptFile } from '../../src/node/index.js';
+import { decryptFile, decryptFileParallel, encryptFile, encryptFileParallel } from '../../src/node/index.js';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';
@@ -288,6 +289,65 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       refMs!,
     );
     rec.compare(ours, ref);
+
+    // The same for decryption: createDecryptStream vs one decipher's update, output discarded.
+    const sealed = await encryptBlob(d, key, { backend: 'node' });
+    const sealedSlices = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < sealed.length; i += SLICE)
+            controller.enqueue(sealed.subarray(i, Math.min(sealed.length, i + SLICE)));
+          controller.close();
+        },
+      });
+    counted.bytes = 0;
+    await sealedSlices()
+      .pipeThrough(createDecryptStream(key, { backend: 'node' }))
+      .pipeTo(sink());
+    if (counted.bytes !== size) throw new Error('streaming decrypt emitted the wrong size');
+    rec.check(`node streaming decrypt of ${tag} emits exactly the ${size} plaintext bytes`);
+    const iv = randomBytes(12);
+    const one = nodeOneCipherEncrypt(d, key, iv);
+    const [oursDecMs, refDecMs] = await timeInterleaved(
+      [
+        () =>
+          sealedSlices()
+            .pipeThrough(createDecryptStream(key, { backend: 'node' }))
+            .pipeTo(sink()),
+        () => {
+          const decipher = createDecipheriv('aes-256-gcm', key, iv);
+          decipher.setAuthTag(one.tag);
+          for (let i = 0; i < one.ct.length; i += SLICE)
+            decipher.update(one.ct.subarray(i, Math.min(one.ct.length, i + SLICE)));
+          return decipher.final();
+        },
+      ],
+      plan,
+    );
+    rec.compare(
+      mbps(
+        rec,
+        {
+          id: 'blob.stream.decrypt.node',
+          label: `createDecryptStream (node) ${tag}, output discarded`,
+          sizeBytes: size,
+          series: 'blob streaming decrypt (node)',
+        },
+        oursDecMs!,
+      ),
+      mbps(
+        rec,
+        {
+          id: `ref.node-gcm.stream-decrypt.${size}`,
+          label: `node:crypto one-decipher update ${tag}, output discarded`,
+          sizeBytes: size,
+          series: 'node:crypto one-decipher, output discarded',
+          reference: true,
+        },
+        refDecMs!,
+      ),
+    );
+    await fileToFileThreads(ctx, rec, key, d, plan.runs);
   }
 
   // Peak memory, file to file, one child per case: ours streams; Happy's path holds the whole blob.
@@ -334,6 +394,112 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   rec.compare(o, t);
 }
 
+/**
+ * File → file, one thread (`encryptFile`/`decryptFile`) and worker threads (`encryptFileParallel`/
+ * `decryptFileParallel`), each run in a child process of its own (peak RSS), beside one node:crypto
+ * cipher on one core over the same bytes in memory (output discarded) timed in this process between the
+ * children: the goal is worker threads beating one core's single cipher, with memory still flat.
+ */
+async function fileToFileThreads(
+  ctx: BenchContext,
+  rec: SuiteRecorder,
+  key: Uint8Array,
+  data: Uint8Array,
+  runs: number,
+): Promise<void> {
+  const size = data.length;
+  const tag = formatBytes(size);
+  const plain = join(ctx.scratchDir, 'threads-plain.bin');
+  const sealed = join(ctx.scratchDir, 'threads-sealed.bin');
+  await writeFile(plain, data);
+  await encryptFile(plain, sealed, key);
+  const keyHex = Buffer.from(key).toString('hex');
+  const cases = [
+    {
+      id: 'blob.file.encrypt.1',
+      mode: 'encrypt',
+      threads: 1,
+      label: `encryptFile file→file ${tag}, 1 thread`,
+    },
+    {
+      id: 'blob.file.encrypt.workers',
+      mode: 'encrypt',
+      threads: 0,
+      label: `encryptFileParallel file→file ${tag}`,
+    },
+    {
+      id: 'blob.file.decrypt.1',
+      mode: 'decrypt',
+      threads: 1,
+      label: `decryptFile file→file ${tag}, 1 thread`,
+    },
+    {
+      id: 'blob.file.decrypt.workers',
+      mode: 'decrypt',
+      threads: 0,
+      label: `decryptFileParallel file→file ${tag}`,
+    },
+  ] as const;
+  const ms = new Map<string, number[]>(cases.map((c) => [c.id, []]));
+  const rss = new Map<string, number>();
+  const refMs: number[] = [];
+  const iv = randomBytes(12);
+  const oneCipher = () => {
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    for (let i = 0; i < size; i += SLICE) cipher.update(data.subarray(i, Math.min(size, i + SLICE)));
+    cipher.final();
+    return cipher.getAuthTag();
+  };
+  oneCipher();
+  for (let round = 0; round < runs; round++) {
+    for (const c of cases) {
+      const out = join(ctx.scratchDir, `threads-out-${c.mode}-${c.threads}.bin`);
+      const child = await runChild<{ ms: number; sha: string }>('blob:fileJob', {
+        mode: c.mode,
+        threads: c.threads,
+        input: c.mode === 'encrypt' ? plain : sealed,
+        output: out,
+        keyHex,
+      });
+      if (round === 0) {
+        // Check the first run's output: encryptions decrypt to the input, decryptions equal it.
+        const bytes = new Uint8Array(await readFile(out));
+        const back = c.mode === 'encrypt' ? await decryptBlob(bytes, key) : bytes;
+        if (!equal(back, data)) throw new Error(`${c.label}: output does not match the input`);
+      }
+      ms.get(c.id)!.push(child.result.ms);
+      rss.set(c.id, Math.max(rss.get(c.id) ?? 0, child.maxRssBytes));
+      const start = performance.now();
+      oneCipher();
+      refMs.push(performance.now() - start);
+    }
+  }
+  rec.check(
+    `file→file ${tag}, 1 thread and worker threads: encryptions decrypt to the input, decryptions equal it`,
+  );
+  const ref = rec.add({
+    id: `ref.node-gcm.one-core.${size}`,
+    suite: 'blob',
+    label: `node:crypto one cipher, one core, ${tag} in memory`,
+    unit: 'MB/s',
+    sizeBytes: size,
+    reference: true,
+    summary: summarize(refMs.map((t) => megabytesPerSecond(size, t))),
+  });
+  for (const c of cases) {
+    const m = rec.add({
+      id: c.id,
+      suite: 'blob',
+      label: c.label,
+      unit: 'MB/s',
+      sizeBytes: size,
+      peakRssBytes: rss.get(c.id),
+      summary: summarize(ms.get(c.id)!.map((t) => megabytesPerSecond(size, t))),
+    });
+    rec.compare(m, ref);
+  }
+}
+
 /** Cases run in a child process (see `harness/child.ts`). */
 export const childCases = {
   async encryptFile(payload: unknown): Promise<{ ms: number[] }> {
@@ -351,6 +517,24 @@ export const childCases = {
       ms.push(performance.now() - start);
     }
     return { ms };
+  },
+  /** One file → file encrypt or decrypt, one thread (`threads: 1`) or the worker-thread path (`0`: default count). */
+  async fileJob(payload: unknown): Promise<{ ms: number }> {
+    const { mode, threads, input, output, keyHex } = payload as {
+      mode: 'encrypt' | 'decrypt';
+      threads: number;
+      input: string;
+      output: string;
+      keyHex: string;
+    };
+    const key = new Uint8Array(Buffer.from(keyHex, 'hex'));
+    const start = performance.now();
+    if (mode === 'encrypt') {
+      await (threads === 1 ? encryptFile(input, output, key) : encryptFileParallel(input, output, key));
+    } else {
+      await (threads === 1 ? decryptFile(input, output, key) : decryptFileParallel(input, output, key));
+    }
+    return { ms: performance.now() - start };
   },
   async secretboxFile(payload: unknown): Promise<{ ms: number[] }> {
     const { input, output, keyHex, runs } = payload as {

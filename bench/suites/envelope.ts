@@ -14,16 +14,18 @@ import {
   getEnvelopeAesGcm,
   legacyKey,
   openMessage,
+  openMessages,
   type SessionKey,
   type SessionMessage,
   sealMessage,
+  sealMessages,
   textMessage,
 } from '../../src/index.js';
 // The Node entry installs the node:crypto AES-GCM fast path for the dataKey variant: measure what Node callers get.
 import { nodeEnvelopeAesGcm } from '../../src/node/index.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { KiB } from '../harness/data.js';
-import { opsPerSecondInterleaved } from '../harness/measure.js';
+import { opsPerSecondInterleaved, timeInterleaved } from '../harness/measure.js';
 import { summarize } from '../harness/stats.js';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,\n';
@@ -112,11 +114,83 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       rec.compare(open, refOpen);
     }
   }
+  await transcript(ctx, rec, secret, plan);
+}
+
+/**
+ * A transcript: sealMessages / openMessages over N messages of mixed sizes (100 B to 2 KiB of text, dataKey)
+ * in one call, in messages per second, beside node:crypto AES-256-GCM sealing/opening the same N JSON
+ * plaintexts (a fresh cipher and nonce each): what a relay or an app pays to open a session's history.
+ */
+async function transcript(
+  ctx: BenchContext,
+  rec: SuiteRecorder,
+  secret: Uint8Array,
+  plan: { warmup: number; runs: number },
+): Promise<void> {
+  const count = ctx.quick ? 2000 : 10_000;
+  const key = dataKey(secret);
+  const messages = Array.from({ length: count }, (_, i) => messageOfSize(100 + ((i * 7919) % 1948)));
+  const envelopes = sealMessages(
+    messages.map((m) => m.message),
+    key,
+  );
+  const opened = openMessages(envelopes, key);
+  if (!opened.every((o, i) => o.ok && isDeepStrictEqual(o.message, messages[i]!.message))) {
+    throw new Error('openMessages(sealMessages(transcript)) is not the transcript');
+  }
+  rec.check(`transcript of ${count} messages: openMessages(sealMessages(ms)) deep-equals ms, every one ok`);
+  const raw = messages.map(({ json }) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', secret, iv);
+    const ct = Buffer.concat([cipher.update(json), cipher.final()]);
+    return { iv, ct, tag: cipher.getAuthTag() };
+  });
+  const [sealMs, openMs, refSealMs, refOpenMs] = await timeInterleaved(
+    [
+      () =>
+        sealMessages(
+          messages.map((m) => m.message),
+          key,
+        ),
+      () => openMessages(envelopes, key),
+      () => {
+        for (const { json } of messages) {
+          const cipher = createCipheriv('aes-256-gcm', secret, randomBytes(12));
+          cipher.update(json);
+          cipher.final();
+          cipher.getAuthTag();
+        }
+      },
+      () => {
+        for (const { iv, ct, tag } of raw) {
+          const d = createDecipheriv('aes-256-gcm', secret, iv);
+          d.setAuthTag(tag);
+          d.update(ct);
+          d.final();
+        }
+      },
+    ],
+    plan,
+  );
+  const rate = (ms: number[]) => summarize(ms.map((m) => count / (m / 1000)));
+  const label = `${count} messages (100 B–2 KiB)`;
+  const add = (id: string, text: string, ms: number[] | undefined, reference = false) =>
+    rec.add({ id, suite: 'envelope', label: text, unit: 'msg/s', reference, summary: rate(ms!) });
+  rec.compare(
+    add('envelope.transcript.seal', `sealMessages, ${label}`, sealMs),
+    add('ref.envelope.transcript.seal', `node:crypto AES-256-GCM seal, ${label} (raw)`, refSealMs, true),
+  );
+  rec.compare(
+    add('envelope.transcript.open', `openMessages, ${label}`, openMs),
+    add('ref.envelope.transcript.open', `node:crypto AES-256-GCM open, ${label} (raw)`, refOpenMs, true),
+  );
 }
 
 /** The envelope suite. */
 export const envelopeSuite: Suite = {
   name: 'envelope',
-  description: 'seal/open of 1 KiB and 64 KiB messages, both variants, vs the raw cipher over the same bytes',
+  description:
+    'seal/open of 1 KiB and 64 KiB messages, both variants, and a 10,000-message transcript, vs the raw cipher over the same bytes',
   run,
 };

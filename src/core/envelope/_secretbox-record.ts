@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { assertBytes, randomBytes } from '../bytes.js';
+import { assertBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { secretboxOpen, secretboxSeal } from './_nacl.js';
 import { KEY_BYTES, LEGACY_OVERHEAD_BYTES, SECRETBOX_NONCE_BYTES } from './layout.js';
+import { randomNonce } from './nonce-source.js';
 
 /** Seals `plaintext` under `key` with `nonce` (random when omitted). */
 export function sealSecretboxRecord(
@@ -22,7 +23,7 @@ export function sealSecretboxRecord(
   assertBytes(key, keyName, KEY_BYTES);
   const usedNonce =
     nonce === undefined
-      ? randomBytes(SECRETBOX_NONCE_BYTES)
+      ? randomNonce(SECRETBOX_NONCE_BYTES)
       : assertBytes(nonce, 'nonce', SECRETBOX_NONCE_BYTES);
   const box = secretboxSeal(plaintext, usedNonce, key);
   const out = new Uint8Array(SECRETBOX_NONCE_BYTES + box.length);

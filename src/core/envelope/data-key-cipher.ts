@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { assertBytes, randomBytes } from '../bytes.js';
+import { assertBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { getEnvelopeAesGcm } from './aes-gcm-backend.js';
 import {
@@ -17,6 +17,7 @@ import {
   KEY_BYTES,
 } from './layout.js';
 import type { EncryptOptions } from './legacy.js';
+import { randomNonce } from './nonce-source.js';
 
 /**
  * Encrypts raw bytes in the dataKey layout.
@@ -39,7 +40,7 @@ export function encryptDataKey(
   assertBytes(key, 'key', KEY_BYTES);
   const nonce =
     options.nonce === undefined
-      ? randomBytes(DATA_KEY_NONCE_BYTES)
+      ? randomNonce(DATA_KEY_NONCE_BYTES)
       : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES);
   const sealed = getEnvelopeAesGcm().seal(plaintext, nonce, key);
   const out = new Uint8Array(1 + DATA_KEY_NONCE_BYTES + sealed.length);

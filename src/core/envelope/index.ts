@@ -43,6 +43,7 @@ export {
   V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
 export { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
+export { type OpenedMessage, openMessages, sealMessages } from './message-batch.js';
 export { openMessage, sealMessage } from './message-envelope.js';
 export { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
 export {
