@@ -74,8 +74,9 @@ describe('happy-media bench (output shape, not timings)', () => {
         expect(r.stdout).toContain(ref.label);
       }
     }
-    // Envelope: both variants at both sizes, seal and open.
-    expect(report.suites[0]!.comparisons).toHaveLength(8);
+    // Envelope: both variants at both sizes, seal and open; and the transcript batch, seal and open.
+    expect(report.suites[0]!.comparisons).toHaveLength(10);
+    expect(report.suites[0]!.comparisons.map((c) => c.ours)).toContain('envelope.transcript.open');
     // CLI memory: each command ran in a child of its own and has its peak RSS.
     const cli = report.suites[1]!.measurements;
     expect(cli.map((m) => m.id).sort()).toEqual([
