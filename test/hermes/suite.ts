@@ -1,0 +1,326 @@
+/**
+ * The universal entry under the Hermes VM (bundled by bench/harness/hermes.ts with only a React Native
+ * app's globals). Prints `ok <name>` or `FAIL <name>: <reason>` per check, then `done`. Run by
+ * test/hermes/hermes.test.ts; the names are in check-names.ts.
+ */
+
+import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
+import type { MediaSink } from '../../src/core/playback/media-sink.js';
+import {
+  assertSessionMessage,
+  bufferRangeSource,
+  createDecryptStream,
+  dataKey,
+  decryptBlob,
+  decryptDataKey,
+  decryptLegacy,
+  decryptV1Blob,
+  downloadMedia,
+  encryptBlob,
+  encryptDataKey,
+  encryptLegacy,
+  encryptV1Blob,
+  fileMessage,
+  fromBase64,
+  fromHex,
+  getBlobBackend,
+  HappyMediaError,
+  legacyKey,
+  memorySink,
+  openBlobRandomAccess,
+  openMessage,
+  parseSessionMessage,
+  randomBytes,
+  sealMessage,
+  toBase64,
+  toHex,
+  utf8,
+} from '../../src/index.js';
+import { testBytes } from '../core/blob/blob-test-utils.js';
+import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };
+import golden from '../fixtures/happy-formats.json' with { type: 'json' };
+import { fakeFetch } from '../helpers/fake-fetch.js';
+import { HERMES_CHECKS } from './check-names.js';
+
+declare const print: (line: string) => void;
+
+type CheckName = (typeof HERMES_CHECKS)[number];
+
+function assert(condition: unknown, what: string): asserts condition {
+  if (!condition) throw new Error(what);
+}
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function codeOf(fn: () => unknown): Promise<string> {
+  try {
+    await fn();
+  } catch (error) {
+    if (error instanceof HappyMediaError) return error.code;
+    return `not a HappyMediaError: ${String(error)}`;
+  }
+  return 'NO_ERROR';
+}
+
+async function collect(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error: unknown }> {
+  const parts: Uint8Array[] = [];
+  let error: unknown;
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+    }
+  } catch (e) {
+    error = e;
+  }
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return { out, error };
+}
+
+/** Feeds `bytes` in pieces of 1, 7, 1000, 16400, ... bytes through `transform`. */
+function piecewise(bytes: Uint8Array, transform: TransformStream<Uint8Array, Uint8Array>) {
+  const sizes = [1, 7, 1000, 16400, 333, 40000];
+  let at = 0;
+  let i = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      const n = sizes[i++ % sizes.length]!;
+      controller.enqueue(bytes.slice(at, at + n));
+      at += n;
+    },
+  });
+  return collect(source.pipeThrough(transform));
+}
+
+const key = testBytes(32, 11);
+const REF = 'media/hermes000000000000000000';
+const URL_OF = 'https://blobs.example/hermes';
+
+const checks: Record<CheckName, () => Promise<void> | void> = {
+  'runtime has no crypto.subtle, Buffer or process; the automatic blob backend is noble': () => {
+    const g = globalThis as Record<string, unknown>;
+    assert(typeof g.Buffer === 'undefined' && typeof g.process === 'undefined', 'Node globals present');
+    assert(typeof (g.crypto as { subtle?: unknown }).subtle === 'undefined', 'crypto.subtle present');
+    assert(typeof (g as { HermesInternal?: unknown }).HermesInternal === 'object', 'not Hermes');
+    assert(getBlobBackend().name === 'noble', `backend ${getBlobBackend().name}`);
+  },
+  'protocol: builds, parses and rejects session messages': async () => {
+    const message = fileMessage({
+      role: 'user',
+      ref: REF,
+      name: 'a.pdf',
+      size: 3,
+      mimeType: 'application/pdf',
+    });
+    const parsed = parseSessionMessage(JSON.parse(JSON.stringify(message)));
+    assert(parsed.success && parsed.data.type === 'file', 'valid message not parsed');
+    const bad = parseSessionMessage({ ...message, ref: 'media/../x' });
+    assert(!bad.success, 'bad ref accepted');
+    assert((await codeOf(() => assertSessionMessage({ type: 'nope' }))) === 'ERR_SCHEMA', 'no ERR_SCHEMA');
+  },
+  'envelope legacy variant: golden vector, seal/open round trip, tamper rejected': async () => {
+    const master = fromHex(golden.inputs.masterSecretHex);
+    const nonce = fromHex(golden.legacy.nonceHex);
+    assert(
+      toBase64(encryptLegacy(utf8(golden.legacy.plaintextUtf8), master, { nonce })) === golden.legacy.base64,
+      'golden',
+    );
+    const message = { id: 'm', time: 1, role: 'user' as const, type: 'text' as const, text: 'héllo ✓' };
+    const sealed = sealMessage(message, legacyKey(master));
+    assert(JSON.stringify(openMessage(sealed, legacyKey(master))) === JSON.stringify(message), 'round trip');
+    const bad = fromBase64(golden.legacy.base64);
+    bad[bad.length - 1]! ^= 1;
+    assert((await codeOf(() => decryptLegacy(bad, master))) === 'ERR_DECRYPTION_FAILED', 'tamper');
+  },
+  'envelope dataKey variant: golden vector, seal/open round trip, tamper rejected': async () => {
+    const k = fromHex(golden.inputs.dataKeyHex);
+    const nonce = fromHex(golden.dataKey.nonceHex);
+    assert(
+      toBase64(encryptDataKey(utf8(golden.dataKey.plaintextUtf8), k, { nonce })) === golden.dataKey.base64,
+      'golden',
+    );
+    const message = {
+      id: 'm',
+      time: 1,
+      role: 'user' as const,
+      type: 'text' as const,
+      text: 'x'.repeat(5000),
+    };
+    const sealed = sealMessage(message, dataKey(k));
+    assert(JSON.stringify(openMessage(sealed, dataKey(k))) === JSON.stringify(message), 'round trip');
+    const bad = fromBase64(golden.dataKey.base64);
+    bad[5]! ^= 1;
+    assert((await codeOf(() => decryptDataKey(bad, k))) === 'ERR_DECRYPTION_FAILED', 'tamper');
+  },
+  'v1 attachment blob: golden vector': () => {
+    const blob = fromBase64(golden.v1Blob.base64);
+    const k = fromHex(golden.sessionBlobKey as unknown as string);
+    assert(toHex(decryptV1Blob(blob, k)) === golden.v1Blob.plaintextHex, 'open');
+    assert(
+      toBase64(
+        encryptV1Blob(fromHex(golden.v1Blob.plaintextHex), k, { nonce: fromHex(golden.v1Blob.nonceHex) }),
+      ) === golden.v1Blob.base64,
+      'seal',
+    );
+  },
+  'blob: frozen vectors reproduced byte for byte': async () => {
+    let checked = 0;
+    for (const v of blobVectors.vectors as {
+      key: string;
+      salt: string;
+      ctx?: string;
+      msgLength: number;
+      msgSeed: number;
+      ct?: string;
+      ctHead: string;
+      ctTail: string;
+    }[]) {
+      if (v.msgLength > 20_000) continue;
+      const options = v.ctx === undefined ? {} : { context: fromHex(v.ctx) };
+      const ct = await encryptBlobWithSalt(
+        testBytes(v.msgLength, v.msgSeed),
+        fromHex(v.key),
+        fromHex(v.salt),
+        options,
+      );
+      if (v.ct !== undefined) assert(toHex(ct) === v.ct, `vector ${v.msgLength}`);
+      assert(
+        toHex(ct.subarray(0, 96)) === v.ctHead && toHex(ct.subarray(ct.length - 32)) === v.ctTail,
+        'head/tail',
+      );
+      assert(
+        same(await decryptBlob(ct, fromHex(v.key), options), testBytes(v.msgLength, v.msgSeed)),
+        'decrypt',
+      );
+      checked++;
+    }
+    assert(checked >= 6, `only ${checked} vectors`);
+  },
+  'blob decrypt stream: odd pieces in, exact plaintext out': async () => {
+    const plain = testBytes(70_000, 3);
+    const blob = await encryptBlob(plain, key);
+    const { out, error } = await piecewise(blob, createDecryptStream(key));
+    assert(error === undefined, `error ${String(error)}`);
+    assert(same(out, plain), 'plaintext differs');
+  },
+  'blob tamper: every leg fails with ERR_DECRYPTION_FAILED, nothing released': async () => {
+    const plain = testBytes(40_000, 4);
+    const blob = await encryptBlob(plain, key);
+    for (const at of [3, 30, 56 + 16400 + 5, blob.length - 1]) {
+      const bad = blob.slice();
+      bad[at]! ^= 1;
+      assert((await codeOf(() => decryptBlob(bad, key))) === 'ERR_DECRYPTION_FAILED', `whole at ${at}`);
+      const { out, error } = await piecewise(bad, createDecryptStream(key));
+      assert(error instanceof HappyMediaError && error.code === 'ERR_DECRYPTION_FAILED', `stream at ${at}`);
+      // Only whole chunks before the damaged one may have been released.
+      const chunk = at < 56 ? 0 : Math.floor((at - 56) / 16400);
+      assert(out.length <= chunk * 16384 && same(out, plain.subarray(0, out.length)), `released at ${at}`);
+    }
+    assert(
+      (await codeOf(() => decryptBlob(blob, testBytes(32, 99)))) === 'ERR_DECRYPTION_FAILED',
+      'wrong key',
+    );
+  },
+  'random access: ranges decrypt to the exact bytes': async () => {
+    const plain = testBytes(100_000, 5);
+    const reader = await openBlobRandomAccess(bufferRangeSource(await encryptBlob(plain, key)), key);
+    assert(reader.plaintextSize === plain.length, 'size');
+    for (const [offset, length] of [
+      [0, 10],
+      [16380, 10],
+      [50_000, 30_000],
+      [99_900, 100],
+    ] as const) {
+      const got = await reader.read(offset, length);
+      assert(same(got, plain.subarray(offset, offset + length)), `range ${offset}+${length}`);
+    }
+  },
+  'downloadMedia: fetch source with a dropped connection into a memory sink': async () => {
+    const plain = testBytes(120_000, 6);
+    const server = fakeFetch({ [URL_OF]: await encryptBlob(plain, key) }, { dropAfter: [undefined, 40_000] });
+    let last = 0;
+    const out = await downloadMedia(
+      { ref: REF, size: plain.length },
+      {
+        source: URL_OF,
+        fetch: server.fetch,
+        blobKey: key,
+        sink: memorySink(),
+        retryDelayMs: 0,
+        onProgress: ({ done }) => {
+          last = done;
+        },
+      },
+    );
+    assert(same(out, plain), 'plaintext differs');
+    assert(last === plain.length, 'progress');
+    const resumed = Number(/^bytes=(\d+)-/.exec(server.requests[2]?.range ?? '')?.[1]);
+    assert(resumed > 0 && (resumed - 56) % 16400 === 0, `resumed at ${resumed}`);
+  },
+  'downloadMedia: tampered blob aborts the sink, v1 blob verified whole': async () => {
+    const plain = testBytes(60_000, 7);
+    const blob = await encryptBlob(plain, key);
+    blob[56 + 16400 * 2 + 9]! ^= 1;
+    const events: string[] = [];
+    let written = 0;
+    const sink: MediaSink<void> = {
+      write: (bytes) => {
+        events.push('write');
+        assert(same(bytes, plain.subarray(written, written + bytes.length)), 'unverified bytes written');
+        written += bytes.length;
+      },
+      commit: () => {
+        events.push('commit');
+      },
+      abort: () => {
+        events.push('abort');
+      },
+    };
+    const code = await codeOf(() =>
+      downloadMedia(
+        { ref: REF },
+        { source: URL_OF, fetch: fakeFetch({ [URL_OF]: blob }).fetch, blobKey: key, sink },
+      ),
+    );
+    assert(code === 'ERR_DECRYPTION_FAILED', code);
+    assert(events[events.length - 1] === 'abort' && !events.includes('commit'), events.join(','));
+    const small = testBytes(3000, 8);
+    const v1 = encryptV1Blob(small, key);
+    const out = await downloadMedia(
+      { ref: REF, format: 'v1' },
+      { source: URL_OF, fetch: fakeFetch({ [URL_OF]: v1 }).fetch, blobKey: key, sink: memorySink() },
+    );
+    assert(same(out, small), 'v1');
+  },
+};
+
+async function main(): Promise<void> {
+  for (const name of HERMES_CHECKS) {
+    try {
+      await checks[name]();
+      print(`ok ${name}`);
+    } catch (error) {
+      print(
+        `FAIL ${name}: ${error instanceof Error ? `${error.message} ${error.stack ?? ''}` : String(error)}`,
+      );
+    }
+  }
+  // Proves the run is from this bundle and that randomBytes works on the app's getRandomValues.
+  print(`done ${randomBytes(4).length}`);
+}
+
+main().catch((error) => print(`FAIL main: ${String(error)}`));
