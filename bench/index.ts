@@ -18,6 +18,7 @@ import { blobSuite } from './suites/blob.js';
 import { browserSuite } from './suites/browser.js';
 import { cliMemorySuite } from './suites/cli-memory.js';
 import { envelopeSuite } from './suites/envelope.js';
+import { hermesSuite } from './suites/hermes.js';
 import { playbackSuite } from './suites/playback.js';
 import { probeSuite } from './suites/probe.js';
 import { randomAccessSuite } from './suites/random-access.js';
@@ -35,6 +36,7 @@ export const SUITES: readonly Suite[] = [
   playbackSuite,
   cliMemorySuite,
   browserSuite,
+  hermesSuite,
 ];
 
 /**

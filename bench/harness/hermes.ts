@@ -82,12 +82,12 @@ export interface HermesRun {
   code: number | null;
 }
 
-/** Runs `script` in the Hermes VM (argument array, timeout, output limit). */
+/** Runs `script` in the Hermes VM, compiled with `-O` as a release app's bytecode is (argument array, timeout, output limit). */
 export function runHermes(binary: string, script: string, timeoutMs = 300_000): Promise<HermesRun> {
   return new Promise((resolve) => {
     execFile(
       binary,
-      ['-w', script],
+      ['-w', '-O', script],
       { timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (((error as { code?: unknown }).code as number | null) ?? 1) : 0;

@@ -30,6 +30,7 @@ describe('happy-media bench (output shape, not timings)', () => {
       'playback',
       'cli-memory',
       'browser',
+      'hermes',
     ]);
   }, 180_000);
 

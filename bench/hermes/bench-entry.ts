@@ -1,0 +1,58 @@
+/**
+ * Timed inside the Hermes VM (the `hermes` bench suite bundles it after the app globals): the universal
+ * entry's pure-JS blob decrypt (noble backend, what an app without a native cipher gets) beside tweetnacl
+ * `secretbox.open` over the same plaintext size (what Happy's app uses today), after checking both
+ * round-trip. Prints one JSON line: `{ size, blobDecryptMs[], secretboxOpenMs[] }`.
+ */
+import nacl from 'tweetnacl';
+import { decryptBlob, encryptBlob } from '../../src/index.js';
+
+declare const print: (line: string) => void;
+declare const HERMES_BENCH: { size: number; runs: number };
+
+function bytes(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let x = seed;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function time(runs: number, fn: () => unknown): Promise<number[]> {
+  await fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = Date.now();
+    await fn();
+    out.push(Math.max(1, Date.now() - t));
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { size, runs } = HERMES_BENCH;
+  const key = bytes(32, 7);
+  const plain = bytes(size, 9);
+  const blob = await encryptBlob(plain, key, { backend: 'noble' });
+  if (!same(await decryptBlob(blob, key, { backend: 'noble' }), plain))
+    throw new Error('blob round trip failed');
+  const nonce = bytes(24, 3);
+  const boxed = nacl.secretbox(plain, nonce, key);
+  const opened = nacl.secretbox.open(boxed, nonce, key);
+  if (!opened || !same(opened, plain)) throw new Error('secretbox round trip failed');
+  const blobDecryptMs = await time(runs, () => decryptBlob(blob, key, { backend: 'noble' }));
+  const secretboxOpenMs = await time(runs, () => nacl.secretbox.open(boxed, nonce, key));
+  print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs }));
+}
+
+main().catch((error) => print(JSON.stringify({ error: String(error) })));
