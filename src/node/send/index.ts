@@ -9,5 +9,6 @@ export {
   type SendProgress,
   type SendResult,
   type SendStreamInput,
+  type SendV1Result,
   sendMedia,
 } from './send-media.js';

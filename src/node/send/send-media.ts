@@ -13,15 +13,32 @@ import { open } from 'node:fs/promises';
 import { ciphertextSize, createEncryptStream } from '../../core/blob/index.js';
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import type { EncryptedEnvelope, SessionKey } from '../../core/envelope/index.js';
-import { sealMessage } from '../../core/envelope/index.js';
-import { AbortedError, HappyMediaError, InvalidArgumentError, ProbeError } from '../../core/errors.js';
+import {
+  encryptV1Blob,
+  LEGACY_OVERHEAD_BYTES,
+  sealMessage,
+  sealRaw,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+  wrapForApp,
+} from '../../core/envelope/index.js';
+import {
+  AbortedError,
+  HappyMediaError,
+  InvalidArgumentError,
+  LimitError,
+  ProbeError,
+} from '../../core/errors.js';
 import {
   type BuildOptions,
   fileMessage,
+  type HappyFileEvent,
+  happyFileEvent,
   type MediaMessage,
   photoMessage,
   videoMessage,
 } from '../../core/protocol/index.js';
+import { HappyServerStore } from '../../core/storage/happy-server-store.js';
+import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
@@ -74,6 +91,20 @@ export interface SendOptions {
   probeOptions?: Omit<ProbeOptions, 'signal'>;
   /** Pins the message's `id` and `time` (tests, replays). */
   messageOptions?: BuildOptions;
+  /**
+   * Blob format: `v2` (Cobblestone-256 chunks, a v2 message; the default) or `v1` (Happy's whole-file
+   * secretbox blob, at most 10 MiB, described by a happy-wire `file` event: what Happy's app opens today;
+   * pass the session blob key as `blobKey`).
+   */
+  format?: 'v2' | 'v1';
+}
+
+/** What {@link sendMedia} produced with `format: 'v1'`: the blob is a v1 blob, the message happy-wire's. */
+export interface SendV1Result extends Omit<SendResult, 'message' | 'envelope'> {
+  /** Happy's attachment message (happy-wire session envelope with a `file` event; its `ev.ref` is the server's ref on Happy's server). */
+  message: HappyFileEvent;
+  /** The message wrapped as Happy's app does and sealed, when `sealKey` was given. */
+  envelope?: EncryptedEnvelope;
 }
 
 /** What {@link sendMedia} produced. */
@@ -161,6 +192,56 @@ async function openPlaintext(
   return fileHandleStream(handle, { end: size, chunkBytes: 1024 * 1024, signal });
 }
 
+/** Reads the whole plaintext (at most Happy's 10 MiB) and seals it as one v1 blob. */
+async function v1BlobStream(
+  plaintext: ReadableStream<Uint8Array>,
+  size: number,
+  blobKey: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<ReadableStream<Uint8Array>> {
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for await (const chunk of readSizedBody(plaintext, size, signal ? { signal } : {})) {
+    whole.set(chunk, at);
+    at += chunk.length;
+  }
+  const blob = encryptV1Blob(whole, blobKey);
+  whole.fill(0);
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(blob);
+      controller.close();
+    },
+  });
+}
+
+function buildHappyFileEvent(
+  probe: MediaProbe,
+  ref: string,
+  role: 'user' | 'agent',
+  options: SendOptions,
+): HappyFileEvent {
+  const image =
+    (probe.kind === 'photo' || probe.kind === 'video') &&
+    probe.width !== undefined &&
+    probe.height !== undefined &&
+    probe.thumbhash !== undefined
+      ? { width: probe.width, height: probe.height, thumbhash: probe.thumbhash }
+      : undefined;
+  return happyFileEvent(
+    {
+      role,
+      ...(role === 'agent' && options.turn !== undefined ? { turn: options.turn } : {}),
+      ref,
+      name: probe.name,
+      size: probe.size,
+      mimeType: probe.mimeType,
+      ...(image ? { image } : {}),
+    },
+    options.messageOptions ?? {},
+  );
+}
+
 /**
  * Probes, encrypts, uploads and describes one file (or stream) as a v2 message.
  *
@@ -178,7 +259,22 @@ async function openPlaintext(
  * });
  * ```
  */
-export async function sendMedia(input: string | SendStreamInput, options: SendOptions): Promise<SendResult> {
+export async function sendMedia(
+  input: string | SendStreamInput,
+  options: SendOptions & { format: 'v1' },
+): Promise<SendV1Result>;
+export async function sendMedia(
+  input: string | SendStreamInput,
+  options: SendOptions & { format?: 'v2' },
+): Promise<SendResult>;
+export async function sendMedia(
+  input: string | SendStreamInput,
+  options: SendOptions,
+): Promise<SendResult | SendV1Result>;
+export async function sendMedia(
+  input: string | SendStreamInput,
+  options: SendOptions,
+): Promise<SendResult | SendV1Result> {
   const role = checkOptions(options);
   const { store, blobKey, signal, onProgress } = options;
   if (typeof input !== 'string') {
@@ -221,12 +317,20 @@ export async function sendMedia(input: string | SendStreamInput, options: SendOp
 
     // 2. Encrypt straight into the store, the exact length announced up front. A store with a size
     // limit (Happy's server: 10 MiB) refuses before anything is encrypted or uploaded.
-    const total = ciphertextSize(probe.size);
+    const v1 = options.format === 'v1';
+    if (v1 && probe.size > V1_BLOB_MAX_PLAINTEXT_BYTES) {
+      throw new LimitError(
+        `a v1 blob holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes (Happy's cap) but the file has ${probe.size}; nothing was uploaded. Send it as v2 through an S3 store or a media server`,
+      );
+    }
+    const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);
     assertWithinStoreLimit(store, total);
     let ref: string | undefined;
-    let message: MediaMessage;
+    let message: MediaMessage | HappyFileEvent;
     try {
-      const body = (await plaintext()).pipeThrough(createEncryptStream(blobKey));
+      const body = v1
+        ? await v1BlobStream(await plaintext(), probe.size, blobKey, signal)
+        : (await plaintext()).pipeThrough(createEncryptStream(blobKey));
       // The store may issue the ref (Happy's server does): the message uses the one it confirmed.
       ({ ref } = await storeNewBlob(store, body, total, {
         signal,
@@ -234,7 +338,14 @@ export async function sendMedia(input: string | SendStreamInput, options: SendOp
       }));
       if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
       // 3. Only now, with the blob stored, describe it.
-      message = buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
+      message = v1
+        ? buildHappyFileEvent(
+            probe,
+            store instanceof HappyServerStore ? store.serverRef(ref) : ref,
+            role,
+            options,
+          )
+        : buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
     } catch (error) {
       // Whatever failed after the upload, no blob stays behind under this ref (a retry uses a new one).
       if (ref !== undefined) await store.delete(ref).catch(() => {});
@@ -243,9 +354,20 @@ export async function sendMedia(input: string | SendStreamInput, options: SendOp
       }
       throw error;
     }
-    // 4. Optionally seal it for the session.
-    const envelope = options.sealKey ? sealMessage(message, options.sealKey) : undefined;
-    return { message, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, probe };
+    // 4. Optionally seal it for the session (a v1 event in the wrapper Happy's app writes).
+    if (v1) {
+      const event = message as HappyFileEvent;
+      const envelope = options.sealKey ? sealRaw(wrapForApp(event), options.sealKey) : undefined;
+      return { message: event, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, probe };
+    }
+    const envelope = options.sealKey ? sealMessage(message as MediaMessage, options.sealKey) : undefined;
+    return {
+      message: message as MediaMessage,
+      ...(envelope ? { envelope } : {}),
+      ref,
+      ciphertextSize: total,
+      probe,
+    };
   } catch (error) {
     if (signal?.aborted && !(error instanceof HappyMediaError && error.code === 'ERR_ABORTED')) {
       throw new AbortedError('the send was aborted', { cause: error });

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
@@ -16,11 +16,20 @@ import {
   encryptBlob,
   openBlobRandomAccess,
 } from '../../../src/core/blob/index.js';
+import {
+  dataKey,
+  decryptV1Blob,
+  type EncryptedEnvelope,
+  openRaw,
+  sessionBlobKey,
+  unwrapSessionContent,
+} from '../../../src/core/envelope/index.js';
 import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import { storeRangeSource } from '../../../src/node/storage/index.js';
+import { runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect, streamOf } from './store-contract.js';
 
@@ -240,5 +249,107 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     } finally {
       await opened.dispose?.();
     }
+  });
+
+  it("round-trips a v1 photo (what Happy's app opens today): happy-wire file event with the server's ref", async () => {
+    const photo = join(tmp.dir, 'v1.png');
+    await sharp(Buffer.from(randomBytes(40 * 30 * 3)), { raw: { width: 40, height: 30, channels: 3 } })
+      .png()
+      .toFile(photo);
+    const original = await readFile(photo);
+    const sessionDataKey = new Uint8Array(randomBytes(32));
+    const blobKey = sessionBlobKey(sessionDataKey);
+    const sent = await sendMedia(photo, { store, blobKey, format: 'v1', sealKey: dataKey(sessionDataKey) });
+    const event = sent.message;
+    expect(event.ev.t).toBe('file');
+    expect(event.ev.ref).toBe(store.serverRef(sent.ref));
+    expect(event.ev.ref).toMatch(new RegExp(`^sessions/${owner.sessionId}/attachments/[0-9a-f-]{36}\\.enc$`));
+    expect(event.ev.size).toBe(original.length);
+    expect(event.ev.image).toMatchObject({ width: 40, height: 30 });
+    expect(sent.ciphertextSize).toBe(original.length + 40);
+    // The sealed envelope is the app's wrapper around the event.
+    expect(
+      unwrapSessionContent(openRaw(sent.envelope as EncryptedEnvelope, dataKey(sessionDataKey))),
+    ).toEqual(event);
+    // The stored blob is a v1 blob under the session blob key, as the app's decryptBlob expects.
+    const stored = await collect(await store.get(sent.ref));
+    expect(Buffer.from(decryptV1Blob(stored, blobKey)).equals(original)).toBe(true);
+    // Playback of a v1 ref through the server.
+    const opened = await openMedia(
+      { ref: store.mediaRef(event.ev.ref), format: 'v1', size: event.ev.size },
+      { store, blobKey },
+    );
+    try {
+      expect((await readFile(opened.path)).equals(original)).toBe(true);
+    } finally {
+      await opened.dispose();
+    }
+  });
+
+  it('v1: the largest file Happy takes (10485720 bytes) goes; one byte more is refused before any request', async () => {
+    const { fetch, calls } = countingFetch();
+    const counted = new HappyServerStore({ ...owner, fetch });
+    const blobKey = new Uint8Array(randomBytes(32));
+    const over = join(tmp.dir, 'over.bin');
+    await writeFile(over, randomBytes(10 * 1024 * 1024 - 40 + 1));
+    const refused = await failure(sendMedia(over, { store: counted, blobKey, format: 'v1' }));
+    expect(refused.code).toBe('ERR_LIMIT_EXCEEDED');
+    expect(calls).toEqual([]);
+    const max = join(tmp.dir, 'max.bin');
+    await writeFile(max, randomBytes(10 * 1024 * 1024 - 40));
+    const sent = await sendMedia(max, { store: counted, blobKey, format: 'v1' });
+    expect(sent.ciphertextSize).toBe(10 * 1024 * 1024);
+    expect((await counted.head(sent.ref)).size).toBe(10 * 1024 * 1024);
+  });
+
+  it('CLI: send --store happy+http://… --session --format v1, then play the printed message; the token stays out of argv and output', async () => {
+    const photo = join(tmp.dir, 'cli.png');
+    await sharp(Buffer.from(randomBytes(32 * 32 * 3)), { raw: { width: 32, height: 32, channels: 3 } })
+      .png()
+      .toFile(photo);
+    const keyFile = join(tmp.dir, 'blob.key');
+    await writeFile(keyFile, Buffer.from(randomBytes(32)).toString('base64'), { mode: 0o600 });
+    const spec = `happy+${owner.url}`;
+    const env = { HAPPY_MEDIA_TOKEN: owner.token };
+    const sent = await runCli(
+      ['send', photo, '--store', spec, '--session', owner.sessionId, '--key-file', keyFile, '--format', 'v1'],
+      { env },
+    );
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    const printed = JSON.parse(sent.stdout) as { message: { ev: { ref: string } } };
+    expect(printed.message.ev.ref).toMatch(/^sessions\//);
+    const message = join(tmp.dir, 'message.json');
+    await writeFile(message, sent.stdout);
+    const cacheDir = join(tmp.dir, 'cache');
+    const played = await runCli(
+      [
+        'play',
+        message,
+        '--store',
+        spec,
+        '--session',
+        owner.sessionId,
+        '--key-file',
+        keyFile,
+        '--cache-dir',
+        cacheDir,
+      ],
+      { env },
+    );
+    expect(played.code, played.stderr).toBe(0);
+    expect((await readFile(played.stdout.trim())).equals(await readFile(photo))).toBe(true);
+    expect(`${sent.stdout}${sent.stderr}${played.stdout}${played.stderr}`).not.toContain(owner.token);
+    // Without a token or a session: usage errors (exit 2) before any request.
+    const noToken = await runCli(
+      ['send', photo, '--store', spec, '--session', owner.sessionId, '--key-file', keyFile],
+      {
+        env: { HAPPY_MEDIA_TOKEN: '' },
+      },
+    );
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain('ERR_USAGE');
+    const noSession = await runCli(['send', photo, '--store', spec, '--key-file', keyFile], { env });
+    expect(noSession.code).toBe(2);
   });
 });

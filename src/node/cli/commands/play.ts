@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { LimitError, UsageError } from '../../../core/errors.js';
+import { parseHappyFileEvent } from '../../../core/protocol/index.js';
 import { resolveKey } from '../../envelope/index.js';
 import { defaultCacheDir, MediaCache, type MediaInput, openMedia, serveMedia } from '../../playback/index.js';
 import type { BlobStore } from '../../storage/index.js';
@@ -109,6 +110,21 @@ async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore)
   }
   if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && !('type' in parsed)) {
     parsed = (parsed as { message: unknown }).message;
+  }
+  // Happy's own attachment message (what `send --format v1` prints): a v1 blob under the server's ref.
+  const event = parseHappyFileEvent(parsed);
+  if (event) {
+    const ref =
+      store instanceof HappyServerStore && event.ev.ref.startsWith('sessions/')
+        ? store.mediaRef(event.ev.ref)
+        : event.ev.ref;
+    return {
+      ref,
+      format: 'v1',
+      name: event.ev.name,
+      size: event.ev.size,
+      ...(event.ev.mimeType === undefined ? {} : { mimeType: event.ev.mimeType }),
+    };
   }
   return parsed as MediaInput;
 }

@@ -148,6 +148,7 @@ export function registerSend(program: Command): void {
             sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
             signal: aborter.signal,
             onProgress: progress.update,
+            ...(options.format ? { format: options.format } : {}),
           });
           progress.stop();
           const out = result.envelope
