@@ -3,16 +3,17 @@
  * `HAPPY_MEDIA_KEY`, in that order. `--key` puts the key in the process's argv (visible to other users
  * through `ps` on shared machines), so the other two exist to keep it out.
  *
- * A key that is missing, doubled, not base64 or not 32 bytes is bad usage (`ERR_USAGE`, exit status 2);
- * a key file that cannot be read is a disk error (`ERR_DISK`, exit 1), as in the `encrypt`/`decrypt`
- * commands. No message ever contains the key or the file's contents.
+ * One rule for every way a key can be wrong: a key that is missing, doubled, not base64 or not 32 bytes,
+ * and a key file that is missing, unreadable, not a regular file (a directory, a FIFO) or too big, are all
+ * bad usage (`ERR_USAGE`, exit status 2): the user named the wrong thing and must name another. No
+ * message ever contains the key or the file's contents.
  *
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fromBase64 } from '../../core/bytes.js';
 import { KEY_BYTES } from '../../core/envelope/index.js';
-import { DiskError, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 
 /** Name of the environment variable that may hold the base64 key. */
 export const KEY_ENV_VARIABLE = 'HAPPY_MEDIA_KEY';
@@ -54,9 +55,8 @@ export function decodeKey(text: string, source: string): Uint8Array {
 /**
  * Returns the 32-byte key from `--key`, `--key-file` or `HAPPY_MEDIA_KEY`.
  *
- * @throws {UsageError} `ERR_USAGE` when none or both options are given, or the key is not base64 of 32
- * bytes.
- * @throws {DiskError} `ERR_DISK` when the key file cannot be read.
+ * @throws {UsageError} `ERR_USAGE` when none or both options are given, the key is not base64 of 32
+ * bytes, or the key file is missing, unreadable, not a regular file or too big.
  * @example
  * ```ts
  * const key = await resolveKey({ keyFile: 'session.key' });
@@ -97,8 +97,9 @@ async function readKeyFile(path: string): Promise<Uint8Array> {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DiskError(`could not read the key file ${JSON.stringify(path)}${code ? ` (${code})` : ''}`, {
-      cause: error,
-    });
+    throw new UsageError(
+      `expected a readable key file for --key-file but "${path}" could not be read${code ? ` (${code})` : ''}`,
+      { cause: error },
+    );
   }
 }

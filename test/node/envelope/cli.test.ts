@@ -147,10 +147,20 @@ describe('open', () => {
     expect(notEnvelope.code).toBe(1);
     expect(cliError(notEnvelope.stderr)).toBe('ERR_FORMAT');
   });
-  it('a missing key file is ERR_DISK (exit 1); a raw 32-byte key file works', async () => {
-    const missing = await runCli(['open', '--key-file', join(dir, 'absent.key')], { input: '{}' });
-    expect(missing.code).toBe(1);
-    expect(cliError(missing.stderr)).toBe('ERR_DISK');
+  it('a key file that is missing, a directory, unreadable or malformed is ERR_USAGE (exit 2); a raw 32-byte key file works', async () => {
+    const malformed = join(dir, 'malformed.key');
+    await writeFile(malformed, 'not a key\n', { mode: 0o600 });
+    const unreadable = join(dir, 'unreadable.key');
+    await writeFile(unreadable, `${keyB64}\n`, { mode: 0o000 });
+    // root reads a mode-000 file anyway, so that case only says something for other users.
+    const root = process.getuid?.() === 0;
+    for (const bad of [join(dir, 'absent.key'), dir, malformed, ...(root ? [] : [unreadable])]) {
+      for (const command of ['open', 'seal']) {
+        const result = await runCli([command, '--key-file', bad], { input: '{}' });
+        expect(result.code, `${command} ${bad}: ${result.stderr}`).toBe(2);
+        expect(cliError(result.stderr)).toBe('ERR_USAGE');
+      }
+    }
     const rawKeyFile = join(dir, 'raw.key');
     await writeFile(rawKeyFile, key, { mode: 0o600 });
     const envelope = JSON.stringify(sealMessage(message, dataKey(key)));
