@@ -197,6 +197,29 @@ describe('happy-media encrypt / decrypt', () => {
     }
   }, 300_000);
 
+  it('refuses a device or pipe as IN unless --max-bytes bounds it; stdin is bounded by --max-bytes', async () => {
+    // /dev/zero never ends: without the refusal this run would only stop at the disk limit.
+    let r = await runCli(['encrypt', '--key', keyB64, '/dev/zero', p('zero.blob')], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^happy-media: ERR_UNREADABLE_INPUT: .*--max-bytes/);
+    r = await runCli(['encrypt', '--key', keyB64, '--max-bytes', '100000', '/dev/zero', p('zero.blob')], {
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/ERR_LIMIT_EXCEEDED/);
+    const piped = runBinary(['encrypt', '--max-bytes', '1000', '-', p('stdin.blob')], new Uint8Array(1001), {
+      HAPPY_MEDIA_KEY: keyB64,
+    });
+    expect(piped.code, piped.stderr).toBe(1);
+    expect(piped.stderr).toMatch(/ERR_LIMIT_EXCEEDED/);
+    const fits = runBinary(['encrypt', '--max-bytes', '1000', '-', p('stdin.blob')], new Uint8Array(1000), {
+      HAPPY_MEDIA_KEY: keyB64,
+    });
+    expect(fits.code, fits.stderr).toBe(0);
+    await expect(stat(p('zero.blob'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await readdir(dir)).filter((f) => f.startsWith('.'))).toEqual([]);
+  }, 120_000);
+
   it('a missing input file is ERR_DISK with exit 1 and no output', async () => {
     const r = await runCli(['encrypt', '--key', keyB64, p('missing'), p('m.blob')]);
     expect(r.code).toBe(1);

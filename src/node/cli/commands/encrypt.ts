@@ -2,18 +2,25 @@
  * `happy-media encrypt`: encrypts a file or stdin into a Cobblestone-256 media blob (v2, streaming, flat
  * memory) or, with `--format v1`, into Happy's whole-buffer v1 attachment blob.
  *
+ * Input that has no end of its own is bounded: stdin is read up to `--max-bytes` (default
+ * {@link DEFAULT_STREAM_MAX_BYTES}), and a path that is not a regular file (`/dev/zero`, a FIFO) is refused
+ * unless `--max-bytes` is given. A regular file is read whole unless `--max-bytes` says otherwise.
+ *
  * @module
  */
+import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { BlobEncryptor } from '../../../core/blob/encryptor.js';
 import { V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../core/envelope/layout.js';
 import { encryptV1Blob } from '../../../core/envelope/v1-blob.js';
+import { HappyMediaError } from '../../../core/errors.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
   chooseThreads,
   inputPieces,
   parseBlobFormatFlags,
+  parseByteCount,
   readWholeInput,
   writeStdout,
 } from '../../blob/cli-support.js';
@@ -22,7 +29,37 @@ import { resolveKey } from '../../envelope/key-source.js';
 import '../../blob/index.js';
 import { encryptFileParallel } from '../../blob/parallel-files.js';
 import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
+import { diskError } from '../../fs/disk-error.js';
 import { runAction } from '../run-action.js';
+
+/** Most plaintext read from stdin without `--max-bytes`: 4 GiB (the media server's default upload limit). */
+export const DEFAULT_STREAM_MAX_BYTES = 4 * 1024 ** 3;
+
+interface EncryptFlags extends BlobCommandFlags {
+  maxBytes?: string;
+}
+
+/**
+ * The plaintext limit for `inPath`: `--max-bytes`, else the stream default for stdin, else none for a
+ * regular file.
+ *
+ * @throws ERR_UNREADABLE_INPUT for a device, pipe or directory without `--max-bytes`; ERR_DISK when
+ *   `inPath` cannot be examined.
+ */
+async function plaintextLimit(inPath: string, maxBytes: number | undefined): Promise<number | undefined> {
+  if (inPath === '-') return maxBytes ?? DEFAULT_STREAM_MAX_BYTES;
+  let regular: boolean;
+  try {
+    regular = (await stat(inPath)).isFile();
+  } catch (cause) {
+    throw diskError('read', cause, inPath);
+  }
+  if (regular || maxBytes !== undefined) return maxBytes;
+  throw new HappyMediaError(
+    'ERR_UNREADABLE_INPUT',
+    `cannot encrypt ${JSON.stringify(inPath)}: it is not a regular file (a device or pipe may never end); pass --max-bytes N to read at most N bytes from it, or redirect it to stdin`,
+  );
+}
 
 /** Registers `encrypt` on the program. */
 export function registerEncrypt(program: Command): void {
@@ -32,17 +69,24 @@ export function registerEncrypt(program: Command): void {
     )
     .argument('<IN>', 'plaintext file, or - for stdin')
     .argument('<OUT>', 'blob to write, or - for stdout; a file appears only when complete')
+    .option(
+      '--max-bytes <n>',
+      `most plaintext bytes to read (default for stdin ${DEFAULT_STREAM_MAX_BYTES}; needed for a device or pipe)`,
+    )
     .addHelpText(
       'after',
       '\nExample:\n  happy-media encrypt --key-file blob.key clip.mp4 clip.bin\n  HAPPY_MEDIA_KEY=... happy-media encrypt - - < in > out',
     )
     .action(
-      runAction(async (inPath: string, outPath: string, flags: BlobCommandFlags) => {
+      runAction(async (inPath: string, outPath: string, flags: EncryptFlags) => {
         const { format, context } = parseBlobFormatFlags(flags);
+        const maxBytes = parseByteCount(flags.maxBytes, '--max-bytes');
         const key = await resolveKey(flags);
+        const limit = await plaintextLimit(inPath, maxBytes);
 
         if (format === 'v1') {
-          const blob = encryptV1Blob(await readWholeInput(inPath, V1_BLOB_MAX_PLAINTEXT_BYTES), key);
+          const most = Math.min(limit ?? V1_BLOB_MAX_PLAINTEXT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES);
+          const blob = encryptV1Blob(await readWholeInput(inPath, most), key);
           if (outPath === '-') await writeStdout(blob);
           else await writeFileAllOrNothing(outPath, (out) => out.write(blob));
           return;
@@ -57,7 +101,10 @@ export function registerEncrypt(program: Command): void {
           });
           return;
         }
-        const encryptor = new BlobEncryptor(key, context === undefined ? {} : { context });
+        const encryptor = new BlobEncryptor(key, {
+          ...(context === undefined ? {} : { context }),
+          ...(limit === undefined ? {} : { maxPlaintextBytes: limit }),
+        });
         if (outPath === '-') {
           await writeStdout(await encryptor.start());
           await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
