@@ -11,7 +11,7 @@
  * @module
  */
 import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/constants.js';
-import { plaintextSize } from '../blob/sizes.js';
+import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { createDecryptStream } from '../blob/streams.js';
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../envelope/layout.js';
@@ -161,8 +161,21 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
   const reads = { retries: options.retries, retryDelayMs: options.retryDelayMs, signal };
 
   let done = 0;
+  // The stored length must match the message (checked with a HEAD). When the message states its size
+  // (v2), the ciphertext length follows from it, so the download starts at once and the HEAD runs beside
+  // it instead of costing a round trip first; nothing is committed until it agreed, and a disagreement is
+  // reported as such even when the download failed first (e.g. a range past a shorter object's end).
+  const overlapHead = request.format !== 'v1' && request.size !== undefined;
+  const sizeCheck = overlapHead
+    ? headWithRetries(store, request.ref, reads).then((bytes) => {
+        expectedPlaintextSize(request, bytes);
+      })
+    : undefined;
+  sizeCheck?.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
   try {
-    const ciphertextBytes = await headWithRetries(store, request.ref, reads);
+    const ciphertextBytes = overlapHead
+      ? ciphertextSize(request.size as number)
+      : await headWithRetries(store, request.ref, reads);
     const total = expectedPlaintextSize(request, ciphertextBytes);
     const accept = async (plain: Uint8Array) => {
       if (signal?.aborted) throw aborted(signal);
@@ -197,13 +210,21 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     }
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
     if (done !== total) throw new DecryptionError();
+    await sizeCheck;
     if (signal?.aborted) throw aborted(signal);
     return await sink.commit({
       size: total,
       ...(request.mimeType === undefined ? {} : { mimeType: request.mimeType }),
       ...(request.name === undefined ? {} : { name: request.name }),
     });
-  } catch (error) {
+  } catch (caught) {
+    let error = caught;
+    if (sizeCheck !== undefined && error !== undefined) {
+      // A blob of the wrong length explains whatever went wrong downloading it: report that.
+      await sizeCheck.catch((sizeError: unknown) => {
+        error = sizeError;
+      });
+    }
     try {
       await sink.abort(error);
     } catch {

@@ -1,7 +1,7 @@
 /**
  * The {@link MediaSink} behind `openMedia`: verified plaintext goes to a 0600 `.partial` file (exclusive
  * create) in a private 0700 directory, SHA-256-hashed as it is written; `commit` names the file (MIME type
- * from the message, else sniffed from the whole verified file), fsyncs and renames it. `abort` removes the
+ * from the message, else sniffed from the whole verified file), fsyncs it (unless not `durable`) and renames it. `abort` removes the
  * partial file, so a failure leaves nothing.
  *
  * @module
@@ -15,7 +15,9 @@ import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFil
 
 /**
  * A sink that writes into `dir` (which must be private: 0700, owned by the user). The file is created at
- * the first write or at commit (an empty file), never before the download starts.
+ * the first write or at commit (an empty file), never before the download starts. `durable: false` skips
+ * the fsync before the rename, for files that must not outlive the process anyway (openMedia's temp
+ * files; a crash leaves them to the sweep, never to a reader).
  *
  * @throws {DiskError} `ERR_DISK` (from `write`/`commit`) when the file cannot be created, written,
  *   fsynced or renamed.
@@ -24,10 +26,10 @@ import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFil
  * const file = await downloadMedia(message, { source: store, blobKey, sink: privateFileSink(dir) });
  * ```
  */
-export function privateFileSink(dir: string): MediaSink<ProducedFile> {
+export function privateFileSink(dir: string, options: { durable?: boolean } = {}): MediaSink<ProducedFile> {
   let writer: Promise<AtomicFileWriter> | undefined;
   const open = () => {
-    writer ??= AtomicFileWriter.create(dir);
+    writer ??= AtomicFileWriter.create(dir, { sync: options.durable ?? true });
     return writer;
   };
   const hash = createHash('sha256');

@@ -131,12 +131,18 @@ describe('downloadMedia from a store', () => {
       [{ ref: REF }, blob, randomBytes(32)],
       [{ ref: REF, size: plain.length + 1 }, blob, key],
       [{ ref: REF }, blob.subarray(0, blob.length - 16400), key],
+      // A stated size lets the download start beside the HEAD: a stored blob shorter or longer than the
+      // message says is still the same failure (never a download error), and nothing is committed.
+      [{ ref: REF, size: plain.length }, blob.subarray(0, blob.length - 16400), key],
+      [{ ref: REF, size: plain.length }, new Uint8Array([...blob, 0, 1, 2]), key],
+      [{ ref: REF, size: plain.length - 16384 }, blob, key],
     ] as const) {
       const { sink, events } = recordingSink();
       await expect(downloadMedia(input, { source: storeWith(bytes), blobKey, sink })).rejects.toMatchObject({
         code: 'ERR_DECRYPTION_FAILED',
       });
       expect(events).toContain('abort');
+      expect(events.some((e) => e.startsWith('commit'))).toBe(false);
     }
   });
 
