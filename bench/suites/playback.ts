@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createMediaRef } from '../../src/index.js';
-import { encryptFile, HttpBlobStore, openMedia, startMediaServer } from '../../src/node/index.js';
+import { encryptFile, HttpBlobStore, openMedia, serveMedia, startMediaServer } from '../../src/node/index.js';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
@@ -98,11 +98,85 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         summary: summarize(plain.result.ms.map((ms) => megabytesPerSecond(size, ms))),
       });
       rec.compare(o, r);
+      if (size === sizes.at(-1)) await seekTimes(rec, store, encRef, plainRef, key, size, ctx.quick ? 5 : 9);
       await store.delete(encRef);
       await store.delete(plainRef);
     }
   } finally {
     await server.close();
+  }
+}
+
+/** Reads a whole response body; resolves with its length. */
+async function drain(body: ReadableStream<Uint8Array>): Promise<number> {
+  let n = 0;
+  for await (const piece of body as unknown as AsyncIterable<Uint8Array>) n += piece.length;
+  return n;
+}
+
+/**
+ * Time to first frame after a seek: a player that seeks into the video asks its URL for a range at the new
+ * position (here 256 KiB at a random offset past the first half, a keyframe's worth of 1080p). Ours goes
+ * through `serveMedia` (range → covering chunks fetched from the store, verified, cut); the reference is the
+ * same range of the plaintext fetched straight from the same store. The endpoint is opened once (its
+ * start-up, which reads and verifies the header and final chunk, is measured separately). Durations in ms.
+ */
+async function seekTimes(
+  rec: SuiteRecorder,
+  store: HttpBlobStore,
+  encRef: string,
+  plainRef: string,
+  key: Uint8Array,
+  size: number,
+  runs: number,
+): Promise<void> {
+  const tag = formatBytes(size);
+  const span = 256 * 1024;
+  const openStart = performance.now();
+  const endpoint = await serveMedia({ ref: encRef, mimeType: 'video/mp4', size }, { store, blobKey: key });
+  const openMs = performance.now() - openStart;
+  try {
+    const offsets = Array.from({ length: runs + 1 }, () =>
+      Math.floor(size / 2 + Math.random() * (size / 2 - span)),
+    );
+    const ours = async (offset: number) => {
+      const res = await fetch(endpoint.url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
+      if (res.status !== 206 || !res.body) throw new Error(`serveMedia answered ${res.status} to a range`);
+      return drain(res.body);
+    };
+    const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
+    if ((await ours(offsets[0]!)) !== span || (await plain(offsets[0]!)) !== span) {
+      throw new Error('a seek range came back with the wrong length');
+    }
+    rec.check(`seek into ${tag}: serveMedia and the plain store return ${span}-byte ranges`);
+    const oursMs: number[] = [];
+    const plainMs: number[] = [];
+    for (const [i, offset] of offsets.slice(1).entries()) {
+      // Alternate which goes first so load hits both alike.
+      for (const which of i % 2 === 0 ? ['ours', 'plain'] : ['plain', 'ours']) {
+        const start = performance.now();
+        await (which === 'ours' ? ours(offset) : plain(offset));
+        (which === 'ours' ? oursMs : plainMs).push(performance.now() - start);
+      }
+    }
+    const o = rec.add({
+      id: `playback.seek.${size}`,
+      suite: 'playback',
+      label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia (endpoint open: ${openMs.toFixed(0)} ms)`,
+      unit: 'ms',
+      summary: summarize(oursMs),
+    });
+    const r = rec.add({
+      id: `ref.playback.seek.${size}`,
+      suite: 'playback',
+      label: `plain range GET of the same 256 KiB from the store`,
+      unit: 'ms',
+      reference: true,
+      summary: summarize(plainMs),
+    });
+    rec.compare(o, r);
+  } finally {
+    await endpoint.close();
   }
 }
 
