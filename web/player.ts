@@ -12,15 +12,13 @@
  */
 import { thumbHashToDataURL } from 'thumbhash';
 import {
-  createDecryptStream,
   DecryptionError,
-  decryptV1Blob,
+  downloadMedia,
   fromBase64,
   isHappyMediaError,
   parseSessionMessage,
-  randomBytes,
-  toHex,
 } from '../src/index.js';
+import { blobSink, openStreamingMedia, registerMediaServiceWorker } from '../src/web/index.js';
 
 /** What the player needs to show one media blob. */
 export interface PlayParams {
@@ -116,49 +114,27 @@ function showPlaceholder(thumbhash: string | undefined, width?: number, height?:
   stage.replaceChildren(img);
 }
 
-/** Downloads and decrypts; resolves only when the whole blob authenticated. */
-async function fetchVerified(params: PlayParams): Promise<Uint8Array[]> {
+/**
+ * Downloads and decrypts with `downloadMedia` into a `Blob` sink; resolves only when the whole blob
+ * authenticated (the sink receives verified chunks only and is dropped on any failure).
+ */
+async function fetchVerified(params: PlayParams, mime: string): Promise<Blob> {
   const url = new URL(params.src, location.href);
   if (url.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
-  const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
-  if (!response.ok || !response.body) throw new Error(`the download failed (HTTP ${response.status})`);
-  const total = Number(response.headers.get('content-length')) || 0;
-  progress.hidden = total === 0;
-  let received = 0;
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        received += chunk.length;
-        if (total > 0) progress.value = received / total;
-        controller.enqueue(chunk);
+  progress.hidden = false;
+  // A throw-away media ref: the page addresses the blob by URL, the ref only names it in errors.
+  return downloadMedia(
+    { ref: 'media/player', ...(params.format === 'v1' ? { format: 'v1' as const } : {}) },
+    {
+      source: url.href,
+      fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin', cache: 'no-store' }),
+      blobKey: params.key,
+      sink: blobSink(mime === 'image/*' ? '' : mime),
+      onProgress: ({ done, total }) => {
+        progress.value = total > 0 ? done / total : 1;
       },
-    }),
+    },
   );
-  if (params.format === 'v1') {
-    const whole = new Uint8Array(await new Response(counted).arrayBuffer());
-    return [decryptV1Blob(whole, params.key)];
-  }
-  const parts: Uint8Array[] = [];
-  const reader = counted.pipeThrough(createDecryptStream(params.key)).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-  }
-  return parts;
-}
-
-/** Asks the Service Worker (over a MessageChannel) and returns its answer. */
-function askWorker(
-  worker: ServiceWorker,
-  message: Record<string, unknown>,
-): Promise<{ ok: boolean; code?: string; message?: string }> {
-  const channel = new MessageChannel();
-  const reply = new Promise<{ ok: boolean; code?: string; message?: string }>((resolve) => {
-    channel.port1.onmessage = (event) => resolve(event.data);
-  });
-  worker.postMessage(message, [channel.port2]);
-  return reply;
 }
 
 /** Points a `<video>` at the Service Worker, which decrypts only the ranges the element asks for. */
@@ -166,28 +142,11 @@ async function streamVideo(
   params: PlayParams,
   mime: string,
 ): Promise<{ url: string; status: () => Promise<string | undefined> }> {
-  if (!('serviceWorker' in navigator))
-    throw new Error('this browser has no Service Workers; play without stream=1');
-  const registration = await navigator.serviceWorker.register('sw.js');
-  await navigator.serviceWorker.ready;
-  if (!navigator.serviceWorker.controller) {
-    await new Promise((resolve) =>
-      navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
-    );
-  }
-  const worker = navigator.serviceWorker.controller!;
-  const id = toHex(randomBytes(16));
-  const src = new URL(params.src, location.href);
-  if (src.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
-  // The worker verified the commitment and the final chunk before it says yes.
-  const opened = await askWorker(worker, { type: 'open', id, src: src.href, key: params.key, mime });
-  if (!opened.ok) {
-    throw opened.code === 'ERR_DECRYPTION_FAILED' ? new DecryptionError() : new Error(opened.message);
-  }
-  return {
-    url: new URL(`__happy_media__/${id}`, registration.scope).href,
-    status: async () => (await askWorker(worker, { type: 'status', id })).code,
-  };
+  return openStreamingMedia(await registerMediaServiceWorker('sw.js'), {
+    src: params.src,
+    key: params.key,
+    mime,
+  });
 }
 
 /** Plays one blob; the page's state ends as `ready` or `error`. */
@@ -214,9 +173,9 @@ export async function play(params: PlayParams): Promise<void> {
       setState('ready', 'Streaming; every chunk is verified before it plays.');
       return;
     }
-    const parts = await fetchVerified(params);
-    // Every chunk has authenticated: only now do the bytes become something an element can read.
-    const blob = new Blob(parts as BlobPart[], { type: info.mime === 'image/*' ? '' : info.mime });
+    // Every chunk has authenticated when this resolves: only now do the bytes become something an
+    // element can read.
+    const blob = await fetchVerified(params, info.mime);
     currentUrl = URL.createObjectURL(blob);
     progress.hidden = true;
     if (info.kind === 'video') {

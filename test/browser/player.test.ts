@@ -209,6 +209,13 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     expect(video.height).toBe(240);
     expect(video.src).toMatch(/^blob:/);
     expect(errors).toEqual([]);
+    // The page downloads through downloadMedia's fetch source into a Blob sink: the size comes from a
+    // one-byte range, then the ciphertext from the first byte.
+    const videoRequests = served.filter((r) => r.path === '/blobs/video').map((r) => r.range);
+    expect(videoRequests.slice(0, 2)).toEqual([
+      'bytes=0-0',
+      `bytes=0-${routes.get('/blobs/video')!.body.length - 1}`,
+    ]);
     await page.close();
   });
 

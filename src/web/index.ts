@@ -1,0 +1,17 @@
+/**
+ * happy-media/web: browser-only helpers on top of the universal entry. Seekable streaming through a
+ * Service Worker (`installMediaServiceWorker` in the worker, `registerMediaServiceWorker` +
+ * `openStreamingMedia` in the page) and a `Blob` sink for `downloadMedia`. No `node:` imports.
+ *
+ * @packageDocumentation
+ */
+export { blobSink } from './blob-sink.js';
+export {
+  installMediaServiceWorker,
+  type MediaServiceWorkerOptions,
+  type ServiceWorkerScopeLike,
+  STREAM_PATH_SEGMENT,
+  type StreamingReply,
+  type StreamingRequest,
+} from './service-worker.js';
+export { openStreamingMedia, registerMediaServiceWorker, type StreamingMedia } from './streaming-client.js';

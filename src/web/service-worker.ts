@@ -1,0 +1,194 @@
+/**
+ * Seekable streaming in the browser: the Service Worker side. An app's worker script calls
+ * {@link installMediaServiceWorker}`(self)`; the page then opens a blob with `openStreamingMedia` and
+ * points a `<video>` at the URL it gets. The worker answers the element's Range requests for
+ * `<scope>/__happy_media__/<id>` by fetching only the ciphertext chunks each range covers (HTTP Range,
+ * through the shared checked `fetchRange`) and decrypting them with random access. Every chunk is
+ * verified before any of its bytes is enqueued; a chunk that fails ends the response with an error and
+ * the blob is refused (`502`) from then on, so the element never receives an unverified byte.
+ *
+ * Opening verifies the commitment and the final chunk, so the size the worker serves is authentic. The
+ * key stays in worker memory; it never appears in a URL.
+ *
+ * @module
+ */
+import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
+import { isHappyMediaError } from '../core/errors.js';
+import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
+import { storeRangeSource } from '../core/playback/store-reads.js';
+
+/** Path segment (under the worker's scope) whose requests the worker answers. */
+export const STREAM_PATH_SEGMENT = '__happy_media__/';
+
+/** A message the page sends the worker (with a MessagePort for the answer). */
+export type StreamingRequest =
+  | { type: 'open'; id: string; src: string; key: Uint8Array; mime: string }
+  | { type: 'status'; id: string };
+
+/** The worker's answer. */
+export interface StreamingReply {
+  ok: boolean;
+  /** Plaintext size (authentic), for `open`. */
+  size?: number;
+  /** `ERR_*` code of the failure. */
+  code?: string;
+  message?: string;
+}
+
+/** The part of `ServiceWorkerGlobalScope` the worker uses (typed here so no WebWorker lib is needed). */
+export interface ServiceWorkerScopeLike {
+  readonly registration: { readonly scope: string };
+  readonly location: { readonly href: string; readonly origin: string };
+  readonly clients: { claim(): Promise<void> };
+  skipWaiting(): Promise<void>;
+  addEventListener(
+    type: 'install' | 'activate',
+    listener: (event: { waitUntil(p: Promise<unknown>): void }) => void,
+  ): void;
+  addEventListener(
+    type: 'message',
+    listener: (event: {
+      data: unknown;
+      ports: readonly { postMessage(message: StreamingReply): void }[];
+      waitUntil(p: Promise<unknown>): void;
+    }) => void,
+  ): void;
+  addEventListener(
+    type: 'fetch',
+    listener: (event: { request: Request; respondWith(response: Promise<Response>): void }) => void,
+  ): void;
+}
+
+/** Options of {@link installMediaServiceWorker}. */
+export interface MediaServiceWorkerOptions {
+  /** Plaintext bytes decrypted per pull of a response body (default 256 KiB; bounds memory per request). */
+  pieceBytes?: number;
+  /** Consecutive failed range reads tolerated (default 5). */
+  retries?: number;
+}
+
+interface OpenBlob {
+  reader: BlobReader;
+  mime: string;
+  failed?: string;
+}
+
+/** `Range` of a media element's request: one range, or the whole body; undefined when unsatisfiable. */
+function parseRange(
+  header: string | null,
+  size: number,
+): { start: number; end: number; partial: boolean } | undefined {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return { start: 0, end: size - 1, partial: false };
+  if (match[1] === '') {
+    const n = Number(match[2]);
+    return n === 0 || size === 0 ? undefined : { start: Math.max(0, size - n), end: size - 1, partial: true };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  return start >= size || end < start ? undefined : { start, end, partial: true };
+}
+
+/**
+ * Makes `scope` (the worker's `self`) answer streaming requests for blobs the page opens.
+ *
+ * @example
+ * ```ts
+ * // sw.ts, bundled next to the page
+ * import { installMediaServiceWorker } from 'happy-media/web';
+ * installMediaServiceWorker(self as unknown as ServiceWorkerScopeLike);
+ * ```
+ */
+export function installMediaServiceWorker(
+  scope: ServiceWorkerScopeLike,
+  options: MediaServiceWorkerOptions = {},
+): void {
+  const piece = options.pieceBytes ?? 256 * 1024;
+  const prefix = new URL(STREAM_PATH_SEGMENT, scope.registration.scope).pathname;
+  const blobs = new Map<string, OpenBlob>();
+
+  const answer = async (request: Request, id: string): Promise<Response> => {
+    const blob = blobs.get(id);
+    if (!blob) return new Response(null, { status: 404 });
+    if (blob.failed) return new Response(null, { status: 502 });
+    const size = blob.reader.plaintextSize;
+    const range = parseRange(request.headers.get('range'), size);
+    if (!range) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
+    let position = range.start;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (position > range.end) {
+          controller.close();
+          return;
+        }
+        const length = Math.min(piece, range.end - position + 1);
+        let bytes: Uint8Array;
+        try {
+          bytes = await blob.reader.read(position, length);
+        } catch (error) {
+          // A chunk failed its tag (or the network failed): nothing of it is enqueued, the response
+          // errors, and the blob is refused from now on.
+          blob.failed = isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK';
+          throw error;
+        }
+        position += length;
+        controller.enqueue(bytes);
+      },
+    });
+    const headers: Record<string, string> = {
+      'Content-Type': blob.mime,
+      'Content-Length': String(range.end - range.start + 1),
+      'Accept-Ranges': 'bytes',
+    };
+    if (range.partial) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${size}`;
+    return new Response(body, { status: range.partial ? 206 : 200, headers });
+  };
+
+  const open = async (request: Extract<StreamingRequest, { type: 'open' }>): Promise<StreamingReply> => {
+    try {
+      const src = new URL(request.src, scope.location.href);
+      if (src.origin !== scope.location.origin) throw new Error('the blob must come from this origin');
+      // Ranged GETs through the shared fetchRange; `no-store` so the HTTP cache never holds ciphertext
+      // ranges the page did not ask to keep.
+      const source = fetchBlobSource(src.href, {
+        fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
+      });
+      const reader = await openBlobRandomAccess(
+        storeRangeSource(source, `stream ${request.id}`, { retries: options.retries }),
+        request.key,
+      );
+      blobs.set(request.id, { reader, mime: request.mime });
+      return { ok: true, size: reader.plaintextSize };
+    } catch (error) {
+      return {
+        ok: false,
+        code: isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK',
+        message: String(error),
+      };
+    }
+  };
+
+  scope.addEventListener('install', () => {
+    void scope.skipWaiting();
+  });
+  scope.addEventListener('activate', (event) => {
+    event.waitUntil(scope.clients.claim());
+  });
+  scope.addEventListener('message', (event) => {
+    const data = event.data as StreamingRequest | undefined;
+    const port = event.ports[0];
+    if (!port) return;
+    if (data?.type === 'status') {
+      const failed = blobs.get(data.id)?.failed;
+      port.postMessage({ ok: failed === undefined, ...(failed === undefined ? {} : { code: failed }) });
+      return;
+    }
+    if (data?.type !== 'open') return;
+    event.waitUntil(open(data).then((reply) => port.postMessage(reply)));
+  });
+  scope.addEventListener('fetch', (event) => {
+    const url = new URL(event.request.url);
+    if (url.origin !== scope.location.origin || !url.pathname.startsWith(prefix)) return;
+    event.respondWith(answer(event.request, url.pathname.slice(prefix.length)));
+  });
+}
