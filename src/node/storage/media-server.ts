@@ -177,10 +177,6 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     'maxUploadBytes',
   );
-  const idleTimeoutMs = assertNonNegativeInteger(
-    options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    'idleTimeoutMs',
-  );
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) {
     throw new InvalidArgumentError(
       'expected a non-empty string for `token` but received an empty or non-string value',
@@ -369,7 +365,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     },
   );
   server.maxConnections = timeouts.maxConnections;
-  server.setTimeout(idleTimeoutMs);
+  server.setTimeout(timeouts.idleTimeoutMs);
   server.on('timeout', (socket: Socket) => socket.destroy());
   server.on('clientError', (_error, socket: Socket) => {
     if (socket.writable && !socket.destroyed) {
@@ -422,14 +418,16 @@ function allowedHostNames(extra: readonly string[] | undefined, host: string): s
 
 /** The connection limits, checked, with their defaults. */
 function serverTimeouts(options: MediaServerOptions) {
-  const headersTimeoutMs = assertNonNegativeInteger(
-    options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-    'headersTimeoutMs',
-  );
-  const requestTimeoutMs = assertNonNegativeInteger(
-    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    'requestTimeoutMs',
-  );
+  type LimitName =
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'keepAliveTimeoutMs'
+    | 'idleTimeoutMs'
+    | 'maxConnections';
+  const limit = (name: LimitName, fallback: number) =>
+    assertNonNegativeInteger(options[name] ?? fallback, name);
+  const headersTimeoutMs = limit('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS);
+  const requestTimeoutMs = limit('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS);
   if (headersTimeoutMs === 0 || (requestTimeoutMs !== 0 && requestTimeoutMs < headersTimeoutMs)) {
     throw new InvalidArgumentError(
       `expected 0 < headersTimeoutMs <= requestTimeoutMs (or requestTimeoutMs 0) but received ${headersTimeoutMs} and ${requestTimeoutMs}`,
@@ -438,15 +436,9 @@ function serverTimeouts(options: MediaServerOptions) {
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: assertNonNegativeInteger(
-      options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-      'keepAliveTimeoutMs',
-    ),
-    maxConnections: assertNonNegativeInteger(
-      options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-      'maxConnections',
-      1_000_000,
-    ),
+    keepAliveTimeoutMs: limit('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS),
+    idleTimeoutMs: limit('idleTimeoutMs', DEFAULT_IDLE_TIMEOUT_MS),
+    maxConnections: limit('maxConnections', DEFAULT_MAX_CONNECTIONS),
   };
 }
 
