@@ -152,17 +152,28 @@ export class BlobDecryptor {
 
   async #open(sealed: Uint8Array[]): Promise<Uint8Array[]> {
     const cipher = this.#cipher as ChunkCipher;
-    const pieces: Uint8Array[] = [];
-    for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
-      const batch = sealed.slice(b, b + BLOB_BATCH_CHUNKS);
-      // More chunks than the format allows cannot be authentic.
-      if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
-      const opened = await cipher.open(this.#nextIndex, batch);
-      this.#nextIndex += batch.length;
-      checkPlaintextLimit(this.#released + opened.length, this.#options);
-      this.#released += opened.length;
-      pieces.push(opened);
+    // Every batch of this push is handed to the cipher before any is awaited, so an asynchronous backend
+    // (WebCrypto: a thread pool behind each call) works on all of them at once; a synchronous one (node)
+    // runs them in turn as before. The limit is checked first, from the sealed lengths, so a hostile blob
+    // is refused before it is decrypted. Nothing is released unless every batch verified.
+    const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
+    let released = this.#released;
+    try {
+      for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
+        const batch = sealed.slice(b, b + BLOB_BATCH_CHUNKS);
+        // More chunks than the format allows cannot be authentic.
+        if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
+        for (const chunk of batch) released += Math.max(0, chunk.length - BLOB_TAG_SIZE);
+        checkPlaintextLimit(released, this.#options);
+        opening.push(cipher.open(this.#nextIndex, batch));
+        this.#nextIndex += batch.length;
+      }
+    } catch (error) {
+      abandon(opening);
+      throw error;
     }
+    const pieces = await Promise.all(opening);
+    this.#released = released;
     return pieces;
   }
 
@@ -186,4 +197,9 @@ export class BlobDecryptor {
       throw this.#failure;
     }
   }
+}
+
+/** Batches already handed to the cipher when a later one was refused: their outcome no longer matters. */
+export function abandon(started: readonly (Uint8Array | Promise<Uint8Array>)[]): void {
+  for (const batch of started) if (batch instanceof Promise) batch.catch(() => undefined);
 }

@@ -15,6 +15,7 @@ import {
   BLOB_MAX_CHUNKS,
   BLOB_SALT_SIZE,
 } from './constants.js';
+import { abandon } from './decryptor.js';
 import { deriveBlobKeys } from './key-schedule.js';
 import {
   type BlobOptions,
@@ -133,16 +134,23 @@ export class BlobEncryptor {
 
   async #seal(chunks: Uint8Array[]): Promise<Uint8Array[]> {
     const cipher = this.#cipher as ChunkCipher;
-    const pieces: Uint8Array[] = [];
-    for (let b = 0; b < chunks.length; b += BLOB_BATCH_CHUNKS) {
-      const batch = chunks.slice(b, b + BLOB_BATCH_CHUNKS);
-      if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
-        throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
+    // All batches of this push go to the cipher before any is awaited: an asynchronous backend (WebCrypto)
+    // seals them concurrently; a synchronous one (node) in turn, as before.
+    const sealing: (Uint8Array | Promise<Uint8Array>)[] = [];
+    try {
+      for (let b = 0; b < chunks.length; b += BLOB_BATCH_CHUNKS) {
+        const batch = chunks.slice(b, b + BLOB_BATCH_CHUNKS);
+        if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
+          throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
+        }
+        sealing.push(cipher.seal(this.#nextIndex, batch));
+        this.#nextIndex += batch.length;
       }
-      pieces.push(await cipher.seal(this.#nextIndex, batch));
-      this.#nextIndex += batch.length;
+    } catch (error) {
+      abandon(sealing);
+      throw error;
     }
-    return pieces;
+    return Promise.all(sealing);
   }
 
   #expect(state: 'started'): void {
