@@ -12,8 +12,8 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import decodeHeic from 'heic-decode';
 import { LimitError, ProbeError } from '../../core/errors.js';
+import { type HeicDecode, loadHeicDecode } from './lazy-deps.js';
 
 /** HEIF brands that hold still images (file-type's names, normalised). */
 export const HEIF_STILL_TYPES: ReadonlySet<string> = new Set(['image/heic', 'image/heif']);
@@ -67,7 +67,8 @@ export async function decodeHeicFile(
     );
   }
   const buffer = await readFile(path);
-  let images: Awaited<ReturnType<typeof decodeHeic.all>>;
+  const decodeHeic = await loadHeicDecode();
+  let images: Awaited<ReturnType<HeicDecode['all']>>;
   try {
     images = await decodeHeic.all({ buffer });
   } catch (error) {

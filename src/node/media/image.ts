@@ -21,8 +21,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Sharp, SharpOptions } from 'sharp';
-import sharp from 'sharp';
 import { InvalidArgumentError, LimitError, ProbeError } from '../../core/errors.js';
+import { loadSharp } from './lazy-deps.js';
 import { sniffMimeType } from './mime.js';
 import { DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
 import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from './thumbhash.js';
@@ -134,6 +134,7 @@ export async function probeImage(
 ): Promise<PictureProbe> {
   const resolved = resolveLimits(limits);
   const input = await pipelineInput(path, isSvg, resolved);
+  const sharp = await loadSharp();
   try {
     const options = inputOptions(resolved.maxInputPixels);
     const meta = await sharp(input, options).metadata();
@@ -176,6 +177,7 @@ export async function thumbhashFromImage(
   // By content, not name: an SVG loaded by path could reach files next to it (see the module notes).
   const isSvg = (await sniffMimeType(input)) === 'image/svg+xml';
   const source = await pipelineInput(input, isSvg, resolved);
+  const sharp = await loadSharp();
   try {
     const small = await smallRgba(sharp(source, inputOptions(resolved.maxInputPixels)));
     return thumbhashFromRgba(small.width, small.height, small.data);
@@ -192,6 +194,7 @@ export async function thumbhashFromImage(
  * @throws {ProbeError} `ERR_PROBE_FAILED` when the pixels do not match the size.
  */
 export async function thumbhashFromPixels(width: number, height: number, rgba: Uint8Array): Promise<string> {
+  const sharp = await loadSharp();
   try {
     const small = await smallRgba(
       sharp(rgba, { raw: { width, height, channels: 4 }, limitInputPixels: false }),

@@ -8,8 +8,8 @@
  */
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { loadFileType } from './lazy-deps.js';
 
 /** The type of last resort. */
 export const OCTET_STREAM = 'application/octet-stream';
@@ -178,6 +178,7 @@ export function fallbackMimeType(head: Uint8Array, truncated: boolean, name?: st
  * ```
  */
 export async function sniffMimeType(input: string | Uint8Array, name?: string): Promise<string> {
+  const { fileTypeFromBuffer, fileTypeFromFile } = await loadFileType();
   if (typeof input === 'string') {
     const detected = await fileTypeFromFile(input);
     if (detected && !isGenericXml(detected.mime)) return normalizeMimeType(detected.mime);

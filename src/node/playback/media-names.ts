@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
+import { loadFileType } from '../media/lazy-deps.js';
 
 /**
  * How much plaintext the streaming endpoint sniffs when the message names no MIME type: files up to
@@ -94,7 +94,7 @@ export function safeFileStem(name: string | undefined, fallback = 'media'): stri
  */
 export async function sniffMimeTypeOfFile(path: string): Promise<string | undefined> {
   try {
-    return (await fileTypeFromFile(path))?.mime;
+    return (await (await loadFileType()).fileTypeFromFile(path))?.mime;
   } catch {
     return undefined;
   }
@@ -103,7 +103,7 @@ export async function sniffMimeTypeOfFile(path: string): Promise<string | undefi
 /** Sniffs a MIME type from the first verified plaintext bytes (containers only; undefined when unknown). */
 export async function sniffMimeType(head: Uint8Array): Promise<string | undefined> {
   try {
-    return (await fileTypeFromBuffer(head))?.mime;
+    return (await (await loadFileType()).fileTypeFromBuffer(head))?.mime;
   } catch {
     // A parser hiccup on hostile bytes means "unknown", never a failed playback.
     return undefined;
