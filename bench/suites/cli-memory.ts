@@ -1,6 +1,6 @@
 /**
  * Memory flatness of `happy-media encrypt` / `decrypt` through the CLI on 1 GiB (quick: 32 MiB): each
- * command runs in a child process of its own (the CLI's `main()` in-process, so the child's peak RSS is
+ * command runs in a child process of its own (the CLI in-process through `runCli`, so the child's peak RSS is
  * the command's), beside a bare streaming file copy in Node (the floor of reading and writing the bytes).
  *
  * @module
@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import { main } from '../../src/node/internal.js';
+import { runCli } from '../../src/node/internal.js';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
@@ -72,7 +72,7 @@ export const childCases = {
     // The key travels on stdin to this child and reaches the CLI through its env variable, never argv.
     if (job.keyB64) process.env.HAPPY_MEDIA_KEY = job.keyB64;
     const start = performance.now();
-    await main(['node', 'happy-media', ...job.args]);
+    await runCli(['node', 'happy-media', ...job.args]);
     const ms = performance.now() - start;
     if (process.exitCode !== undefined && process.exitCode !== 0) {
       throw new Error(`happy-media ${job.args[0]} exited with ${process.exitCode}`);

@@ -1,12 +1,53 @@
 /**
- * happy-media, internal entry: what the CLI and the benchmarks share with the library without it being
+ * happy-media, internal entry: the pieces of the library the CLI and the benchmarks use that are not
  * public API. It is not in package.json `exports` (applications cannot import it) and carries no
  * compatibility promise; anything here that applications need belongs in `happy-media/node` instead.
  *
- * The public entries are `src/index.ts` (universal) and `src/node/index.ts` (Node); code under `bench/`
- * and `src/node/cli/` imports from those and from this file only, so renaming an export is a type error
- * in the caller, not a silently skipped benchmark.
+ * Rule: the CLI (`src/node/cli/`) and the benchmarks (`bench/`) import the library only from the public
+ * entries (`src/index.ts`, `src/node/index.ts`) and from this file, by name. Renaming an export is then a
+ * type error in its caller, never a silently skipped benchmark. (The CLI's own modules, the demo and the
+ * benchmark runner it loads on demand are application code, not library.)
  *
  * @packageDocumentation
  */
-export { main } from './cli/main.js';
+// The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files).
+export { BlobDecryptor } from '../core/blob/decryptor.js';
+export { BlobEncryptor } from '../core/blob/encryptor.js';
+// Shared options and I/O of the CLI's `encrypt`/`decrypt`.
+export {
+  addBlobOptions,
+  type BlobCommandFlags,
+  chooseThreads,
+  copyFileToStdout,
+  inputPieces,
+  parseBlobFormatFlags,
+  parseByteCount,
+  readWholeInput,
+  writeStdout,
+} from './blob/cli-support.js';
+export { pumpEngine } from './blob/engine-pipe.js';
+export { readJsonInput } from './envelope/read-input.js';
+// Private files: all-or-nothing writes, 0700 directories, and the sweep of crash leftovers.
+export { writeFileAllOrNothing } from './fs/atomic-file.js';
+export { diskError } from './fs/disk-error.js';
+export { createPrivateDirectory } from './fs/private-dir.js';
+export { sweepTempRoot } from './fs/sweep.js';
+// `serve --host`: loopback unless told otherwise.
+export { checkListenHost } from './http/listen-host.js';
+// defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.
+export { defaultCacheDir, sweepCacheLeftovers } from './playback/media-cache.js';
+
+/**
+ * Runs the `happy-media` command line in this process, as `bin.js` does (the cli-memory benchmark's child
+ * measures its peak memory this way). Loaded on call, so this entry does not import the CLI, which
+ * imports this entry.
+ *
+ * @example
+ * ```ts
+ * await runCli(['node', 'happy-media', 'encrypt', 'in.bin', 'out.enc']);
+ * ```
+ */
+export async function runCli(argv: string[]): Promise<void> {
+  const { main } = await import('./cli/main.js');
+  await main(argv);
+}

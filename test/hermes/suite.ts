@@ -5,6 +5,7 @@
  */
 
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
+import { utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
 import {
   assertSessionMessage,
@@ -34,7 +35,6 @@ import {
   sealMessage,
   toBase64,
   toHex,
-  utf8,
 } from '../../src/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };

@@ -9,8 +9,7 @@
  * @internal Not exported from `happy-media/node`.
  * @module
  */
-import { sweepTempRoot } from '../fs/sweep.js';
-import { defaultCacheDir, sweepCacheLeftovers } from '../playback/media-cache.js';
+import { defaultCacheDir, sweepCacheLeftovers, sweepTempRoot } from '../internal.js';
 
 /** Sweeps the temp dir and the CLI's playback cache; never throws. */
 export function sweepCrashLeftovers(env: NodeJS.ProcessEnv = process.env): void {

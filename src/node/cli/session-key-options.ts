@@ -5,9 +5,8 @@
  * @module
  */
 import { type Command, Option } from 'commander';
-import { type SessionKey, sessionKey } from '../../core/envelope/index.js';
-// Importing the Node envelope entry also installs the node:crypto AES-256-GCM.
-import { type KeyOptions, resolveKey } from '../envelope/index.js';
+// The Node entry also installs the node:crypto AES-256-GCM for the dataKey variant.
+import { type KeyOptions, resolveKey, type SessionKey, sessionKey } from '../index.js';
 
 /** Parsed session-key options. */
 export interface SessionKeyOptions extends KeyOptions {

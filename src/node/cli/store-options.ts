@@ -6,10 +6,7 @@
  *
  * @module
  */
-import { UsageError } from '../../core/errors.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import { defaultBlobDir } from '../storage/local-store.js';
-import { openStore } from '../storage/open-store.js';
+import { type BlobStore, defaultBlobDir, openStore, UsageError } from '../index.js';
 import { resolveToken } from './commands/serve.js';
 
 /** The store-related flags of `send` and `play`. */

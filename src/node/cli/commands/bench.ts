@@ -6,7 +6,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../index.js';
 import { runAction } from '../run-action.js';
 
 /** Registers `bench` on the program. */

@@ -8,27 +8,30 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { BlobDecryptor } from '../../../core/blob/decryptor.js';
-import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../core/envelope/layout.js';
-import { decryptV1Blob } from '../../../core/envelope/v1-blob.js';
-import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
+import {
+  decryptFile,
+  decryptFileParallel,
+  decryptV1Blob,
+  InvalidArgumentError,
+  LEGACY_OVERHEAD_BYTES,
+  resolveKey,
+  UsageError,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from '../../index.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
+  BlobDecryptor,
   chooseThreads,
   copyFileToStdout,
+  createPrivateDirectory,
   inputPieces,
   parseBlobFormatFlags,
   parseByteCount,
+  pumpEngine,
   readWholeInput,
-} from '../../blob/cli-support.js';
-import { pumpEngine } from '../../blob/engine-pipe.js';
-import { decryptFile } from '../../blob/files.js';
-import { resolveKey } from '../../envelope/key-source.js';
-import '../../blob/index.js';
-import { decryptFileParallel } from '../../blob/parallel-files.js';
-import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
-import { createPrivateDirectory } from '../../fs/private-dir.js';
+  writeFileAllOrNothing,
+} from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 /** Prefix of the private directory that holds plaintext for `decrypt IN -` (an owner stamp follows). */

@@ -10,26 +10,27 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { BlobEncryptor } from '../../../core/blob/encryptor.js';
-import { V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../core/envelope/layout.js';
-import { encryptV1Blob } from '../../../core/envelope/v1-blob.js';
-import { HappyMediaError } from '../../../core/errors.js';
+import {
+  encryptFileParallel,
+  encryptV1Blob,
+  HappyMediaError,
+  resolveKey,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from '../../index.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
+  BlobEncryptor,
   chooseThreads,
+  diskError,
   inputPieces,
   parseBlobFormatFlags,
   parseByteCount,
+  pumpEngine,
   readWholeInput,
+  writeFileAllOrNothing,
   writeStdout,
-} from '../../blob/cli-support.js';
-import { pumpEngine } from '../../blob/engine-pipe.js';
-import { resolveKey } from '../../envelope/key-source.js';
-import '../../blob/index.js';
-import { encryptFileParallel } from '../../blob/parallel-files.js';
-import { writeFileAllOrNothing } from '../../fs/atomic-file.js';
-import { diskError } from '../../fs/disk-error.js';
+} from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 /** Most plaintext read from stdin without `--max-bytes`: 4 GiB (the media server's default upload limit). */

@@ -7,9 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { toBase64 } from '../../../core/bytes.js';
-import { createDataKey } from '../../../core/envelope/index.js';
-import { DiskError } from '../../../core/errors.js';
+import { createDataKey, DiskError, toBase64 } from '../../../index.js';
 import { runAction } from '../run-action.js';
 
 /** Registers `keygen` on the program. */

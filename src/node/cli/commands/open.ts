@@ -6,8 +6,8 @@
  * @module
  */
 import type { Command } from 'commander';
-import { openMessage, openRaw } from '../../../core/envelope/index.js';
-import { readJsonInput } from '../../envelope/read-input.js';
+import { openMessage, openRaw } from '../../../index.js';
+import { readJsonInput } from '../../internal.js';
 import { runAction } from '../run-action.js';
 import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';
 

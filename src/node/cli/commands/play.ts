@@ -12,12 +12,19 @@
 import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { LimitError, UsageError } from '../../../core/errors.js';
-import { parseHappyFileEvent } from '../../../core/protocol/index.js';
-import { resolveKey } from '../../envelope/index.js';
-import { defaultCacheDir, MediaCache, type MediaInput, openMedia, serveMedia } from '../../playback/index.js';
-import type { BlobStore } from '../../storage/index.js';
-import { HappyServerStore } from '../../storage/index.js';
+import {
+  type BlobStore,
+  defaultCacheDir,
+  HappyServerStore,
+  LimitError,
+  MediaCache,
+  type MediaInput,
+  openMedia,
+  parseHappyFileEvent,
+  resolveKey,
+  serveMedia,
+  UsageError,
+} from '../../index.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 

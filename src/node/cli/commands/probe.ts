@@ -11,9 +11,13 @@
  * @module
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
-import { ffmpegAvailability, probeMedia } from '../../media/index.js';
-import type { ProbeOptions } from '../../media/options.js';
+import {
+  ffmpegAvailability,
+  InvalidArgumentError,
+  type ProbeOptions,
+  probeMedia,
+  UsageError,
+} from '../../index.js';
 import { reportCliError, runAction } from '../run-action.js';
 
 function positiveInteger(name: string) {

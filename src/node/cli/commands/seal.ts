@@ -6,9 +6,8 @@
  * @module
  */
 import type { Command } from 'commander';
-import { sealMessage, sealRaw } from '../../../core/envelope/index.js';
-import type { SessionMessage } from '../../../core/protocol/index.js';
-import { readJsonInput } from '../../envelope/read-input.js';
+import { type SessionMessage, sealMessage, sealRaw } from '../../../index.js';
+import { readJsonInput } from '../../internal.js';
 import { runAction } from '../run-action.js';
 import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';
 

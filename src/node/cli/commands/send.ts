@@ -13,11 +13,15 @@
 import { readFile } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
-import { sessionKey } from '../../../core/envelope/index.js';
-import { UsageError } from '../../../core/errors.js';
-import { decodeKey, resolveKey } from '../../envelope/key-source.js';
-import { type SendProgress, sendMedia } from '../../send/send-media.js';
-import { defaultBlobDir } from '../../storage/local-store.js';
+import {
+  decodeKey,
+  defaultBlobDir,
+  resolveKey,
+  type SendProgress,
+  sendMedia,
+  sessionKey,
+  UsageError,
+} from '../../index.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 

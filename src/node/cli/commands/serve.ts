@@ -8,11 +8,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { InvalidArgumentError, UsageError } from '../../../core/errors.js';
-import { checkListenHost } from '../../http/listen-host.js';
-import { defaultBlobDir } from '../../storage/local-store.js';
-import { DEFAULT_MAX_UPLOAD_BYTES, startMediaServer } from '../../storage/media-server.js';
-import { openStore } from '../../storage/open-store.js';
+import {
+  DEFAULT_MAX_UPLOAD_BYTES,
+  defaultBlobDir,
+  InvalidArgumentError,
+  openStore,
+  startMediaServer,
+  UsageError,
+} from '../../index.js';
+import { checkListenHost } from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 interface ServeOptions {

@@ -10,15 +10,17 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { HappyMediaError, StreamError, UsageError } from '../../../core/errors.js';
 import {
   createStreamValidator,
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_TIME_TOLERANCE_MS,
+  HappyMediaError,
   readJsonLines,
   STREAM_RULES,
+  StreamError,
   type StreamViolation,
-} from '../../../core/protocol/index.js';
+  UsageError,
+} from '../../../index.js';
 import { runAction } from '../run-action.js';
 
 interface ValidateOptions {
