@@ -10,7 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { sweepCrashLeftovers } from './crash-sweep.js';
-import { EXIT_USAGE } from './exit-codes.js';
+import { EXIT_USAGE, reportCliError } from './run-action.js';
 
 /** Registers one command (its options, help and action) on the program. */
 type Register = (program: Command) => void;
@@ -122,8 +122,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    // Loaded only on failure: it imports the library's error classes, which `--help` does not need.
-    const { reportCliError } = await import('./run-action.js');
     reportCliError(error);
   }
 }

@@ -6,7 +6,11 @@
  * @module
  */
 import { HappyMediaError } from '../../index.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+
+/** Exit status of a failed operation. */
+export const EXIT_FAILURE = 1;
+/** Exit status of bad usage (unknown option, missing argument, bad value). */
+export const EXIT_USAGE = 2;
 
 /** Formats any thrown value as the CLI's one-line error. */
 export function formatCliError(error: unknown): string {
