@@ -12,6 +12,7 @@ import {
   toBase64,
   toHex,
 } from '../../src/core/bytes.js';
+import { codeOf } from '../helpers/errors.js';
 
 describe('input checks', () => {
   it('names the parameter, the expectation and what was received', () => {
@@ -19,11 +20,7 @@ describe('input checks', () => {
       'expected a 32-byte key for `key` but received 31 bytes',
     );
     expect(() => assertBytes('nope', 'nonce', 24)).toThrowError(/`nonce` but received a string/);
-    try {
-      assertBytes(null, 'key', 32);
-    } catch (e) {
-      expect((e as { code: string }).code).toBe('ERR_INVALID_ARGUMENT');
-    }
+    expect(codeOf(() => assertBytes(null, 'key', 32))).toBe('ERR_INVALID_ARGUMENT');
     expect(() => assertNonNegativeInteger(-1, 'offset')).toThrow(/`offset` but received -1/);
     expect(() => assertNonNegativeInteger(1.5, 'offset')).toThrow(/non-negative integer/);
     expect(assertNonNegativeInteger(0, 'offset')).toBe(0);

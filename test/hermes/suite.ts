@@ -39,6 +39,7 @@ import {
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };
 import golden from '../fixtures/happy-formats.json' with { type: 'json' };
+import { rejectionCodeOf } from '../helpers/errors.js';
 import { fakeFetch } from '../helpers/fake-fetch.js';
 import { HERMES_CHECKS } from './check-names.js';
 
@@ -54,16 +55,6 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-async function codeOf(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof HappyMediaError) return error.code;
-    return `not a HappyMediaError: ${String(error)}`;
-  }
-  return 'NO_ERROR';
 }
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error: unknown }> {
@@ -130,7 +121,10 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     assert(parsed.success && parsed.data.type === 'file', 'valid message not parsed');
     const bad = parseSessionMessage({ ...message, ref: 'media/../x' });
     assert(!bad.success, 'bad ref accepted');
-    assert((await codeOf(() => assertSessionMessage({ type: 'nope' }))) === 'ERR_SCHEMA', 'no ERR_SCHEMA');
+    assert(
+      (await rejectionCodeOf(() => assertSessionMessage({ type: 'nope' }))) === 'ERR_SCHEMA',
+      'no ERR_SCHEMA',
+    );
   },
   'envelope legacy variant: golden vector, seal/open round trip, tamper rejected': async () => {
     const master = fromHex(golden.inputs.masterSecretHex);
@@ -144,7 +138,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     assert(JSON.stringify(openMessage(sealed, legacyKey(master))) === JSON.stringify(message), 'round trip');
     const bad = fromBase64(golden.legacy.base64);
     bad[bad.length - 1]! ^= 1;
-    assert((await codeOf(() => decryptLegacy(bad, master))) === 'ERR_DECRYPTION_FAILED', 'tamper');
+    assert((await rejectionCodeOf(() => decryptLegacy(bad, master))) === 'ERR_DECRYPTION_FAILED', 'tamper');
   },
   'envelope dataKey variant: golden vector, seal/open round trip, tamper rejected': async () => {
     const k = fromHex(golden.inputs.dataKeyHex);
@@ -164,7 +158,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     assert(JSON.stringify(openMessage(sealed, dataKey(k))) === JSON.stringify(message), 'round trip');
     const bad = fromBase64(golden.dataKey.base64);
     bad[5]! ^= 1;
-    assert((await codeOf(() => decryptDataKey(bad, k))) === 'ERR_DECRYPTION_FAILED', 'tamper');
+    assert((await rejectionCodeOf(() => decryptDataKey(bad, k))) === 'ERR_DECRYPTION_FAILED', 'tamper');
   },
   'v1 attachment blob: golden vector': () => {
     const blob = fromBase64(golden.v1Blob.base64);
@@ -223,7 +217,10 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     for (const at of [3, 30, 56 + 16400 + 5, blob.length - 1]) {
       const bad = blob.slice();
       bad[at]! ^= 1;
-      assert((await codeOf(() => decryptBlob(bad, key))) === 'ERR_DECRYPTION_FAILED', `whole at ${at}`);
+      assert(
+        (await rejectionCodeOf(() => decryptBlob(bad, key))) === 'ERR_DECRYPTION_FAILED',
+        `whole at ${at}`,
+      );
       const { out, error } = await piecewise(bad, createDecryptStream(key));
       assert(error instanceof HappyMediaError && error.code === 'ERR_DECRYPTION_FAILED', `stream at ${at}`);
       // Only whole chunks before the damaged one may have been released.
@@ -231,7 +228,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
       assert(out.length <= chunk * 16384 && same(out, plain.subarray(0, out.length)), `released at ${at}`);
     }
     assert(
-      (await codeOf(() => decryptBlob(blob, testBytes(32, 99)))) === 'ERR_DECRYPTION_FAILED',
+      (await rejectionCodeOf(() => decryptBlob(blob, testBytes(32, 99)))) === 'ERR_DECRYPTION_FAILED',
       'wrong key',
     );
   },
@@ -290,7 +287,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
         events.push('abort');
       },
     };
-    const code = await codeOf(() =>
+    const code = await rejectionCodeOf(() =>
       downloadMedia(
         { ref: REF },
         { source: URL_OF, fetch: fakeFetch({ [URL_OF]: blob }).fetch, blobKey: key, sink },

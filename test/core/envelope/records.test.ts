@@ -29,18 +29,7 @@ import {
   openDataKeyBundle,
   sessionKey,
 } from '../../../src/core/envelope/index.js';
-import { HappyMediaError } from '../../../src/core/errors.js';
-
-/** Runs `fn` and returns the code of the HappyMediaError it throws (fails the test otherwise). */
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(HappyMediaError);
-    return (error as HappyMediaError).code;
-  }
-  throw new Error('expected a HappyMediaError but nothing was thrown');
-}
+import { codeOf } from '../../helpers/errors.js';
 
 /** Copies `bytes` into the middle of a bigger buffer, so the view has a non-zero byteOffset. */
 function offsetView(bytes: Uint8Array, offset = 7): Uint8Array {

@@ -13,6 +13,7 @@ import { fromHex } from '../../../src/core/bytes.js';
 import { decryptFileParallel, encryptFile, encryptFileParallel } from '../../../src/node/blob/index.js';
 import { testBytes } from '../../core/blob/blob-test-utils.js';
 import frozen from '../../fixtures/blob-vectors.json' with { type: 'json' };
+import { rejectionCodeOf } from '../../helpers/errors.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 
 const CHUNK = 16384;
@@ -38,16 +39,6 @@ beforeAll(async () => {
   ({ dir, cleanup } = await makeTempDir('happy-media-parallel-'));
 });
 afterAll(() => cleanup());
-
-/** Code of the rejection, or NO_ERROR. */
-async function rejectionCode(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'NO_ERROR';
-  } catch (error) {
-    return (error as { code?: string }).code ?? String(error);
-  }
-}
 
 describe('encryptFileParallel', () => {
   // Two threads at every size; one and three where there are several jobs to share out.
@@ -114,7 +105,9 @@ describe('decryptFileParallel failures are all or nothing', () => {
   async function attempt(name: string, bytes: Uint8Array, withKey = key, options = {}) {
     const inPath = join(dir, `${name}.in`);
     await writeFile(inPath, bytes);
-    const code = await rejectionCode(decryptFileParallel(inPath, join(dir, `${name}.out`), withKey, options));
+    const code = await rejectionCodeOf(
+      decryptFileParallel(inPath, join(dir, `${name}.out`), withKey, options),
+    );
     const leftovers = (await readdir(dir)).filter((f) => f.includes(`${name}.out`));
     return { code, leftovers };
   }
@@ -158,7 +151,7 @@ describe('decryptFileParallel failures are all or nothing', () => {
 
   it('bad thread counts are refused before any I/O', async () => {
     expect(
-      await rejectionCode(decryptFileParallel(join(dir, 'missing'), join(dir, 'x'), key, { threads: 0 })),
+      await rejectionCodeOf(decryptFileParallel(join(dir, 'missing'), join(dir, 'x'), key, { threads: 0 })),
     ).toBe('ERR_INVALID_ARGUMENT');
   });
 });
