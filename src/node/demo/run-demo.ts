@@ -3,7 +3,8 @@
  *
  * Sample media → probe → keys from the key tree → encrypt + upload (embedded local store, mirrored to the
  * HTTP media server started in-process) → sealed v2 messages in a short valid stream (JSONL) → validate →
- * play every media message back from both stores and compare it with the original (SHA-256).
+ * play every media message back from both stores and compare it with the original (SHA-256) → when a
+ * Happy server is reachable (`HAPPY_MEDIA_HAPPY_SERVER_URL`), send the photo through it as v2 and as v1.
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
   contentKeyPair,
   createDataKey,
   dataKey,
+  decryptV1Blob,
   masterBlobKey,
   openDataKeyBundle,
   openMessage,
@@ -41,7 +43,14 @@ import {
 import { ffmpegAvailability, type MediaProbe, probeMedia } from '../media/index.js';
 import { openMedia } from '../playback/index.js';
 import { sendMedia } from '../send/index.js';
-import { type BlobStore, HttpBlobStore, LocalBlobStore, startMediaServer } from '../storage/index.js';
+import {
+  type BlobStore,
+  HappyServerStore,
+  HttpBlobStore,
+  LocalBlobStore,
+  startMediaServer,
+} from '../storage/index.js';
+import { createHappyAccount } from './happy-account.js';
 import { DemoRecorder, type DemoReport } from './report.js';
 import {
   createDemoSamples,
@@ -59,6 +68,12 @@ export interface DemoOptions {
   parentDir?: string;
   /** Where progress lines go; `undefined` prints nothing (for `--json`). */
   print?: (line: string) => void;
+  /**
+   * A running Happy server to send through (its URL; with `token` and `sessionId`, an existing account,
+   * else a throwaway account is made). Default: `HAPPY_MEDIA_HAPPY_SERVER_URL` (with `HAPPY_MEDIA_TOKEN`
+   * and `HAPPY_MEDIA_SESSION`); without one, that step says how to start one and is skipped.
+   */
+  happyServer?: { url: string; token?: string; sessionId?: string };
 }
 
 async function sha256File(path: string): Promise<string> {
@@ -369,7 +384,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     if (!streamOk) return;
 
     // 7. Playback from both stores.
-    await rec.step(
+    const played = await rec.step(
       'Play back every media message from both stores and compare with the original',
       async (s) => {
         const tempRoot = join(dir, 'play');
@@ -400,5 +415,74 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         return true;
       },
     );
+    if (!played) return;
+
+    // 8. Happy's own server, when one is reachable.
+    await rec.step(
+      "Happy's own server: send the photo as v2 and as v1 (what today's app opens), play it back",
+      async (s) => {
+        const configured = options.happyServer ?? happyServerFromEnv();
+        if (!configured) {
+          // Optional, not part of the offline mission: say how, without counting it as a skipped part.
+          s.info(
+            'no Happy server configured: start one with scripts/happy-server.sh install DIR && scripts/happy-server.sh start DIR, then `. DIR/env` (sets HAPPY_MEDIA_HAPPY_SERVER_URL) and run the demo again',
+          );
+          return true;
+        }
+        const account =
+          configured.token && configured.sessionId
+            ? { url: configured.url, token: configured.token, sessionId: configured.sessionId }
+            : await createHappyAccount(configured.url);
+        s.info(
+          `${account.url}, session ${account.sessionId}${configured.token ? '' : ' (throwaway account: a fresh Ed25519 key pair)'}`,
+        );
+        const store = new HappyServerStore(account);
+        const photo = items.find((i) => i.probe?.kind === 'photo');
+        if (!photo) {
+          s.skip('no photo sample');
+          return true;
+        }
+        const v2 = await sendMedia(photo.path, {
+          store,
+          blobKey: keys.blobKey,
+          role: 'agent',
+          turn,
+          sealKey: keys.sealKey,
+        });
+        s.info(`v2 → ${v2.ref} = ${store.serverRef(v2.ref)} (${kib(v2.ciphertextSize)} ciphertext)`);
+        const opened = await openMedia(v2.message, {
+          store,
+          blobKey: keys.blobKey,
+          tempRoot: join(dir, 'play'),
+        });
+        try {
+          s.check(
+            "v2 photo played back from Happy's server has the original's SHA-256",
+            (await sha256File(opened.path)) === photo.sha256,
+          );
+        } finally {
+          await opened.dispose();
+        }
+        const v1 = await sendMedia(photo.path, { store, blobKey: keys.blobKey, format: 'v1' });
+        s.info(`v1 → file event with ref ${v1.message.ev.ref} (${kib(v1.ciphertextSize)} secretbox blob)`);
+        const blob = await readAll(await store.get(v1.ref));
+        s.check(
+          "v1 blob opens with the session blob key as Happy's app opens it (decryptBlob) to the original",
+          createHash('sha256').update(decryptV1Blob(blob, keys.blobKey)).digest('hex') === photo.sha256,
+        );
+        return true;
+      },
+    );
   }
+}
+
+/** The Happy server named by the environment, if any. */
+function happyServerFromEnv(): DemoOptions['happyServer'] {
+  const url = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
+  if (!url) return undefined;
+  return {
+    url,
+    ...(process.env.HAPPY_MEDIA_TOKEN ? { token: process.env.HAPPY_MEDIA_TOKEN } : {}),
+    ...(process.env.HAPPY_MEDIA_SESSION ? { sessionId: process.env.HAPPY_MEDIA_SESSION } : {}),
+  };
 }
