@@ -26,6 +26,7 @@
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
 import {
@@ -127,22 +128,7 @@ export class HappyServerStore implements BlobStore {
         `expected \`{ url, token, sessionId }\` for \`options\` but received ${describeValue(options)}`,
       );
     }
-    let base: URL;
-    try {
-      base = new URL(options.url);
-    } catch (cause) {
-      throw new InvalidArgumentError('expected an http(s) URL for `url` but it could not be parsed', {
-        cause,
-      });
-    }
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw new InvalidArgumentError(
-        `expected an http(s) URL for \`url\` but received a ${base.protocol} URL`,
-      );
-    }
-    if (base.username || base.password) {
-      throw new InvalidArgumentError('expected a URL without credentials for `url`; pass `token` instead');
-    }
+    const base = parseHttpBaseUrl(options.url, 'url');
     if (typeof options.token !== 'string' || options.token.trim() === '') {
       throw new InvalidArgumentError(
         "expected the account's bearer token for `token` but received none (Happy's server refuses every attachment route without it)",

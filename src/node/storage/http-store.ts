@@ -17,6 +17,7 @@ import {
   LimitError,
   StorageError,
 } from '../../core/errors.js';
+import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import {
   type BlobRange,
@@ -98,24 +99,7 @@ export class HttpBlobStore implements BlobStore {
    * @throws {InvalidArgumentError} for a URL that is not http(s) or carries credentials, or bad options.
    */
   constructor(baseUrl: string, options: HttpBlobStoreOptions = {}) {
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch (cause) {
-      throw new InvalidArgumentError('expected an http(s) URL for `baseUrl` but it could not be parsed', {
-        cause,
-      });
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new InvalidArgumentError(
-        `expected an http(s) URL for \`baseUrl\` but received a ${url.protocol} URL`,
-      );
-    }
-    if (url.username || url.password) {
-      throw new InvalidArgumentError(
-        'expected a URL without credentials for `baseUrl`; pass `token` instead',
-      );
-    }
+    const url = parseHttpBaseUrl(baseUrl, 'baseUrl');
     if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) {
       throw new InvalidArgumentError('expected a non-empty string for `token`');
     }

@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { HappyMediaError } from '../../../src/core/errors.js';
 import { fetchRange, isRetryableError } from '../../../src/core/transport/index.js';
+import { streamOf } from '../../node/storage/store-contract.js';
 
 const BLOB = new Uint8Array(5000).map((_, i) => (i * 7) % 251);
-
-/** A body delivered in small pieces that are views with non-zero offsets. */
-function piecewise(bytes: Uint8Array, piece = 333): ReadableStream<Uint8Array> {
-  let at = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at >= bytes.length) {
-        controller.close();
-        return;
-      }
-      const end = Math.min(bytes.length, at + piece);
-      const padded = new Uint8Array(end - at + 3);
-      padded.set(bytes.subarray(at, end), 3);
-      controller.enqueue(padded.subarray(3));
-      at = end;
-    },
-  });
-}
 
 type Answer = { status: number; headers?: Record<string, string>; body?: Uint8Array | null };
 
@@ -31,7 +14,7 @@ function fakeFetch(answer: (range: string | undefined) => Answer) {
     const range = (init?.headers as Record<string, string> | undefined)?.range;
     seen.push(range);
     const a = answer(range);
-    return new Response(a.body === null || a.body === undefined ? null : piecewise(a.body), {
+    return new Response(a.body === null || a.body === undefined ? null : streamOf(a.body, 333), {
       status: a.status,
       headers: a.headers ?? {},
     });
