@@ -30,6 +30,7 @@ export { readJsonInput } from './envelope/read-input.js';
 // Private files: all-or-nothing writes, 0700 directories, and the sweep of crash leftovers.
 export { writeFileAllOrNothing } from './fs/atomic-file.js';
 export { diskError } from './fs/disk-error.js';
+export { sweepPendingRecords } from './fs/pending-record.js';
 export { createPrivateDirectory } from './fs/private-dir.js';
 export { sweepTempRoot } from './fs/sweep.js';
 // `serve --host`: loopback unless told otherwise.

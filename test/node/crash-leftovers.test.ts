@@ -21,9 +21,12 @@ const plaintext = testBytes(6 * 16384 + 77, 72);
 let blob: Uint8Array;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 const p = (name: string) => join(tmp.dir, name);
+// Where the CLI records files it writes outside its private directories (its own, not the user's).
+let stateHome: string;
 
 beforeAll(async () => {
   tmp = await makeTempDir('happy-media-crash-');
+  stateHome = p('state');
   blob = await encryptBlob(plaintext, key);
   await writeFile(p('whole.blob'), blob);
 });
@@ -62,11 +65,11 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `happy-media decrypt FIFO out` and feeds the FIFO three of the blob's seven chunks, then stalls. */
-async function startStalledDecrypt(out: string, tempRoot: string) {
+async function startStalledDecrypt(out: string, tempRoot: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const fifo = p(`in-${Math.random().toString(36).slice(2)}.fifo`);
   expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
   const child = spawn(process.execPath, [CLI_BIN, 'decrypt', fifo, out], {
-    env: { ...process.env, ...env, TMPDIR: tempRoot },
+    env: { ...process.env, ...env, XDG_STATE_HOME: stateHome, TMPDIR: tempRoot, ...extraEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const writer = await open(fifo, 'w');
@@ -92,7 +95,7 @@ describe('leftovers of a killed CLI are removed by the next run', () => {
     expect(await readdir(tempRoot)).toEqual([]);
   });
 
-  it('decrypt IN OUT: the verified plaintext beside OUT goes when the next run writes into that directory', async () => {
+  it('decrypt IN OUT: the verified plaintext beside OUT goes at the start of any next command', async () => {
     const outDir = p('out');
     await mkdir(outDir);
     const { child, writer } = await startStalledDecrypt(join(outDir, 'clip.mp4'), tmp.dir);
@@ -100,6 +103,22 @@ describe('leftovers of a killed CLI are removed by the next run', () => {
     await killed(child);
     await writer.close();
     expect((await stat(leftover)).size).toBeGreaterThan(0);
+
+    // A command that never looks at OUT's directory still finds it (through the pending-file record).
+    const next = await runCli(['keygen'], { env: { XDG_STATE_HOME: stateHome } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(await readdir(outDir)).toEqual([]);
+  });
+
+  it('decrypt IN OUT: the leftover also goes when the next run writes into that directory', async () => {
+    const outDir = p('out-2');
+    await mkdir(outDir);
+    const { child, writer } = await startStalledDecrypt(join(outDir, 'clip.mp4'), tmp.dir, {
+      XDG_STATE_HOME: p('state-unused'),
+    });
+    await waitFor(() => nonEmptyEntry(outDir, /^\.clip\.mp4\..*\.partial$/), 'OUT.partial');
+    await killed(child);
+    await writer.close();
 
     const next = await runCli(['decrypt', p('whole.blob'), join(outDir, 'other.mp4')], { env });
     expect(next.code, next.stderr).toBe(0);

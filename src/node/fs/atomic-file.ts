@@ -2,7 +2,8 @@
  * All-or-nothing files: bytes go to an exclusive 0600 temp file `.<label>.<stamp>.partial` in the
  * destination's directory (same file system, so the final rename is atomic), which is fsynced and
  * renamed onto its final name only when the whole job succeeded. On failure the temp file is removed;
- * on a crash its owner stamp lets a later run remove it (`sweep.ts`).
+ * on a crash its owner stamp lets a later run remove it (`sweep.ts`), and a file written beside an
+ * output is also recorded so that the next run of any command finds it (`pending-record.ts`).
  *
  * @internal Not exported from `happy-media/node`.
  * @module
@@ -13,6 +14,7 @@ import { HappyMediaError } from '../../core/errors.js';
 import { diskError } from './disk-error.js';
 import { removeOnExit } from './exit-cleanup.js';
 import { newOwnerStamp } from './owner-stamp.js';
+import { recordPending } from './pending-record.js';
 import { PRIVATE_FILE_MODE } from './private-dir.js';
 import { PARTIAL_FILE_NAMES, sweepStaleOnce } from './sweep.js';
 
@@ -22,6 +24,11 @@ export interface AtomicFileOptions {
   label?: string;
   /** fsync before the rename (default true: a power cut cannot publish an empty file). */
   sync?: boolean;
+  /**
+   * Record the temp file for the crash sweep of any later command (`pending-record.ts`); for files
+   * outside this library's private directories, whose location no sweep knows (default false).
+   */
+  record?: boolean;
 }
 
 /**
@@ -39,14 +46,16 @@ export class AtomicFileWriter {
   readonly #partialPath: string;
   readonly #sync: boolean;
   readonly #forget: () => void;
+  readonly #unrecord: () => Promise<void>;
   #open = true;
   #written = 0;
 
-  private constructor(handle: FileHandle, partialPath: string, sync: boolean) {
+  private constructor(handle: FileHandle, partialPath: string, sync: boolean, unrecord: () => Promise<void>) {
     this.#handle = handle;
     this.#partialPath = partialPath;
     this.#sync = sync;
     this.#forget = removeOnExit(partialPath);
+    this.#unrecord = unrecord;
   }
 
   /**
@@ -58,11 +67,15 @@ export class AtomicFileWriter {
   static async create(dir: string, options: AtomicFileOptions = {}): Promise<AtomicFileWriter> {
     // The label is cut so that a long destination name still leaves room for the stamp (NAME_MAX 255).
     const label = [...(options.label ?? 'happy-media')].slice(0, 64).join('');
-    const partialPath = join(dir, `.${label}.${newOwnerStamp()}.partial`);
+    const stamp = newOwnerStamp();
+    const partialPath = join(dir, `.${label}.${stamp}.partial`);
+    // Recorded before it exists, so that no moment leaves an unrecorded file behind a kill.
+    const unrecord = options.record ? await recordPending(partialPath, stamp) : async () => undefined;
     try {
       const handle = await open(partialPath, 'wx', PRIVATE_FILE_MODE);
-      return new AtomicFileWriter(handle, partialPath, options.sync ?? true);
+      return new AtomicFileWriter(handle, partialPath, options.sync ?? true, unrecord);
     } catch (cause) {
+      await unrecord();
       throw diskError('create a private temp file in', cause, dir);
     }
   }
@@ -107,6 +120,7 @@ export class AtomicFileWriter {
       await this.#handle.close();
       await rename(this.#partialPath, finalPath);
       this.#forget();
+      await this.#unrecord();
     } catch (cause) {
       await this.abort();
       throw diskError('move the finished file to', cause, finalPath);
@@ -121,6 +135,7 @@ export class AtomicFileWriter {
     }
     await unlink(this.#partialPath).catch(() => undefined);
     this.#forget();
+    await this.#unrecord();
   }
 }
 
@@ -142,7 +157,7 @@ export async function writeFileAllOrNothing(
 ): Promise<void> {
   const dir = dirname(outPath);
   sweepStaleOnce(dir, PARTIAL_FILE_NAMES);
-  const writer = await AtomicFileWriter.create(dir, { label: basename(outPath) });
+  const writer = await AtomicFileWriter.create(dir, { label: basename(outPath), record: true });
   try {
     await fill(writer);
   } catch (error) {

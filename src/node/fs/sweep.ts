@@ -9,7 +9,8 @@
  *    {@link UNSTAMPED_MAX_AGE_MS}.
  * 4. Only entries of the current user are touched, symbolic links never, and a sweep never throws.
  *
- * Where sweeps run: every CLI command sweeps the OS temp dir at start ({@link sweepTempRoot}); a write
+ * Where sweeps run: every CLI command sweeps the OS temp dir and the pending-file record at start
+ * ({@link sweepTempRoot}, `pending-record.ts`); a write
  * beside an output file sweeps that directory first (`atomic-file.ts`); the local store sweeps its
  * `.partial/` on first use; the playback cache sweeps its staging directories when it loads.
  *

@@ -10,6 +10,7 @@ import { DiskError, InvalidArgumentError } from '../../../src/core/errors.js';
 import { AtomicFileWriter, writeFileAllOrNothing } from '../../../src/node/fs/atomic-file.js';
 import { diskError } from '../../../src/node/fs/disk-error.js';
 import { newOwnerStamp, parseOwnerStamp } from '../../../src/node/fs/owner-stamp.js';
+import { sweepPendingRecords } from '../../../src/node/fs/pending-record.js';
 import { createPrivateDirectory } from '../../../src/node/fs/private-dir.js';
 import { spoolToPrivateFile } from '../../../src/node/fs/spool.js';
 import {
@@ -78,6 +79,31 @@ describe('sweepStale', () => {
 
   it('never throws for a missing directory', () => {
     expect(sweepStale(join(tmp.dir, 'absent'), TEMP_DIR_NAMES)).toBe(0);
+  });
+});
+
+describe('sweepPendingRecords', () => {
+  it('removes a dead owner’s recorded temp file, and nothing a record names that does not carry its stamp', async () => {
+    const records = join(tmp.dir, 'records');
+    const files = join(tmp.dir, 'recorded');
+    await mkdir(records);
+    await mkdir(files);
+    const dead = stampOf(deadPid);
+    const forged = stampOf(deadPid);
+    const live = newOwnerStamp();
+    const deadFile = join(files, `.clip.mp4.${dead}.partial`);
+    const victim = join(files, 'precious.txt');
+    const liveFile = join(files, `.clip.mp4.${live}.partial`);
+    for (const path of [deadFile, victim, liveFile]) await writeFile(path, 'x');
+    await writeFile(join(records, dead), deadFile);
+    await writeFile(join(records, forged), victim);
+    await writeFile(join(records, live), liveFile);
+
+    expect(sweepPendingRecords(records)).toBe(1);
+    expect((await readdir(files)).sort()).toEqual(
+      [liveFile, victim].map((f) => f.slice(files.length + 1)).sort(),
+    );
+    expect(await readdir(records)).toEqual([live]);
   });
 });
 
