@@ -16,6 +16,8 @@ export interface RangeServer {
   blobs: Map<string, Uint8Array>;
   /** Range headers of every GET, in order. */
   ranges: (string | undefined)[];
+  /** When set, the next GET's body is cut after this many bytes (a dropped connection), then it is cleared. */
+  dropNextAfter: number | undefined;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function startRangeServer(mode: RangeMode = 'honest'): Promise<Rang
     mode,
     blobs: new Map(),
     ranges: [],
+    dropNextAfter: undefined,
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
@@ -38,6 +41,14 @@ export async function startRangeServer(mode: RangeMode = 'honest'): Promise<Rang
       return;
     }
     state.ranges.push(req.headers.range);
+    const drop = state.dropNextAfter;
+    state.dropNextAfter = undefined;
+    if (drop !== undefined) {
+      // Announce the whole body, send part of it, then cut the connection.
+      res.writeHead(200, { 'content-length': String(blob.length) });
+      res.write(Buffer.from(blob.subarray(0, drop)), () => res.destroy());
+      return;
+    }
     const match = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     if (!match || state.mode === 'ignore') {
       res.writeHead(200, { 'content-length': String(blob.length) }).end(Buffer.from(blob));

@@ -1,9 +1,10 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob, openBlobRandomAccess } from '../../../src/core/blob/index.js';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
+import { openMedia } from '../../../src/node/playback/index.js';
 import {
   HttpBlobStore,
   LocalBlobStore,
@@ -290,5 +291,21 @@ describe('HttpBlobStore against servers that get Range wrong', () => {
     const piece = await reader.read(20_000, 100);
     expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(20_000, 20_100)))).toBe(true);
     expect(ranged.ranges.at(-1)).toMatch(/^bytes=\d+-\d+$/);
+  });
+
+  it('playback resumes after a dropped connection from a server that ignores Range (200 on the resume)', async () => {
+    ranged.mode = 'ignore';
+    ranged.ranges.length = 0;
+    ranged.dropNextAfter = 40_000; // inside the third sealed chunk
+    const store = new HttpBlobStore(ranged.url);
+    const opened = await openMedia({ ref, size: plaintext.length }, { store, blobKey: key, retryDelayMs: 1 });
+    try {
+      expect((await readFile(opened.path)).equals(Buffer.from(plaintext))).toBe(true);
+    } finally {
+      await opened.dispose();
+    }
+    // The second request resumed at a frame boundary with a Range the server ignored.
+    expect(ranged.ranges.length).toBeGreaterThanOrEqual(2);
+    expect(ranged.ranges.at(-1)).toMatch(/^bytes=(56|16456|32856)-/);
   });
 });
