@@ -1,7 +1,7 @@
 /**
  * Statistics of repeated runs: medians and spread, never a single timing.
  *
- * The machine is noisy (2 cores shared; MEASURED.md saw 2–3× between runs), so every figure is the median
+ * The machine is noisy (2 cores shared; ../shared/MEASURED.md, the machine measurements, saw 2–3× between runs), so every figure is the median
  * of several runs after a warm-up, and its spread is reported beside it so a reader can tell a real
  * difference from noise.
  *
@@ -76,7 +76,7 @@ export function summarize(samples: readonly number[]): Summary {
   };
 }
 
-/** Decimal megabytes per second for `bytes` processed in `ms` milliseconds (MB = 10^6 bytes, as MEASURED.md). */
+/** Decimal megabytes per second for `bytes` processed in `ms` milliseconds (MB = 10^6 bytes, as in ../shared/MEASURED.md). */
 export function megabytesPerSecond(bytes: number, ms: number): number {
   if (!(ms > 0)) throw new RangeError(`expected a positive duration for \`ms\` but received ${ms}`);
   return bytes / 1e6 / (ms / 1000);

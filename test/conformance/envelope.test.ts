@@ -1,5 +1,5 @@
 /**
- * The envelope layer against external vectors (shared/corpus, see its MANIFEST.md for provenance):
+ * The envelope layer against external vectors (../shared/corpus, see ../shared/corpus/MANIFEST.md for provenance):
  * - crypto/happy_format_vectors.json: NaCl and Wycheproof KATs rebuilt into Happy's layouts: every valid
  *   case opens (and re-encrypts to the same bytes), every invalid one is rejected with the right family;
  * - crypto/nacl_kat.json: NaCl secretbox and box KATs, and libsodium's sealed box, through our layouts;

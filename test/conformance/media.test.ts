@@ -1,5 +1,5 @@
 /**
- * Conformance of media probing against the external corpus (HAPPY_MEDIA_CORPUS, see MANIFEST.md):
+ * Conformance of media probing against the external corpus (HAPPY_MEDIA_CORPUS, see ../shared/corpus/MANIFEST.md):
  * - media/index.csv: every file gets the expected MIME type, kind and displayed size (and duration and
  *   ThumbHash where the CSV has them), with the deliberate differences listed below;
  * - corrupt/**: every hostile file finishes within the timeout with a valid result or a typed error,

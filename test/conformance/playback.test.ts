@@ -1,5 +1,5 @@
 /**
- * Playback conformance against the external corpus (HAPPY_MEDIA_CORPUS, see MANIFEST.md): every file of
+ * Playback conformance against the external corpus (HAPPY_MEDIA_CORPUS, see ../shared/corpus/MANIFEST.md): every file of
  * media/index.csv (file-type fixtures, mathiasbynens/small, misc) is encrypted, played back through
  * openMedia as a bare ref with no MIME type (as a photo message arrives), and must come back byte for byte
  * (its SHA-256 equals the CSV's), with the MIME type file-type gives it (sniffed from the first verified
