@@ -2,10 +2,19 @@
  * Timed inside the Hermes VM (the `hermes` bench suite bundles it after the app globals): the universal
  * entry's pure-JS blob decrypt (noble backend, what an app without a native cipher gets) beside tweetnacl
  * `secretbox.open` over the same plaintext size (what Happy's app uses today), after checking both
- * round-trip. Prints one JSON line: `{ size, blobDecryptMs[], secretboxOpenMs[] }`.
+ * round-trip. Also the engine alone: `decryptBlob` through the Cipher-API backend over a module whose
+ * "cipher" only copies (no AES, no tag check), i.e. the ceiling a native cipher
+ * (react-native-quick-crypto) reaches before its own AES time. Prints one JSON line:
+ * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[] }`.
  */
 import nacl from 'tweetnacl';
-import { decryptBlob, encryptBlob } from '../../src/index.js';
+import {
+  type CipherModule,
+  cipherModuleBlobBackend,
+  decryptBlob,
+  encryptBlob,
+  registerBlobBackend,
+} from '../../src/index.js';
 
 declare const print: (line: string) => void;
 declare const HERMES_BENCH: { size: number; runs: number };
@@ -39,6 +48,20 @@ async function time(runs: number, fn: () => unknown): Promise<number[]> {
   return out;
 }
 
+/** A Cipher-API module that copies instead of encrypting: times the JS engine around a native cipher. */
+const copyingModule: CipherModule = {
+  createCipheriv: () => ({
+    update: (d) => d.slice(),
+    final: () => new Uint8Array(0),
+    getAuthTag: () => new Uint8Array(16),
+  }),
+  createDecipheriv: () => ({
+    setAuthTag: () => undefined,
+    update: (d) => d.slice(),
+    final: () => new Uint8Array(0),
+  }),
+};
+
 async function main(): Promise<void> {
   const { size, runs } = HERMES_BENCH;
   const key = bytes(32, 7);
@@ -52,7 +75,12 @@ async function main(): Promise<void> {
   if (!opened || !same(opened, plain)) throw new Error('secretbox round trip failed');
   const blobDecryptMs = await time(runs, () => decryptBlob(blob, key, { backend: 'noble' }));
   const secretboxOpenMs = await time(runs, () => nacl.secretbox.open(boxed, nonce, key));
-  print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs }));
+  registerBlobBackend(cipherModuleBlobBackend(copyingModule, { name: 'copy-only' }), { preferred: false });
+  const copied = await encryptBlob(plain, key, { backend: 'copy-only' });
+  if (!same(await decryptBlob(copied, key, { backend: 'copy-only' }), plain))
+    throw new Error('engine round trip failed');
+  const engineOnlyMs = await time(runs, () => decryptBlob(copied, key, { backend: 'copy-only' }));
+  print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs, engineOnlyMs }));
 }
 
 main().catch((error) => print(JSON.stringify({ error: String(error) })));
