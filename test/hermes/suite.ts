@@ -5,7 +5,7 @@
  */
 
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
-import { utf8 } from '../../src/core/bytes.js';
+import { joinBytes, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
 import {
   assertSessionMessage,
@@ -70,14 +70,7 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8
   } catch (e) {
     error = e;
   }
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
+  const out = joinBytes(parts);
   return { out, error };
 }
 

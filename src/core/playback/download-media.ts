@@ -113,6 +113,21 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
       `expected a sink with write(), commit() and abort() for \`sink\` but received ${describeValue(sink)}`,
     );
   }
+  assertProgressAndRetries(options);
+  return store;
+}
+
+/**
+ * Checks the options every download API shares (`downloadMedia`, `openMedia`): `onProgress`, `retries`
+ * (0–100), `retryDelayMs` (0–60 000).
+ *
+ * @throws {InvalidArgumentError} naming the first option that is wrong.
+ */
+export function assertProgressAndRetries(options: {
+  onProgress?: unknown;
+  retries?: number;
+  retryDelayMs?: number;
+}): void {
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InvalidArgumentError(
       `expected a function for \`onProgress\` but received ${describeValue(options.onProgress)}`,
@@ -121,7 +136,6 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
   if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
   if (options.retryDelayMs !== undefined)
     assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
-  return store;
 }
 
 function aborted(signal: AbortSignal | undefined): AbortedError {

@@ -5,9 +5,9 @@
  */
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { describeValue } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
-import { downloadMedia } from '../../core/playback/download-media.js';
+import { assertProgressAndRetries, downloadMedia } from '../../core/playback/download-media.js';
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { createPrivateDirectory } from '../fs/private-dir.js';
@@ -59,14 +59,7 @@ function checkOptions(options: OpenMediaOptions): void {
       `expected a MediaCache for \`cache\` but received ${describeValue(options.cache)}`,
     );
   }
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
-    throw new InvalidArgumentError(
-      `expected a function for \`onProgress\` but received ${describeValue(options.onProgress)}`,
-    );
-  }
-  if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
-  if (options.retryDelayMs !== undefined)
-    assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
+  assertProgressAndRetries(options);
 }
 
 /**
