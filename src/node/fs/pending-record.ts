@@ -14,13 +14,13 @@
  * @internal Not exported from `happy-media/node`.
  * @module
  */
-import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseOwnerStamp } from './owner-stamp.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-dir.js';
-import { isProcessAlive, PARTIAL_FILE_NAMES } from './sweep.js';
+import { isOwnEntry, isProcessAlive, namesIn, PARTIAL_FILE_NAMES } from './sweep.js';
 
 /** Largest record read back (a path). */
 const MAX_RECORD_BYTES = 8192;
@@ -52,15 +52,8 @@ export async function recordPending(partialPath: string, stamp: string): Promise
  * Returns how many temp files were removed. Never throws.
  */
 export function sweepPendingRecords(dir: string = pendingRecordDir()): number {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   let removed = 0;
-  for (const stamp of names) {
+  for (const stamp of namesIn(dir)) {
     const owner = parseOwnerStamp(stamp);
     if (!owner || isProcessAlive(owner.pid)) continue;
     const record = join(dir, stamp);
@@ -68,7 +61,7 @@ export function sweepPendingRecords(dir: string = pendingRecordDir()): number {
       const path = readFileSync(record, 'utf8').slice(0, MAX_RECORD_BYTES);
       const match = PARTIAL_FILE_NAMES.stamped.exec(basename(path));
       const info = match?.[1] === stamp ? lstatSync(path, { throwIfNoEntry: false }) : undefined;
-      if (info?.isFile() && (uid === undefined || info.uid === uid)) {
+      if (info?.isFile() && isOwnEntry(info)) {
         rmSync(path, { force: true });
         removed++;
       }

@@ -17,7 +17,7 @@
  * @internal Not exported from `happy-media/node`.
  * @module
  */
-import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseOwnerStamp } from './owner-stamp.js';
@@ -69,6 +69,21 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** The names in `dir`, or none when it cannot be listed (a sweep never throws). */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Rule 4: an entry a sweep may remove is the current user's and not a symbolic link. */
+export function isOwnEntry(info: Stats): boolean {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  return !info.isSymbolicLink() && (uid === undefined || info.uid === uid);
+}
+
 /** Whether the rules above say `name` (with its lstat info) is a leftover to remove. */
 function isLeftover(name: string, names: PrivateNames, modifiedMs: number, now: number): boolean {
   const stamped = names.stamped.exec(name);
@@ -84,21 +99,13 @@ function isLeftover(name: string, names: PrivateNames, modifiedMs: number, now: 
  * how many entries were removed. Never throws (a missing directory sweeps nothing).
  */
 export function sweepStale(dir: string, names: PrivateNames, now: number = Date.now()): number {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   let removed = 0;
-  for (const name of entries) {
+  for (const name of namesIn(dir)) {
     if (!names.stamped.test(name) && names.unstamped?.test(name) !== true) continue;
     const path = join(dir, name);
     try {
       const info = lstatSync(path);
-      if (info.isSymbolicLink() || (uid !== undefined && info.uid !== uid)) continue;
-      if (!isLeftover(name, names, info.mtimeMs, now)) continue;
+      if (!isOwnEntry(info) || !isLeftover(name, names, info.mtimeMs, now)) continue;
       rmSync(path, { recursive: true, force: true });
       removed++;
     } catch {
