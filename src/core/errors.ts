@@ -59,7 +59,10 @@ export interface HappyMediaErrorOptions {
  * ```
  */
 export class HappyMediaError extends Error {
-  /** Stable machine-readable code, e.g. `ERR_DECRYPTION_FAILED`. */
+  /**
+   * Stable machine-readable code, e.g. `ERR_DECRYPTION_FAILED`. Each subclass narrows its type, so
+   * `if (e instanceof StorageError)` narrows `e.code` to {@link StorageErrorCode}.
+   */
   readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: HappyMediaErrorOptions) {
@@ -71,6 +74,8 @@ export class HappyMediaError extends Error {
 
 /** A parameter of the wrong type, length or range (a programming error of the caller). */
 export class InvalidArgumentError extends HappyMediaError {
+  declare readonly code: 'ERR_INVALID_ARGUMENT';
+
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_INVALID_ARGUMENT', message, options);
   }
@@ -78,17 +83,21 @@ export class InvalidArgumentError extends HappyMediaError {
 
 /** Bad command-line usage: the CLI exits with status 2. */
 export class UsageError extends HappyMediaError {
+  declare readonly code: 'ERR_USAGE';
+
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_USAGE', message, options);
   }
 }
 
+/** The codes a {@link FormatError} carries. */
+export type FormatErrorCode = 'ERR_FORMAT' | 'ERR_UNSUPPORTED_VERSION';
+
 /** Bytes or text whose layout cannot be what it claims to be (too short, bad base64, unknown version). */
 export class FormatError extends HappyMediaError {
-  constructor(
-    message: string,
-    options?: HappyMediaErrorOptions & { code?: 'ERR_FORMAT' | 'ERR_UNSUPPORTED_VERSION' },
-  ) {
+  declare readonly code: FormatErrorCode;
+
+  constructor(message: string, options?: HappyMediaErrorOptions & { code?: FormatErrorCode }) {
     super(options?.code ?? 'ERR_FORMAT', message, options);
   }
 }
@@ -98,6 +107,8 @@ export class FormatError extends HappyMediaError {
  * reordering, wrong commitment), so that the error tells an attacker nothing.
  */
 export class DecryptionError extends HappyMediaError {
+  declare readonly code: 'ERR_DECRYPTION_FAILED';
+
   constructor(options?: HappyMediaErrorOptions) {
     super('ERR_DECRYPTION_FAILED', 'decryption failed: the data is not authentic for this key', options);
   }
@@ -115,6 +126,8 @@ export interface SchemaIssue {
 
 /** A value that does not match the expected schema; `issues` lists every problem with its path. */
 export class SchemaError extends HappyMediaError {
+  declare readonly code: 'ERR_SCHEMA';
+
   /** Every problem found, with its path. */
   readonly issues: SchemaIssue[];
 
@@ -126,6 +139,8 @@ export class SchemaError extends HappyMediaError {
 
 /** A stream of messages that breaks the append-only rules (see the stream validator). */
 export class StreamError extends HappyMediaError {
+  declare readonly code: 'ERR_STREAM_INVALID';
+
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_STREAM_INVALID', message, options);
   }
@@ -133,42 +148,50 @@ export class StreamError extends HappyMediaError {
 
 /** A configured or inherent limit was hit (size, pixels, chunk count, time). */
 export class LimitError extends HappyMediaError {
+  declare readonly code: 'ERR_LIMIT_EXCEEDED';
+
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_LIMIT_EXCEEDED', message, options);
   }
 }
 
+/** The codes a {@link ProbeError} carries. */
+export type ProbeErrorCode =
+  | 'ERR_PROBE_FAILED'
+  | 'ERR_PROBE_TIMEOUT'
+  | 'ERR_FFMPEG_MISSING'
+  | 'ERR_UNREADABLE_INPUT';
+
 /** Media probing failed (tool crashed, timed out, or is missing). */
 export class ProbeError extends HappyMediaError {
-  constructor(
-    message: string,
-    options?: HappyMediaErrorOptions & {
-      code?: 'ERR_PROBE_FAILED' | 'ERR_PROBE_TIMEOUT' | 'ERR_FFMPEG_MISSING' | 'ERR_UNREADABLE_INPUT';
-    },
-  ) {
+  declare readonly code: ProbeErrorCode;
+
+  constructor(message: string, options?: HappyMediaErrorOptions & { code?: ProbeErrorCode }) {
     super(options?.code ?? 'ERR_PROBE_FAILED', message, options);
   }
 }
 
+/** The codes a {@link StorageError} carries. */
+export type StorageErrorCode =
+  | 'ERR_STORAGE'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_INVALID_REF'
+  | 'ERR_DOWNLOAD_FAILED'
+  | 'ERR_UPLOAD_FAILED';
+
 /** A storage backend or transport failed, or a ref is missing or invalid. */
 export class StorageError extends HappyMediaError {
-  constructor(
-    message: string,
-    options?: HappyMediaErrorOptions & {
-      code?:
-        | 'ERR_STORAGE'
-        | 'ERR_NOT_FOUND'
-        | 'ERR_INVALID_REF'
-        | 'ERR_DOWNLOAD_FAILED'
-        | 'ERR_UPLOAD_FAILED';
-    },
-  ) {
+  declare readonly code: StorageErrorCode;
+
+  constructor(message: string, options?: HappyMediaErrorOptions & { code?: StorageErrorCode }) {
     super(options?.code ?? 'ERR_STORAGE', message, options);
   }
 }
 
 /** The local file system failed (temp file, rename, fsync, permissions). */
 export class DiskError extends HappyMediaError {
+  declare readonly code: 'ERR_DISK';
+
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_DISK', message, options);
   }
@@ -176,12 +199,17 @@ export class DiskError extends HappyMediaError {
 
 /** The operation was cancelled through its AbortSignal. */
 export class AbortedError extends HappyMediaError {
+  declare readonly code: 'ERR_ABORTED';
+
   constructor(message = 'the operation was aborted', options?: HappyMediaErrorOptions) {
     super('ERR_ABORTED', message, options);
   }
 }
 
 /** True when `value` is a happy-media error, optionally with the given code. */
-export function isHappyMediaError(value: unknown, code?: ErrorCode): value is HappyMediaError {
+export function isHappyMediaError<C extends ErrorCode = ErrorCode>(
+  value: unknown,
+  code?: C,
+): value is HappyMediaError & { readonly code: C } {
   return value instanceof HappyMediaError && (code === undefined || value.code === code);
 }
