@@ -167,6 +167,9 @@ export class HttpBlobStore implements BlobStore {
         ...this.headers(),
         'content-type': 'application/octet-stream',
         'content-length': String(size),
+        // Lets the server refuse (401, 413…) before the body is sent: a refusal that arrives while the body
+        // is streaming can be lost to a TCP reset, and would then read as a network failure.
+        expect: '100-continue',
       },
       timeout: this.timeoutMs,
     });
@@ -206,12 +209,14 @@ export class HttpBlobStore implements BlobStore {
     };
     let stoppedEarly = false;
     try {
+      req.flushHeaders();
+      await continueOrAnswer(req, response);
       for await (const chunk of readSizedBody(body, size, options)) {
         if (early) {
           stoppedEarly = true;
           break;
         }
-        if (!req.write(chunk)) await drainOrFail(req);
+        if (!req.write(chunk)) await drainOrFail(req, response);
       }
       if (!stoppedEarly) {
         bodySent = true;
@@ -317,10 +322,38 @@ function endRequest(req: ClientRequest): Promise<void> {
   return finished;
 }
 
-function drainOrFail(req: ClientRequest): Promise<void> {
+/** How long to wait for `100 Continue` before sending the body anyway (a server that ignores `Expect`). */
+const CONTINUE_TIMEOUT_MS = 1000;
+
+/** Resolves on `100 Continue`, on an early final answer (or failure), or after {@link CONTINUE_TIMEOUT_MS}. */
+function continueOrAnswer(req: ClientRequest, response: Promise<IncomingMessage>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.off('continue', done);
+      resolve();
+    };
+    const timer = setTimeout(done, CONTINUE_TIMEOUT_MS);
+    req.once('continue', done);
+    response.then(done, done);
+  });
+}
+
+/**
+ * Waits until the request can take more body, or the server has answered (the caller then stops
+ * writing and reads the answer instead of blocking on a server that no longer reads).
+ */
+function drainOrFail(req: ClientRequest, response: Promise<IncomingMessage>): Promise<void> {
   if (req.destroyed) return Promise.reject(new Error('the connection closed during the upload'));
   return new Promise((resolve, reject) => {
+    let settled = false;
+    response.then(
+      () => done(),
+      () => {},
+    );
     const done = (error?: Error) => {
+      if (settled) return;
+      settled = true;
       req.off('drain', onDrain);
       req.off('error', onError);
       req.off('close', onClose);

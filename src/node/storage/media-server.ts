@@ -286,6 +286,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
       if (!req.complete) aborter.abort(new Error('the client closed the connection'));
     };
     req.on('close', onClose);
+    if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
     try {
       await store.put(ref, nodeReadableToWeb(req), size, {
         signal: aborter.signal,
@@ -342,6 +343,19 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     }
   };
 
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((error: unknown) => {
+      const reply = replyForError(error);
+      if (reply.status === 500 && process.env.HAPPY_MEDIA_DEBUG === '1') {
+        process.stderr.write(`happy-media serve: ${req.method} failed: ${String(error)}\n`);
+      }
+      if (req.complete || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') {
+        sendError(res, reply);
+      } else {
+        refuseBody(res, reply);
+      }
+    });
+  };
   const server = createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
@@ -350,20 +364,12 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
       // How often Node checks the two limits above (default 30 s would let them overrun by that much).
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(timeouts.headersTimeoutMs / 2))),
     },
-    (req, res) => {
-      handle(req, res).catch((error: unknown) => {
-        const reply = replyForError(error);
-        if (reply.status === 500 && process.env.HAPPY_MEDIA_DEBUG === '1') {
-          process.stderr.write(`happy-media serve: ${req.method} failed: ${String(error)}\n`);
-        }
-        if (req.complete || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') {
-          sendError(res, reply);
-        } else {
-          refuseBody(res, reply);
-        }
-      });
-    },
+    onRequest,
   );
+  // An upload sent with `Expect: 100-continue` (HttpBlobStore sends it) gets its refusal (401, 403, 411,
+  // 413…) before any body byte leaves the client, so no unread body can turn the answer into a TCP reset;
+  // `100 Continue` goes out only when the body is about to be stored (handlePut).
+  server.on('checkContinue', onRequest);
   server.maxConnections = timeouts.maxConnections;
   server.setTimeout(timeouts.idleTimeoutMs);
   server.on('timeout', (socket: Socket) => socket.destroy());

@@ -131,6 +131,39 @@ describe('media server under good and bad requests', () => {
     });
   });
 
+  it('with Expect: 100-continue, refuses before the body is sent and invites the body only when accepted', async () => {
+    /** Sends only the headers; resolves with what came back first: `100 Continue` or a final status. */
+    const ask = (ref: string, size: number) =>
+      new Promise<{ first: 'continue' | number; req: ReturnType<typeof request> }>((resolve, reject) => {
+        const req = request(`${server.url}/v1/blobs/${ref}`, {
+          method: 'PUT',
+          headers: { ...auth, 'content-length': String(size), expect: '100-continue' },
+        });
+        req.on('continue', () => resolve({ first: 'continue', req }));
+        req.on('response', (res) => {
+          res.resume();
+          resolve({ first: res.statusCode ?? 0, req });
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+    const refused = await ask(createMediaRef(), LIMIT + 1);
+    expect(refused.first).toBe(413);
+    refused.req.destroy();
+    const accepted = createMediaRef();
+    const ok = await ask(accepted, 10);
+    expect(ok.first).toBe('continue');
+    const status = await new Promise<number>((resolve) => {
+      ok.req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      ok.req.end(new Uint8Array(10));
+    });
+    expect(status).toBe(201);
+    expect((await backing.head(accepted)).size).toBe(10);
+  });
+
   it('requires Content-Length on uploads (411)', async () => {
     const res = await raw(
       'PUT',
