@@ -3,7 +3,7 @@
  * server serves the esbuild-bundled page (universal entry only, platform "browser") and blobs encrypted
  * by the Node side. The page must show the ThumbHash placeholder first, then play the video with its real
  * duration and size, show the photo at its natural size, and show an error and no content for a tampered
- * blob or a wrong key. Skipped when /usr/bin/chromium is absent.
+ * blob or a wrong key. Skipped, with a printed reason, when no Chromium is found (CHROMIUM_PATH, the PATH).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -20,11 +20,18 @@ import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { photoMessage, videoMessage } from '../../src/core/protocol/index.js';
 import '../../src/node/blob/index.js';
 import { CHROMIUM_ARGS } from '../../bench/suites/browser.js';
+import { findOnPath } from '../../src/node/media/ffmpeg-binaries.js';
 import { makeTempDir } from '../helpers/tmp.js';
 import { hasFfmpeg, makeMp4, makePng } from '../node/playback/helpers/samples.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+// Found like the package finds ffmpeg: CHROMIUM_PATH, else on the PATH (so a PATH without it skips).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? findOnPath('chromium') ?? findOnPath('chromium-browser');
+const hasChromium = CHROMIUM !== undefined && existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(
+    `browser tests skipped: no Chromium (${CHROMIUM ?? 'none on the PATH'}); apt-get install chromium or set CHROMIUM_PATH`,
+  );
+}
 const key = randomBytes(32);
 
 let server: Server;

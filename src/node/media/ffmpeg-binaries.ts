@@ -63,7 +63,7 @@ export const BUNDLED_PACKAGE: Readonly<Record<ToolName, string>> = {
 };
 
 const PRIVATE_DIR_MODE = 0o700;
-const executableName = (tool: ToolName) => (process.platform === 'win32' ? `${tool}.exe` : tool);
+const executableName = (name: string) => (process.platform === 'win32' ? `${name}.exe` : name);
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -75,11 +75,11 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** The first executable `tool` in an absolute `PATH` directory (relative entries are ignored). */
-export function findOnPath(tool: ToolName, pathVariable = process.env.PATH ?? ''): string | undefined {
+/** The first executable `name` (`.exe` added on Windows) in an absolute `PATH` directory (relative entries are ignored). */
+export function findOnPath(name: string, pathVariable = process.env.PATH ?? ''): string | undefined {
   for (const dir of pathVariable.split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
-    const candidate = join(dir, executableName(tool));
+    const candidate = join(dir, process.platform === 'win32' ? `${name}.exe` : name);
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
