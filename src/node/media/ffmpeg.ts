@@ -289,7 +289,11 @@ export async function lastPacketEnd(
     [
       ...baseArgs(),
       '-read_intervals',
-      `${Math.max(0, fromSeconds).toFixed(3)}%`,
+      // An explicit end (+ a billion seconds: the whole tail): with an open end (`START%`) the static
+      // ffprobe bundled for linux-x64 (git 2023-07) sometimes lists no packet at all, depending on where
+      // its binary lies on disk and on the environment (an uninitialised read, it seems; the fresh-clone
+      // check in .ci/run caught it: durations of 0); the explicit form is read right by every build.
+      `${Math.max(0, fromSeconds).toFixed(3)}%+1000000000`,
       '-show_entries',
       'packet=pts_time,duration_time',
       '-of',
