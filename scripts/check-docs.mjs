@@ -102,6 +102,19 @@ function isRepoPath(token) {
   return REPO_ROOTS.some((prefix) => token.startsWith(prefix));
 }
 
+/**
+ * Folders the repository ignores because a script makes them (`samples/generated/`, `dist/`): a doc may
+ * cite them although a fresh clone does not have them yet. Read from .gitignore's folder lines.
+ */
+function generatedFolders(root) {
+  const gitignore = join(root, '.gitignore');
+  if (!existsSync(gitignore)) return [];
+  return readFileSync(gitignore, 'utf8')
+    .split('\n')
+    .map((line) => line.trim().replace(/^\//, ''))
+    .filter((line) => line.endsWith('/') && !line.startsWith('#'));
+}
+
 /** Cited files of one markdown line that do not exist. */
 function checkFileRefs(path, at, line, root) {
   const problems = [];
@@ -115,6 +128,7 @@ function checkFileRefs(path, at, line, root) {
   for (const [, span] of line.matchAll(/`([^`]+)`/g)) {
     const token = span.replace(/:\d+(?:-\d+)?$/, '');
     if (!isRepoPath(token) || /[*<>{}$ ]/.test(token)) continue;
+    if (generatedFolders(root).some((folder) => token.startsWith(folder))) continue;
     if (!existsSync(join(root, token))) problems.push(`${at}: cites ${token}, which does not exist`);
   }
   return problems;

@@ -63,6 +63,14 @@ describe('check-docs', () => {
     ]);
   });
 
+  it('accepts a cited folder that .gitignore marks as generated, not a missing source folder', () => {
+    const dir = repo('generated', {
+      '.gitignore': 'node_modules/\nsamples/generated/\n',
+      'README.md': 'Made by the script: `samples/generated/photo.jpg`; not made: `samples/kept/photo.jpg`.\n',
+    });
+    expect(check(dir)).toEqual(['README.md:1: cites samples/kept/photo.jpg, which does not exist']);
+  });
+
   it('catches `npm run X` for a script package.json does not have', () => {
     const dir = repo('scripts', { 'README.md': 'npm run build && npm run typecheck\n' });
     expect(check(dir)).toEqual(['README.md:1: `npm run typecheck` but package.json has no such script']);
