@@ -413,7 +413,7 @@ export {
   type OpenStoreOptions,
   openStore,
   parseRangeHeader,
-  type RangeAnswer,
+  type RangeDecision,
   S3_MAX_PARTS,
   S3_MIN_PART_BYTES,
   S3BlobStore,

@@ -25,7 +25,7 @@ import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/p
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
 import { isAllowedHost } from '../http/allowed-host.js';
-import { parseRangeHeader } from './http-range.js';
+import { parseRangeHeader } from '../http/range-header.js';
 import {
   extensionForMimeType,
   extensionOfName,
@@ -141,6 +141,7 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Length': '0' }).end();
       return;
     }
+    // Policy: a Range header we cannot read is ignored (200, whole file), as RFC 9110 allows; players vary.
     const decision = parseRangeHeader(req.headers.range, size);
     if (decision.kind === 'unsatisfiable') {
       res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }).end();

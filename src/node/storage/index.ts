@@ -11,6 +11,7 @@ export {
   HappyServerStore,
   type HappyServerStoreOptions,
 } from '../../core/storage/happy-server-store.js';
+export { parseRangeHeader, type RangeDecision } from '../http/range-header.js';
 export {
   assertWithinStoreLimit,
   type BlobRange,
@@ -20,7 +21,6 @@ export {
   type PutOptions,
   storeNewBlob,
 } from './blob-store.js';
-export { parseRangeHeader, type RangeAnswer } from './http-range.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
 export {

@@ -31,8 +31,8 @@ import { HappyMediaError, InvalidArgumentError, StorageError } from '../../core/
 import { isMediaRef } from '../../core/protocol/refs.js';
 import { type HostPolicy, isAllowedHost, isCrossSiteRequest } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
+import { parseRangeHeader } from '../http/range-header.js';
 import type { BlobStore } from './blob-store.js';
-import { parseRangeHeader } from './http-range.js';
 import { LocalBlobStore } from './local-store.js';
 import { nodeReadableToWeb } from './node-readable.js';
 
@@ -310,8 +310,9 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     let status = 200;
     const rangeHeader = req.headers.range;
     if (rangeHeader !== undefined) {
+      // Policy: our clients send one valid byte range; anything else is refused (416), never served whole.
       const range = parseRangeHeader(rangeHeader, size);
-      if (!range.ok) {
+      if (range.kind !== 'partial') {
         sendError(res, {
           status: 416,
           code: 'ERR_RANGE_NOT_SATISFIABLE',

@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRangeHeader } from '../../../src/node/playback/http-range.js';
 import { chunkedResumePoint, resumableDownload } from '../../../src/node/playback/index.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
@@ -111,47 +110,5 @@ describe('resumableDownload', () => {
       message: expect.stringContaining('no data for 20 ms'),
     });
     expect(store.gets).toHaveLength(2);
-  });
-});
-
-describe('parseRangeHeader (streaming endpoint)', () => {
-  it('answers the forms a player sends', () => {
-    expect(parseRangeHeader(undefined, 100)).toEqual({ kind: 'whole' });
-    expect(parseRangeHeader('bytes=0-', 100)).toEqual({ kind: 'partial', start: 0, end: 99 });
-    expect(parseRangeHeader('bytes=10-19', 100)).toEqual({ kind: 'partial', start: 10, end: 19 });
-    expect(parseRangeHeader('bytes=90-500', 100)).toEqual({ kind: 'partial', start: 90, end: 99 });
-    expect(parseRangeHeader('bytes=-10', 100)).toEqual({ kind: 'partial', start: 90, end: 99 });
-    expect(parseRangeHeader('bytes=-500', 100)).toEqual({ kind: 'partial', start: 0, end: 99 });
-    expect(parseRangeHeader('bytes=100-', 100)).toEqual({ kind: 'unsatisfiable' });
-    expect(parseRangeHeader('bytes=-0', 100)).toEqual({ kind: 'unsatisfiable' });
-    expect(parseRangeHeader('bytes=0-', 0)).toEqual({ kind: 'unsatisfiable' });
-    expect(parseRangeHeader('bytes=5-1', 100)).toEqual({ kind: 'whole' });
-    expect(parseRangeHeader('bytes=0-1,3-4', 100)).toEqual({ kind: 'whole' });
-    expect(parseRangeHeader('items=0-1', 100)).toEqual({ kind: 'whole' });
-  });
-
-  it('never answers a partial range outside the representation (property)', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e9 }), fc.string(), (size, tail) => {
-        const decision = parseRangeHeader(`bytes=${tail}`, size);
-        if (decision.kind === 'partial') {
-          expect(decision.start).toBeGreaterThanOrEqual(0);
-          expect(decision.start).toBeLessThanOrEqual(decision.end);
-          expect(decision.end).toBeLessThan(size);
-        }
-      }),
-    );
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1e9 }), fc.nat(), fc.nat(), (size, a, b) => {
-        const decision = parseRangeHeader(`bytes=${Math.min(a, b)}-${Math.max(a, b)}`, size);
-        if (Math.min(a, b) >= size) expect(decision.kind).toBe('unsatisfiable');
-        else
-          expect(decision).toEqual({
-            kind: 'partial',
-            start: Math.min(a, b),
-            end: Math.min(Math.max(a, b), size - 1),
-          });
-      }),
-    );
   });
 });
