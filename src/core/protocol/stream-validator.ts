@@ -98,6 +98,12 @@ interface CallState {
   pending: PermissionRequestMessage | undefined;
 }
 
+/** The message of one type. */
+type MessageOf<T extends SessionMessage['type']> = Extract<SessionMessage, { type: T }>;
+
+/** Records one violation of the message being checked. */
+type Report = (code: StreamViolationCode, text: string) => void;
+
 const quote = (value: string) => JSON.stringify(value);
 
 function wellFormedId(value: unknown): string | undefined {
@@ -144,11 +150,8 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
     return leftOpen;
   }
 
-  function checkTurn(
-    message: SessionMessage,
-    turn: string,
-    report: (code: StreamViolationCode, text: string) => void,
-  ) {
+  /** A message carrying `turn`: TURN_NOT_OPEN, TURN_MISMATCH (or the head turn of an excerpt). */
+  function checkTurn(message: SessionMessage, turn: string, report: Report): void {
     if (openTurn === undefined) {
       if (!requireTurnStart && !framed && !seenTurns.has(turn)) {
         // The head of an excerpt: the turn began before the first message we see.
@@ -176,7 +179,8 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
     }
   }
 
-  function check(message: SessionMessage, report: (code: StreamViolationCode, text: string) => void): void {
+  /** DUPLICATE_ID: ids are unique in the stream. */
+  function checkUniqueId(message: SessionMessage, report: Report): void {
     const seenAt = idIndex.get(message.id);
     if (seenAt !== undefined) {
       report(
@@ -186,7 +190,10 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
     } else {
       idIndex.set(message.id, index);
     }
+  }
 
+  /** TIME_WENT_BACKWARDS: time never drops more than the tolerance below the latest time seen. */
+  function checkTime(message: SessionMessage, report: Report): void {
     if (latestTime !== undefined && message.time < latestTime - tolerance) {
       report(
         'TIME_WENT_BACKWARDS',
@@ -194,153 +201,185 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
       );
     }
     latestTime = latestTime === undefined ? message.time : Math.max(latestTime, message.time);
+  }
 
+  /** PARENT_UNKNOWN: parentId names a tool call started earlier. */
+  function checkParent(message: SessionMessage, report: Report): void {
     if (message.parentId !== undefined && !calls.has(message.parentId)) {
       report(
         'PARENT_UNKNOWN',
         `parentId ${quote(message.parentId)} names no tool call started earlier in the stream; parentId is the callId of the spawning tool-call-start`,
       );
     }
+  }
 
-    switch (message.type) {
-      case 'turn-start': {
-        if (openTurn !== undefined) {
-          report(
-            'TURN_ALREADY_OPEN',
-            `turn-start of ${quote(message.turn)} while turn ${quote(openTurn)} is still open; end it with turn-end first`,
-          );
-          // Recover: the new turn replaces the unfinished one.
-          closeCallsOfTurn(openTurn);
-        } else if (seenTurns.has(message.turn)) {
-          report(
-            'TURN_ID_REUSED',
-            `turn ${quote(message.turn)} was already started; each turn needs a fresh id`,
-          );
-        }
-        openTurn = message.turn;
+  /** turn-start: TURN_ALREADY_OPEN, TURN_ID_REUSED. */
+  function onTurnStart(message: MessageOf<'turn-start'>, report: Report): void {
+    if (openTurn !== undefined) {
+      report(
+        'TURN_ALREADY_OPEN',
+        `turn-start of ${quote(message.turn)} while turn ${quote(openTurn)} is still open; end it with turn-end first`,
+      );
+      // Recover: the new turn replaces the unfinished one.
+      closeCallsOfTurn(openTurn);
+    } else if (seenTurns.has(message.turn)) {
+      report('TURN_ID_REUSED', `turn ${quote(message.turn)} was already started; each turn needs a fresh id`);
+    }
+    openTurn = message.turn;
+    seenTurns.add(message.turn);
+    framed = true;
+    return;
+  }
+
+  /** turn-end: TURN_NOT_OPEN, TURN_MISMATCH, CALL_LEFT_OPEN. */
+  function onTurnEnd(message: MessageOf<'turn-end'>, report: Report): void {
+    if (openTurn === undefined) {
+      if (!requireTurnStart && !framed && !seenTurns.has(message.turn)) {
+        // An excerpt that begins with the end of a turn.
         seenTurns.add(message.turn);
         framed = true;
         return;
       }
-      case 'turn-end': {
-        if (openTurn === undefined) {
-          if (!requireTurnStart && !framed && !seenTurns.has(message.turn)) {
-            // An excerpt that begins with the end of a turn.
-            seenTurns.add(message.turn);
-            framed = true;
-            return;
-          }
-          report('TURN_NOT_OPEN', `turn-end of ${quote(message.turn)} but no turn is open`);
-          framed = true;
-          return;
-        }
-        if (openTurn !== message.turn) {
-          report(
-            'TURN_MISMATCH',
-            `turn-end of ${quote(message.turn)} but the open turn is ${quote(openTurn)}; end the open turn`,
-          );
-          return;
-        }
-        const leftOpen = closeCallsOfTurn(openTurn);
-        if (message.status === 'completed') {
-          for (const callId of leftOpen) {
-            report(
-              'CALL_LEFT_OPEN',
-              `turn ${quote(message.turn)} ended "completed" but tool call ${quote(callId)} has no tool-call-end; end it first, or end the turn "failed"/"cancelled"`,
-            );
-          }
-        }
-        openTurn = undefined;
-        framed = true;
-        return;
+      report('TURN_NOT_OPEN', `turn-end of ${quote(message.turn)} but no turn is open`);
+      framed = true;
+      return;
+    }
+    if (openTurn !== message.turn) {
+      report(
+        'TURN_MISMATCH',
+        `turn-end of ${quote(message.turn)} but the open turn is ${quote(openTurn)}; end the open turn`,
+      );
+      return;
+    }
+    const leftOpen = closeCallsOfTurn(openTurn);
+    if (message.status === 'completed') {
+      for (const callId of leftOpen) {
+        report(
+          'CALL_LEFT_OPEN',
+          `turn ${quote(message.turn)} ended "completed" but tool call ${quote(callId)} has no tool-call-end; end it first, or end the turn "failed"/"cancelled"`,
+        );
       }
+    }
+    openTurn = undefined;
+    framed = true;
+    return;
+  }
+
+  /** tool-call-start: CALL_ID_REUSED. */
+  function onToolCallStart(message: MessageOf<'tool-call-start'>, report: Report): void {
+    if (calls.has(message.callId)) {
+      report(
+        'CALL_ID_REUSED',
+        `callId ${quote(message.callId)} was already started; each tool call needs a fresh callId`,
+      );
+      return;
+    }
+    calls.set(message.callId, {
+      // After a turn violation (already reported) the call joins the open turn, so its permission
+      // round and end are judged on their own instead of cascading.
+      turn: openTurn ?? message.turn,
+      parentId: message.parentId,
+      agentId: message.agentId,
+      open: true,
+      pending: undefined,
+    });
+    return;
+  }
+
+  /** tool-call-end: CALL_NOT_OPEN, CALL_CONTEXT_MISMATCH. */
+  function onToolCallEnd(message: MessageOf<'tool-call-end'>, report: Report): void {
+    const call = calls.get(message.callId);
+    if (call === undefined || !call.open) {
+      report(
+        'CALL_NOT_OPEN',
+        call === undefined
+          ? `tool-call-end of ${quote(message.callId)} but no tool-call-start with that callId came before`
+          : `tool-call-end of ${quote(message.callId)} but that call already ended (or its turn did)`,
+      );
+      return;
+    }
+    if (call.parentId !== message.parentId || call.agentId !== message.agentId) {
+      report(
+        'CALL_CONTEXT_MISMATCH',
+        `tool-call-end of ${quote(message.callId)} carries parentId/agentId ${quote(String(message.parentId))}/${quote(String(message.agentId))} but its start carried ${quote(String(call.parentId))}/${quote(String(call.agentId))}; the end is written by the same agent as the start`,
+      );
+    }
+    call.open = false;
+    call.pending = undefined;
+    return;
+  }
+
+  /** permission-request: PERMISSION_OUTSIDE_CALL, PERMISSION_ALREADY_PENDING. */
+  function onPermissionRequest(message: MessageOf<'permission-request'>, report: Report): void {
+    const call = calls.get(message.callId);
+    if (call === undefined || !call.open) {
+      report(
+        'PERMISSION_OUTSIDE_CALL',
+        `permission-request for ${quote(message.callId)} but that tool call is not open; emit it between tool-call-start and tool-call-end`,
+      );
+      return;
+    }
+    if (call.pending !== undefined) {
+      report(
+        'PERMISSION_ALREADY_PENDING',
+        `permission-request for ${quote(message.callId)} while an earlier request for that call is unanswered`,
+      );
+    }
+    call.pending = message;
+    return;
+  }
+
+  /** permission-response: PERMISSION_RESPONSE_UNMATCHED, PERMISSION_OPTION_UNKNOWN. */
+  function onPermissionResponse(message: MessageOf<'permission-response'>, report: Report): void {
+    const call = calls.get(message.callId);
+    const pending = call?.open ? call.pending : undefined;
+    if (call === undefined || pending === undefined) {
+      report(
+        'PERMISSION_RESPONSE_UNMATCHED',
+        `permission-response for ${quote(message.callId)} but no unanswered permission-request of an open tool call has that callId`,
+      );
+      return;
+    }
+    if (!pending.options.some((option) => option.id === message.optionId)) {
+      report(
+        'PERMISSION_OPTION_UNKNOWN',
+        `optionId ${quote(message.optionId)} is not one of the request's options (${pending.options.map((o) => quote(o.id)).join(', ')})`,
+      );
+      return; // the request stays unanswered
+    }
+    call.pending = undefined;
+    return;
+  }
+
+  /** Every rule for one parsed message, in order: stream-wide rules, then the rules of its type. */
+  function check(message: SessionMessage, report: Report): void {
+    checkUniqueId(message, report);
+    checkTime(message, report);
+    checkParent(message, report);
+    if (message.type === 'turn-start') {
+      onTurnStart(message, report);
+      return;
+    }
+    if (message.type === 'turn-end') {
+      onTurnEnd(message, report);
+      return;
+    }
+    if (message.turn !== undefined) checkTurn(message, message.turn, report);
+    switch (message.type) {
+      case 'tool-call-start':
+        onToolCallStart(message, report);
+        break;
+      case 'tool-call-end':
+        onToolCallEnd(message, report);
+        break;
+      case 'permission-request':
+        onPermissionRequest(message, report);
+        break;
+      case 'permission-response':
+        onPermissionResponse(message, report);
+        break;
       default:
         break;
-    }
-
-    if (message.turn !== undefined) checkTurn(message, message.turn, report);
-
-    switch (message.type) {
-      case 'tool-call-start': {
-        if (calls.has(message.callId)) {
-          report(
-            'CALL_ID_REUSED',
-            `callId ${quote(message.callId)} was already started; each tool call needs a fresh callId`,
-          );
-          return;
-        }
-        calls.set(message.callId, {
-          // After a turn violation (already reported) the call joins the open turn, so its permission
-          // round and end are judged on their own instead of cascading.
-          turn: openTurn ?? message.turn,
-          parentId: message.parentId,
-          agentId: message.agentId,
-          open: true,
-          pending: undefined,
-        });
-        return;
-      }
-      case 'tool-call-end': {
-        const call = calls.get(message.callId);
-        if (call === undefined || !call.open) {
-          report(
-            'CALL_NOT_OPEN',
-            call === undefined
-              ? `tool-call-end of ${quote(message.callId)} but no tool-call-start with that callId came before`
-              : `tool-call-end of ${quote(message.callId)} but that call already ended (or its turn did)`,
-          );
-          return;
-        }
-        if (call.parentId !== message.parentId || call.agentId !== message.agentId) {
-          report(
-            'CALL_CONTEXT_MISMATCH',
-            `tool-call-end of ${quote(message.callId)} carries parentId/agentId ${quote(String(message.parentId))}/${quote(String(message.agentId))} but its start carried ${quote(String(call.parentId))}/${quote(String(call.agentId))}; the end is written by the same agent as the start`,
-          );
-        }
-        call.open = false;
-        call.pending = undefined;
-        return;
-      }
-      case 'permission-request': {
-        const call = calls.get(message.callId);
-        if (call === undefined || !call.open) {
-          report(
-            'PERMISSION_OUTSIDE_CALL',
-            `permission-request for ${quote(message.callId)} but that tool call is not open; emit it between tool-call-start and tool-call-end`,
-          );
-          return;
-        }
-        if (call.pending !== undefined) {
-          report(
-            'PERMISSION_ALREADY_PENDING',
-            `permission-request for ${quote(message.callId)} while an earlier request for that call is unanswered`,
-          );
-        }
-        call.pending = message;
-        return;
-      }
-      case 'permission-response': {
-        const call = calls.get(message.callId);
-        const pending = call?.open ? call.pending : undefined;
-        if (call === undefined || pending === undefined) {
-          report(
-            'PERMISSION_RESPONSE_UNMATCHED',
-            `permission-response for ${quote(message.callId)} but no unanswered permission-request of an open tool call has that callId`,
-          );
-          return;
-        }
-        if (!pending.options.some((option) => option.id === message.optionId)) {
-          report(
-            'PERMISSION_OPTION_UNKNOWN',
-            `optionId ${quote(message.optionId)} is not one of the request's options (${pending.options.map((o) => quote(o.id)).join(', ')})`,
-          );
-          return; // the request stays unanswered
-        }
-        call.pending = undefined;
-        return;
-      }
-      default:
-        return;
     }
   }
 
