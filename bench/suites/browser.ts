@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type decryptBlob, encryptBlob } from '../../src/index.js';
+import { type createDecryptStream, type decryptBlob, encryptBlob } from '../../src/index.js';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
@@ -37,13 +37,37 @@ interface PageJob {
 
 interface PageResult {
   webcrypto: number[];
+  stream: number[];
   noble: number[];
   subtle: number[];
 }
 
 /** Runs inside the page (serialised by playwright): checks, then times each path. */
 async function inPage(job: PageJob): Promise<PageResult> {
-  const api = (globalThis as unknown as { happyBench: { decryptBlob: typeof decryptBlob } }).happyBench;
+  const api = (
+    globalThis as unknown as {
+      happyBench: { decryptBlob: typeof decryptBlob; createDecryptStream: typeof createDecryptStream };
+    }
+  ).happyBench;
+  // Streaming: the blob arrives in 1 MiB pieces (as from fetch) through createDecryptStream.
+  const streamed = async () => {
+    let n = 0;
+    await new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < big.length; i += 1 << 20) controller.enqueue(big.subarray(i, i + (1 << 20)));
+        controller.close();
+      },
+    })
+      .pipeThrough(api.createDecryptStream(key, { backend: 'webcrypto' }))
+      .pipeTo(
+        new WritableStream({
+          write(chunk) {
+            n += chunk.length;
+          },
+        }),
+      );
+    return n;
+  };
   const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
   const key = new Uint8Array(job.keyHex.match(/../g)!.map((h) => Number.parseInt(h, 16)));
   const big = new Uint8Array(await (await fetch('/big.bin')).arrayBuffer());
@@ -61,6 +85,7 @@ async function inPage(job: PageJob): Promise<PageResult> {
   const pt = await api.decryptBlob(big, key, { backend: 'webcrypto' });
   if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
     throw new Error('webcrypto decrypt differs');
+  if ((await streamed()) !== pt.length) throw new Error('webcrypto streaming decrypt emitted the wrong size');
   const spt = await api.decryptBlob(small, key, { backend: 'noble' });
   if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
     throw new Error('noble decrypt differs');
@@ -69,6 +94,7 @@ async function inPage(job: PageJob): Promise<PageResult> {
   const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
   return {
     webcrypto: await time(() => api.decryptBlob(big, key, { backend: 'webcrypto' })),
+    stream: await time(streamed),
     noble: await time(() => api.decryptBlob(small, key, { backend: 'noble' })),
     subtle: await time(() => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot)),
   };
@@ -98,7 +124,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const universal = fileURLToPath(new URL('../../src/index.js', import.meta.url));
   const bundle = await esbuild.build({
     stdin: {
-      contents: `import { decryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { decryptBlob };`,
+      contents: `import { createDecryptStream, decryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob };`,
       resolveDir: ctx.scratchDir,
       loader: 'js',
     },
@@ -177,6 +203,15 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       true,
     );
     rec.compare(web, subtle);
+    rec.compare(
+      add(
+        'browser.stream.webcrypto',
+        `Chromium createDecryptStream webcrypto ${formatBytes(bigSize)}, 1 MiB pieces`,
+        r.stream,
+        bigSize,
+      ),
+      subtle,
+    );
     rec.compare(noble, subtle);
   } finally {
     await browser.close();
