@@ -165,6 +165,30 @@ export function fallbackMimeType(head: Uint8Array, truncated: boolean, name?: st
 }
 
 /**
+ * The container type file-type reads from a file (it seeks wherever it needs: a TIFF's trailing IFD, a
+ * zip's entries) or from bytes, as file-type names it; `undefined` when it knows none. Never throws: an
+ * unreadable file or a parser hiccup on hostile bytes is "unknown". Playback's policy: it takes this bare
+ * answer and falls back to the message's type or its own default. {@link sniffMimeType} is the probing
+ * policy over the same file-type readers: normalised names, SVG, text types, a fallback, and an
+ * unreadable path is an error.
+ *
+ * @example
+ * ```ts
+ * await detectContainerType(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])); // 'image/jpeg'
+ * await detectContainerType(new TextEncoder().encode('hello'));       // undefined
+ * ```
+ */
+export async function detectContainerType(input: string | Uint8Array): Promise<string | undefined> {
+  try {
+    const { fileTypeFromBuffer, fileTypeFromFile } = await loadFileType();
+    return (typeof input === 'string' ? await fileTypeFromFile(input) : await fileTypeFromBuffer(input))
+      ?.mime;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The MIME type of a file (by path) or of bytes, by content; `name` (or the path) only breaks ties for
  * magic-less text formats.
  *

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { loadFileType } from '../media/lazy-deps.js';
 
 /**
  * How much plaintext the streaming endpoint sniffs when the message names no MIME type: files up to
@@ -86,26 +85,4 @@ export function safeFileStem(name: string | undefined, fallback = 'media'): stri
     .trim()
     .slice(0, 80);
   return cleaned.length > 0 ? cleaned : fallback;
-}
-
-/**
- * Sniffs a MIME type from a whole verified plaintext file. file-type then reads what it needs wherever it
- * is (a TIFF's IFD at the end, the entries of an OOXML zip), which a fixed-size head cannot give it.
- */
-export async function sniffMimeTypeOfFile(path: string): Promise<string | undefined> {
-  try {
-    return (await (await loadFileType()).fileTypeFromFile(path))?.mime;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Sniffs a MIME type from the first verified plaintext bytes (containers only; undefined when unknown). */
-export async function sniffMimeType(head: Uint8Array): Promise<string | undefined> {
-  try {
-    return (await (await loadFileType()).fileTypeFromBuffer(head))?.mime;
-  } catch {
-    // A parser hiccup on hostile bytes means "unknown", never a failed playback.
-    return undefined;
-  }
 }

@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { MediaSink } from '../../core/playback/media-sink.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
+import { detectContainerType } from '../media/mime.js';
 import type { ProducedFile } from './media-cache.js';
-import { extensionForMimeType, extensionOfName, safeFileStem, sniffMimeTypeOfFile } from './media-names.js';
+import { extensionForMimeType, extensionOfName, safeFileStem } from './media-names.js';
 
 /**
  * A sink that writes into `dir` (which must be private: 0700, owned by the user). The file is created at
@@ -42,7 +43,7 @@ export function privateFileSink(dir: string, options: { durable?: boolean } = {}
     async commit(info) {
       const file = await open();
       // Every byte is verified by now; the sniffer reads the partial file where it needs to.
-      const sniffed = info.mimeType ? undefined : await sniffMimeTypeOfFile(file.partialPath);
+      const sniffed = info.mimeType ? undefined : await detectContainerType(file.partialPath);
       const mimeType = info.mimeType ?? sniffed ?? 'application/octet-stream';
       const extension = extensionForMimeType(mimeType) ?? extensionOfName(info.name) ?? '.bin';
       const path = join(dir, `${safeFileStem(info.name)}${extension}`);

@@ -26,13 +26,13 @@ import type { ReadableBlobStore } from '../../core/playback/resumable-download.j
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
 import { isAllowedHost } from '../http/allowed-host.js';
 import { parseRangeHeader } from '../http/range-header.js';
+import { detectContainerType } from '../media/mime.js';
 import {
   extensionForMimeType,
   extensionOfName,
   SNIFF_HEAD_BYTES,
   SNIFF_WHOLE_BYTES,
   safeFileStem,
-  sniffMimeType,
 } from './media-names.js';
 
 /** Plaintext bytes decrypted per step of a response; bounds memory per connection. */
@@ -116,7 +116,7 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
   if (request.size !== undefined && request.size !== size) throw new DecryptionError();
   const sniffed = request.mimeType
     ? undefined
-    : await sniffMimeType(await reader.read(0, size <= SNIFF_WHOLE_BYTES ? size : SNIFF_HEAD_BYTES));
+    : await detectContainerType(await reader.read(0, size <= SNIFF_WHOLE_BYTES ? size : SNIFF_HEAD_BYTES));
   const mimeType = request.mimeType ?? sniffed ?? 'application/octet-stream';
   const extension = extensionForMimeType(mimeType) ?? extensionOfName(request.name) ?? '.bin';
   const token = randomBytes(16).toString('base64url');

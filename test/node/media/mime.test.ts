@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeMimeType, sniffMimeType } from '../../../src/node/media/index.js';
-import { fallbackMimeType, looksLikeSvg, looksLikeText } from '../../../src/node/media/mime.js';
+import {
+  detectContainerType,
+  fallbackMimeType,
+  looksLikeSvg,
+  looksLikeText,
+} from '../../../src/node/media/mime.js';
 import { sample, samplesDir } from './samples.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -119,5 +124,21 @@ describe('SVG with an XML declaration (file-type says XML)', () => {
     expect(await sniffMimeType(utf8('<?xml version="1.0"?><note>hi</note>'), 'n.xml')).toBe(
       'application/xml',
     );
+  });
+});
+
+describe('detectContainerType (the bare file-type answer playback uses)', () => {
+  it('names a container from a file or bytes, and says undefined (never throws) when it knows none', async () => {
+    await samplesDir();
+    expect(await detectContainerType(sample('png-alpha.png'))).toBe('image/png');
+    expect(await detectContainerType(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]))).toBe('image/jpeg');
+    expect(await detectContainerType(new TextEncoder().encode('just text'))).toBeUndefined();
+    expect(await detectContainerType(sample('no-such-file'))).toBeUndefined();
+  });
+
+  it('is the bare answer: no text fallback, unlike sniffMimeType', async () => {
+    const text = new TextEncoder().encode('{"a":1}');
+    expect(await detectContainerType(text)).toBeUndefined();
+    expect(await sniffMimeType(text, 'a.json')).toBe('application/json');
   });
 });
