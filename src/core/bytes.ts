@@ -93,8 +93,13 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-/** Encodes bytes as standard base64 with `=` padding (Happy's wire encoding). */
+/**
+ * Encodes bytes as standard base64 with `=` padding (Happy's wire encoding).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `bytes` is not a Uint8Array.
+ */
 export function toBase64(bytes: Uint8Array): string {
+  assertBytes(bytes, 'bytes');
   return getBase64Codec().encode(bytes);
 }
 
@@ -119,8 +124,13 @@ export function fromBase64(text: string, name = 'value'): Uint8Array {
   }
 }
 
-/** Encodes bytes as lower-case hex. */
+/**
+ * Encodes bytes as lower-case hex.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `bytes` is not a Uint8Array.
+ */
 export function toHex(bytes: Uint8Array): string {
+  assertBytes(bytes, 'bytes');
   let out = '';
   for (const b of bytes) out += b.toString(16).padStart(2, '0');
   return out;
