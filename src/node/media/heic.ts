@@ -14,6 +14,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { LimitError, ProbeError } from '../../core/errors.js';
 import { type HeicDecode, loadHeicDecode } from './lazy-deps.js';
+import { assertWithinPixelLimit } from './options.js';
 
 /** HEIF brands that hold still images (file-type's names, normalised). */
 export const HEIF_STILL_TYPES: ReadonlySet<string> = new Set(['image/heic', 'image/heif']);
@@ -79,11 +80,7 @@ export async function decodeHeicFile(
   try {
     const first = images[0];
     if (!first) throw new ProbeError('the HEIF file holds no image');
-    if (first.width * first.height > limits.maxPixels) {
-      throw new LimitError(
-        `expected at most ${limits.maxPixels} pixels (maxInputPixels) but the HEIF image has ${first.width}×${first.height}`,
-      );
-    }
+    assertWithinPixelLimit(first.width, first.height, limits.maxPixels, 'the HEIF image');
     const decoded = await withoutLibheifFailureLog(() => first.decode());
     return {
       width: decoded.width,

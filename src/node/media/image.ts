@@ -11,7 +11,9 @@
  * - **`failOn: 'error'`.** libvips warnings (a bad CRC, trailing garbage, a truncated last scan line) do
  *   not reject a picture a phone would still show; real decode errors do. sharp's default `'warning'`
  *   rejected valid-looking PngSuite files over a stale CRC.
- * - **`limitInputPixels`.** Checked by libvips from the header, before any pixel is decoded.
+ * - **Pixel limit.** We read the header (`metadata()`, no pixel decoded) and compare one frame's stored
+ *   width × height with `maxInputPixels` ourselves, so the typed `ERR_LIMIT_EXCEEDED` never depends on
+ *   the wording of a libvips message. sharp's own `limitInputPixels` stays on the decode as a backstop.
  * - **SVG** is rasterised from a buffer, never from its path: librsvg resolves `<image href>` and other
  *   references relative to a file's location (measured: an SVG loaded by path drew a sibling PNG), but a
  *   buffer has no base, so nothing outside the SVG is read; there is no network access either way, and
@@ -20,11 +22,11 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import type { Sharp, SharpOptions } from 'sharp';
+import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { InvalidArgumentError, LimitError, ProbeError } from '../../core/errors.js';
-import { loadSharp } from './lazy-deps.js';
+import { loadSharp, type SharpFunction } from './lazy-deps.js';
 import { sniffMimeType } from './mime.js';
-import { DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
+import { assertWithinPixelLimit, DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
 import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from './thumbhash.js';
 
 /** Displayed size and ThumbHash of a picture. */
@@ -64,11 +66,6 @@ const SHARP_TYPES = new Set([
 
 function wrap(error: unknown, what: string): Error {
   const message = error instanceof Error ? error.message : String(error);
-  if (/pixel limit/i.test(message)) {
-    return new LimitError(`${what} is larger than the pixel limit (maxInputPixels): ${message}`, {
-      cause: error,
-    });
-  }
   return new ProbeError(`sharp could not decode ${what}: ${message.split('\n')[0]}`, { cause: error });
 }
 
@@ -100,6 +97,25 @@ function resolveLimits(limits: ImageLimits): Required<ImageLimits> {
 
 function inputOptions(maxInputPixels: number): SharpOptions {
   return { failOn: 'error', limitInputPixels: maxInputPixels, sequentialRead: true, pages: 1, page: 0 };
+}
+
+/**
+ * The header (no pixel decoded), refused above the pixel limit. sharp's `metadata()` applies
+ * `limitInputPixels` itself and would throw an untyped error, so the header is read without it and the
+ * limit compared here; the decode that follows keeps sharp's limit as a backstop.
+ */
+async function headerWithinLimit(
+  sharp: SharpFunction,
+  input: string | Uint8Array,
+  maxInputPixels: number,
+): Promise<Metadata> {
+  const meta = await sharp(input, { ...inputOptions(maxInputPixels), limitInputPixels: false }).metadata();
+  // One frame is decoded (`pages: 1`); `pageHeight` is a frame's height when the file holds several.
+  const frameHeight = meta.pages && meta.pages > 1 && meta.pageHeight ? meta.pageHeight : meta.height;
+  if (meta.width && frameHeight) {
+    assertWithinPixelLimit(meta.width, frameHeight, maxInputPixels, 'the image');
+  }
+  return meta;
 }
 
 /** The one decode: orient, shrink to ≤100×100 (never enlarge), sRGB, 8-bit RGBA. */
@@ -136,9 +152,8 @@ export async function probeImage(
   const input = await pipelineInput(path, isSvg, resolved);
   const sharp = await loadSharp();
   try {
-    const options = inputOptions(resolved.maxInputPixels);
-    const meta = await sharp(input, options).metadata();
-    const small = await smallRgba(sharp(input, options));
+    const meta = await headerWithinLimit(sharp, input, resolved.maxInputPixels);
+    const small = await smallRgba(sharp(input, inputOptions(resolved.maxInputPixels)));
     const oriented = meta.autoOrient ?? { width: meta.width, height: meta.height };
     const frameHeight =
       meta.pageHeight && meta.pages && meta.pages > 1 && (meta.orientation ?? 1) < 5
@@ -179,6 +194,7 @@ export async function thumbhashFromImage(
   const source = await pipelineInput(input, isSvg, resolved);
   const sharp = await loadSharp();
   try {
+    await headerWithinLimit(sharp, source, resolved.maxInputPixels);
     const small = await smallRgba(sharp(source, inputOptions(resolved.maxInputPixels)));
     return thumbhashFromRgba(small.width, small.height, small.data);
   } catch (error) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { assertNonNegativeInteger } from '../../core/bytes.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError, LimitError } from '../../core/errors.js';
 import { locateBinary, type ToolName } from './ffmpeg-binaries.js';
 
 /** Options of {@link probeMedia} and the lower-level probes. All limits are optional. */
@@ -38,6 +38,26 @@ export interface ProbeOptions {
 
 /** Default pixel limit: 16383 × 16383, the same as sharp's own default (covers 200 MP camera modes). */
 export const DEFAULT_MAX_INPUT_PIXELS = 16383 * 16383;
+/**
+ * Refuses a picture above the pixel limit, from the size its header states, before anything decodes it
+ * (sharp, libheif and ffmpeg all report the size without decoding).
+ *
+ * @param what - what the size belongs to, for the message: `'the image'`, `'the HEIF image'`.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when `width × height` is above `maxInputPixels`.
+ */
+export function assertWithinPixelLimit(
+  width: number,
+  height: number,
+  maxInputPixels: number,
+  what: string,
+): void {
+  if (width * height > maxInputPixels) {
+    throw new LimitError(
+      `expected at most ${maxInputPixels} pixels (maxInputPixels) but ${what} has ${width}×${height}; raise maxInputPixels to decode it`,
+    );
+  }
+}
+
 /** Default per-process timeout, in milliseconds. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 15_000;
 /** Default cap on a child's output, in bytes. */

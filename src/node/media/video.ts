@@ -19,7 +19,7 @@
  */
 import { LimitError, ProbeError } from '../../core/errors.js';
 import { type FfprobeResult, type FfprobeStream, ffprobe, frameRgba, lastPacketEnd } from './ffmpeg.js';
-import type { ResolvedProbeOptions } from './options.js';
+import { assertWithinPixelLimit, type ResolvedProbeOptions } from './options.js';
 import { thumbhashFromRgba, thumbhashInputSize } from './thumbhash.js';
 
 /** What {@link probeVideo} extracts. */
@@ -206,11 +206,7 @@ export async function probePictureWithFfmpeg(
   );
   if (!stream) throw new ProbeError('ffprobe found no picture in the file');
   const display = displayedSize(stream);
-  if (display.width * display.height > options.maxInputPixels) {
-    throw new LimitError(
-      `expected at most ${options.maxInputPixels} pixels (maxInputPixels) but the image has ${display.width}×${display.height}`,
-    );
-  }
+  assertWithinPixelLimit(display.width, display.height, options.maxInputPixels, 'the image');
   const size = thumbhashInputSize(display.width, display.height);
   const frame = await frameRgba(path, stream.index ?? 0, 0, size.width, size.height, options);
   if (!frame) throw new ProbeError('ffmpeg decoded no frame of the picture');

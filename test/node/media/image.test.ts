@@ -195,9 +195,25 @@ describe('undecodable or oversized images degrade to a file with a warning', () 
   it('an image above maxInputPixels', async () => {
     const probe = await probeMedia(sample('jpeg-orientation-1.jpg'), { maxInputPixels: 48 * 32 - 1 });
     expect(probe.kind).toBe('file');
-    expect(probe.warning).toMatch(/ERR_LIMIT_EXCEEDED/);
+    expect(probe.warning).toMatch(/ERR_LIMIT_EXCEEDED: expected at most 1535 pixels \(maxInputPixels\)/);
     const atLimit = await probeMedia(sample('jpeg-orientation-1.jpg'), { maxInputPixels: 48 * 32 });
     expect(atLimit.kind).toBe('photo');
+  });
+
+  it('thumbhashFromImage refuses a generated PNG over a small maxInputPixels from its header', async () => {
+    const png = await sharp({
+      create: { width: 20, height: 10, channels: 3, background: { r: 200, g: 30, b: 30 } },
+    })
+      .png()
+      .toBuffer();
+    const error = await thumbhashFromImage(new Uint8Array(png), { maxInputPixels: 199 }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED', name: 'LimitError' });
+    expect(error.message).toMatch(/at most 199 pixels \(maxInputPixels\).* 20×10/);
+    // Our own check, not sharp's wording: no sharp error behind it.
+    expect(error.cause).toBeUndefined();
+    expect(await thumbhashFromImage(new Uint8Array(png), { maxInputPixels: 200 })).toMatch(
+      /^[A-Za-z0-9+/]+=*$/,
+    );
   });
 
   it('thumbhashFromImage throws typed errors instead', async () => {
