@@ -20,32 +20,36 @@
  *
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
-import { HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
-import { isMediaRef } from '../../core/protocol/refs.js';
-import { type HostPolicy, isAllowedHost, isCrossSiteRequest } from '../http/allowed-host.js';
+import { type HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import type { HostPolicy } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
-import { parseRangeHeader } from '../http/range-header.js';
 import type { BlobStore } from './blob-store.js';
 import { LocalBlobStore } from './local-store.js';
-import { nodeReadableToWeb } from './node-readable.js';
+import {
+  type BlobRouteContext,
+  handleBlobDelete,
+  handleBlobGet,
+  handleBlobPut,
+  refuseBlobMethod,
+} from './media-server-blob-routes.js';
+import {
+  type BearerCheck,
+  blobRefOrRefusal,
+  createBearerCheck,
+  forbiddenReason,
+} from './media-server-guards.js';
+import { answerFailure, forbid, sendError, sendJson } from './media-server-replies.js';
 
-/** URL path prefix of blob routes; the ref follows it. */
-export const BLOB_ROUTE_PREFIX = '/v1/blobs/';
+export { BLOB_ROUTE_PREFIX } from './media-server-guards.js';
+
 /** Path of the health route. */
 export const HEALTH_ROUTE = '/v1/health';
 /** Default upload limit: 4 GiB of ciphertext. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 4 * 1024 ** 3;
-/** How much of a refused upload body is read and dropped before the connection is cut. */
-const REFUSED_BODY_DRAIN_BYTES = 1024 * 1024;
-/** How long a refused upload may keep its connection. */
-const REFUSED_BODY_DRAIN_MS = 2000;
 /** Default idle time of a connection before it is closed (ms). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** Default time a client has to send a request's headers (ms): they are small, a slow sender is an attack. */
@@ -96,61 +100,6 @@ export interface MediaServer {
   close(): Promise<void>;
 }
 
-interface Reply {
-  status: number;
-  code: string;
-  message: string;
-  headers?: Record<string, string>;
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, reply: Reply): void {
-  sendJson(res, reply.status, { error: { code: reply.code, message: reply.message } }, reply.headers);
-}
-
-/** Maps a store error to an HTTP answer; internal details are not sent to the client. */
-function replyForError(error: unknown): Reply {
-  if (error instanceof HappyMediaError) {
-    switch (error.code) {
-      case 'ERR_NOT_FOUND':
-        return { status: 404, code: error.code, message: 'no blob is stored under this ref' };
-      case 'ERR_INVALID_REF':
-        return { status: 400, code: error.code, message: error.message };
-      case 'ERR_INVALID_ARGUMENT':
-      case 'ERR_UPLOAD_FAILED':
-        return { status: 400, code: error.code, message: error.message };
-      case 'ERR_LIMIT_EXCEEDED':
-        return { status: 413, code: error.code, message: error.message };
-      default:
-        break;
-    }
-  }
-  return { status: 500, code: 'ERR_STORAGE', message: 'the store failed; see the server log' };
-}
-
-function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
 /**
  * Starts an HTTP media server and resolves once it listens.
  *
@@ -164,6 +113,43 @@ function tokenDigest(token: string): Buffer {
  * ```
  */
 export async function startMediaServer(options: MediaServerOptions): Promise<MediaServer> {
+  const settings = checkedSettings(options);
+  // The port is filled in once listening (it may be 0 until then).
+  const hostPolicy: HostPolicy = {
+    port: settings.port,
+    names: settings.allowedHosts,
+    anyAddress: isWildcard(settings.host),
+  };
+  const handle = createRequestHandler(settings, createBearerCheck(settings.token), hostPolicy);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((error: unknown) => answerFailure(req, res, error));
+  };
+  const server = createLimitedServer(settings.timeouts, onRequest);
+  await listen(server, settings.host, settings.port);
+  const address = server.address() as AddressInfo;
+  hostPolicy.port = address.port;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.close(() => resolvePromise());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The checked options of {@link startMediaServer}. */
+interface ServerSettings extends BlobRouteContext {
+  port: number;
+  host: string;
+  timeouts: ServerTimeouts;
+  allowedHosts: string[];
+  token: string | undefined;
+}
+
+/** Checks the options in a fixed order (the first bad one is the one reported) and applies defaults. */
+function checkedSettings(options: MediaServerOptions): ServerSettings {
   if (options === null || typeof options !== 'object') {
     throw new InvalidArgumentError('expected `{ dir }` or `{ store }` for `options` but received nothing');
   }
@@ -182,181 +168,55 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
       'expected a non-empty string for `token` but received an empty or non-string value',
     );
   }
-  const expected = options.token === undefined ? undefined : tokenDigest(options.token);
+  return { store, port, host, timeouts, allowedHosts, maxUploadBytes, token: options.token };
+}
 
-  const authorized = (req: IncomingMessage): boolean => {
-    if (!expected) return true;
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
-    // Compare digests of equal length in constant time, so timing says nothing about the token.
-    return match !== null && timingSafeEqual(tokenDigest(match[1] ?? ''), expected);
-  };
-
-  // Filled in once listening (the port may be 0 until then).
-  const hostPolicy: HostPolicy = { port, names: allowedHosts, anyAddress: isWildcard(host) };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+/**
+ * The request handler: health first (no token, any host, for probes), then the guards in their order
+ * (Host, cross-site write, route, token, ref), then the blob handler of the method. A rejection is
+ * answered by the caller ({@link answerFailure}).
+ */
+function createRequestHandler(
+  context: BlobRouteContext,
+  authorized: BearerCheck,
+  hostPolicy: HostPolicy,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
     const rawPath = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (rawPath === HEALTH_ROUTE && (req.method === 'GET' || req.method === 'HEAD')) {
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    if (rawPath === HEALTH_ROUTE && reading) {
       sendJson(res, 200, { ok: true });
       return;
     }
-    const reading = req.method === 'GET' || req.method === 'HEAD';
-    if (!isAllowedHost(req.headers.host, hostPolicy)) {
-      forbid(res, reading, 'this server answers only to its own host names (loopback, --host, --allow-host)');
+    const forbidden = forbiddenReason(req, reading, hostPolicy);
+    if (forbidden !== undefined) {
+      forbid(res, reading, forbidden);
       return;
     }
-    if (!reading && isCrossSiteRequest(req.headers, hostPolicy)) {
-      forbid(res, reading, 'a browser page of another site may not change blobs here');
-      return;
-    }
-    if (!rawPath.startsWith(BLOB_ROUTE_PREFIX)) {
-      sendError(res, {
-        status: 404,
-        code: 'ERR_NOT_FOUND',
-        message: 'unknown route; blobs live under /v1/blobs/media/<id>',
-      });
-      return;
-    }
-    if (!authorized(req)) {
-      sendError(res, {
-        status: 401,
-        code: 'ERR_UNAUTHORIZED',
-        message: 'a valid bearer token is required (Authorization: Bearer <token>)',
-        headers: { 'www-authenticate': 'Bearer' },
-      });
-      return;
-    }
-    const ref = rawPath.slice(BLOB_ROUTE_PREFIX.length);
-    if (!isMediaRef(ref)) {
-      sendError(res, {
-        status: 400,
-        code: 'ERR_INVALID_REF',
-        message: 'expected /v1/blobs/media/<id> with an id of 1 to 128 characters from A-Z a-z 0-9 _ -',
-      });
+    const target = blobRefOrRefusal(req, rawPath, authorized);
+    if ('refusal' in target) {
+      sendError(res, target.refusal);
       return;
     }
     switch (req.method) {
       case 'PUT':
-        return handlePut(req, res, ref);
+        return handleBlobPut(req, res, target.ref, context);
       case 'GET':
       case 'HEAD':
-        return handleGet(req, res, ref);
+        return handleBlobGet(req, res, target.ref, context);
       case 'DELETE':
-        await store.delete(ref);
-        res.writeHead(204, { 'cache-control': 'no-store' });
-        res.end();
-        return;
+        return handleBlobDelete(res, target.ref, context);
       default:
-        sendError(res, {
-          status: 405,
-          code: 'ERR_METHOD_NOT_ALLOWED',
-          message: `${req.method} is not allowed here; use GET, HEAD, PUT or DELETE`,
-          headers: { allow: 'GET, HEAD, PUT, DELETE' },
-        });
+        refuseBlobMethod(res, req.method);
     }
   };
+}
 
-  const handlePut = async (req: IncomingMessage, res: ServerResponse, ref: string): Promise<void> => {
-    const lengthHeader = req.headers['content-length'];
-    if (
-      req.headers['transfer-encoding'] !== undefined ||
-      lengthHeader === undefined ||
-      !/^\d{1,16}$/.test(lengthHeader)
-    ) {
-      refuseBody(res, {
-        status: 411,
-        code: 'ERR_LENGTH_REQUIRED',
-        message: 'an upload needs an exact Content-Length (no chunked encoding)',
-      });
-      return;
-    }
-    const size = Number(lengthHeader);
-    if (size > maxUploadBytes) {
-      refuseBody(res, {
-        status: 413,
-        code: 'ERR_LIMIT_EXCEEDED',
-        message: `the upload is ${size} bytes but this server accepts at most ${maxUploadBytes}`,
-      });
-      return;
-    }
-    // A client that goes away mid-upload aborts the put, which then leaves nothing behind.
-    const aborter = new AbortController();
-    const onClose = () => {
-      if (!req.complete) aborter.abort(new Error('the client closed the connection'));
-    };
-    req.on('close', onClose);
-    if (/100-continue/i.test(req.headers.expect ?? '')) res.writeContinue();
-    try {
-      await store.put(ref, nodeReadableToWeb(req), size, {
-        signal: aborter.signal,
-      });
-    } finally {
-      req.off('close', onClose);
-    }
-    sendJson(res, 201, { ref, size });
-  };
-
-  const handleGet = async (req: IncomingMessage, res: ServerResponse, ref: string): Promise<void> => {
-    const { size } = await store.head(ref);
-    const headers: Record<string, string | number> = {
-      'accept-ranges': 'bytes',
-      'content-type': 'application/octet-stream',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    };
-    let start = 0;
-    let length = size;
-    let status = 200;
-    const rangeHeader = req.headers.range;
-    if (rangeHeader !== undefined) {
-      // Policy: our clients send one valid byte range; anything else is refused (416), never served whole.
-      const range = parseRangeHeader(rangeHeader, size);
-      if (range.kind !== 'partial') {
-        sendError(res, {
-          status: 416,
-          code: 'ERR_RANGE_NOT_SATISFIABLE',
-          message: `expected one byte range inside the blob's ${size} bytes (bytes=a-b, bytes=a- or bytes=-n)`,
-          headers: { 'content-range': `bytes */${size}`, 'accept-ranges': 'bytes' },
-        });
-        return;
-      }
-      start = range.start;
-      length = range.end - range.start + 1;
-      status = 206;
-      headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`;
-    }
-    headers['content-length'] = length;
-    if (req.method === 'HEAD' || length === 0) {
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    const aborter = new AbortController();
-    const body = await store.get(ref, { offset: start, length }, { signal: aborter.signal });
-    res.writeHead(status, headers);
-    try {
-      await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), res);
-    } catch {
-      // The client went away or the store failed mid-body: the response cannot be repaired, only ended.
-      aborter.abort();
-      res.destroy();
-    }
-  };
-
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).catch((error: unknown) => {
-      const reply = replyForError(error);
-      if (reply.status === 500 && process.env.HAPPY_MEDIA_DEBUG === '1') {
-        process.stderr.write(`happy-media serve: ${req.method} failed: ${String(error)}\n`);
-      }
-      if (req.complete || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') {
-        sendError(res, reply);
-      } else {
-        refuseBody(res, reply);
-      }
-    });
-  };
+/** An HTTP server with the connection limits applied; slow, idle and malformed clients are cut. */
+function createLimitedServer(
+  timeouts: ServerTimeouts,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+): ReturnType<typeof createServer> {
   const server = createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
@@ -369,7 +229,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   );
   // An upload sent with `Expect: 100-continue` (HttpBlobStore sends it) gets its refusal (401, 403, 411,
   // 413…) before any body byte leaves the client, so no unread body can turn the answer into a TCP reset;
-  // `100 Continue` goes out only when the body is about to be stored (handlePut).
+  // `100 Continue` goes out only when the body is about to be stored (handleBlobPut).
   server.on('checkContinue', onRequest);
   server.maxConnections = timeouts.maxConnections;
   server.setTimeout(timeouts.idleTimeoutMs);
@@ -380,32 +240,18 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     }
     socket.destroy();
   });
+  return server;
+}
 
-  await new Promise<void>((resolvePromise, reject) => {
+/** Listens on `host:port`; a failed listen rejects with {@link listenError}. */
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolvePromise, reject) => {
     server.once('error', (cause: NodeJS.ErrnoException) => reject(listenError(host, port, cause)));
     server.listen(port, host, () => {
       server.removeAllListeners('error');
       resolvePromise();
     });
   });
-  const address = server.address() as AddressInfo;
-  hostPolicy.port = address.port;
-  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${hostForUrl}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolvePromise) => {
-        server.close(() => resolvePromise());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** Answers 403; an upload's body is not read. */
-function forbid(res: ServerResponse, reading: boolean, message: string): void {
-  const reply = { status: 403, code: 'ERR_FORBIDDEN', message };
-  if (reading) sendError(res, reply);
-  else refuseBody(res, reply);
 }
 
 /** True for the all-interfaces addresses, where clients may use any of the machine's IPs. */
@@ -422,6 +268,9 @@ function allowedHostNames(extra: readonly string[] | undefined, host: string): s
   if (!isWildcard(host)) names.push(host.toLowerCase());
   return names;
 }
+
+/** The connection limits of the server, checked. */
+type ServerTimeouts = ReturnType<typeof serverTimeouts>;
 
 /** The connection limits, checked, with their defaults. */
 function serverTimeouts(options: MediaServerOptions) {
@@ -459,28 +308,4 @@ function listenError(host: string, port: number, cause: NodeJS.ErrnoException): 
     );
   }
   return new StorageError(`could not listen on ${where} (${cause.code ?? 'error'})`, { cause });
-}
-
-/**
- * Answers before reading an upload body, then closes the connection: reading gigabytes only to throw
- * them away is what the limit exists to avoid, and the unread body must not be parsed as a next request.
- */
-function refuseBody(res: ServerResponse, reply: Reply): void {
-  const req = res.req;
-  const socket = req.socket;
-  if (res.headersSent) {
-    socket.destroy();
-    return;
-  }
-  res.shouldKeepAlive = false;
-  sendError(res, { ...reply, headers: { ...reply.headers, connection: 'close' } });
-  // Drain a little so the client can read the answer (closing on unread data sends a TCP reset that
-  // may destroy the response in flight), then cut the connection.
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > REFUSED_BODY_DRAIN_BYTES) socket.destroy();
-  });
-  setTimeout(() => socket.destroy(), REFUSED_BODY_DRAIN_MS).unref();
-  req.resume();
 }
