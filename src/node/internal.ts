@@ -33,6 +33,8 @@ export { diskError } from './fs/disk-error.js';
 export { sweepPendingRecords } from './fs/pending-record.js';
 export { createPrivateDirectory } from './fs/private-dir.js';
 export { sweepTempRoot } from './fs/sweep.js';
+// The one `ERR_UNREADABLE_INPUT` for an input path that cannot be read.
+export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unreadable-input.js';
 // `serve --host`: loopback unless told otherwise.
 export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.

@@ -5,7 +5,8 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { FormatError, HappyMediaError, LimitError } from '../../core/errors.js';
+import { FormatError, LimitError } from '../../core/errors.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../fs/unreadable-input.js';
 
 /** Default limit of {@link readInputText}: 64 MiB, far above any message Happy sends. */
 export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -34,7 +35,7 @@ async function collect(
 /**
  * The whole text of `file`, or of stdin when `file` is `-`.
  *
- * @throws {HappyMediaError} `ERR_UNREADABLE_INPUT` when the file cannot be read.
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the file cannot be read.
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` above `maxBytes`.
  */
 export async function readInputText(file: string, maxBytes = DEFAULT_MAX_INPUT_BYTES): Promise<string> {
@@ -43,14 +44,11 @@ export async function readInputText(file: string, maxBytes = DEFAULT_MAX_INPUT_B
   try {
     handle = await open(file, 'r');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": ${reason}`, { cause: error });
+    throw unreadableInput(file, readFailureReason(error), error);
   }
   try {
     if (!(await handle.stat()).isFile()) {
-      throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": not a regular file`);
+      throw unreadableInput(file, NOT_A_REGULAR_FILE);
     }
     return await collect(handle.createReadStream({ autoClose: false }), maxBytes, `"${file}"`);
   } finally {
@@ -63,7 +61,7 @@ export async function readInputText(file: string, maxBytes = DEFAULT_MAX_INPUT_B
  *
  * @throws {FormatError} `ERR_FORMAT` when it is not JSON (the message does not quote the input, which
  * may be a secret).
- * @throws {HappyMediaError} `ERR_UNREADABLE_INPUT` / {@link LimitError} as {@link readInputText}.
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` / {@link LimitError} as {@link readInputText}.
  */
 export async function readJsonInput(file: string, maxBytes = DEFAULT_MAX_INPUT_BYTES): Promise<unknown> {
   const text = await readInputText(file, maxBytes);

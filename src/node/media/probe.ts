@@ -20,6 +20,7 @@ import {
   ProbeError,
 } from '../../core/errors.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../fs/unreadable-input.js';
 import { ffprobe } from './ffmpeg.js';
 import { sanitizeFileName } from './file-name.js';
 import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
@@ -52,22 +53,6 @@ function degradable(error: unknown): error is HappyMediaError {
 
 function reason(error: HappyMediaError): string {
   return `${error.code}: ${error.message}`;
-}
-
-function unreadable(path: string, error: unknown): ProbeError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const why =
-    code === 'ENOENT'
-      ? 'it does not exist'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'ENOTREGULAR' || code === 'EISDIR'
-          ? 'it is not a regular file (a directory, device or pipe)'
-          : `${code ?? (error instanceof Error ? error.message : String(error))}`;
-  return new ProbeError(`cannot read ${JSON.stringify(path)}: ${why}`, {
-    code: 'ERR_UNREADABLE_INPUT',
-    cause: error,
-  });
 }
 
 async function probePhoto(
@@ -168,12 +153,14 @@ async function probePath(path: string, name: string, options: ResolvedProbeOptio
   let mimeType: string;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREGULAR' });
+    // Checked before any read: opening a named pipe would block until a writer appears.
+    if (!info.isFile()) throw unreadableInput(path, NOT_A_REGULAR_FILE);
     await access(path, constants.R_OK);
     size = info.size;
     mimeType = await sniffMimeType(path, name);
   } catch (error) {
-    throw unreadable(path, error);
+    if (error instanceof ProbeError) throw error;
+    throw unreadableInput(path, readFailureReason(error), error);
   }
   const base = { size, name };
   if (mimeType.startsWith('image/')) {

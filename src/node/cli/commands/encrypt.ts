@@ -10,13 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  encryptFileParallel,
-  encryptV1Blob,
-  HappyMediaError,
-  resolveKey,
-  V1_BLOB_MAX_PLAINTEXT_BYTES,
-} from '../../index.js';
+import { encryptFileParallel, encryptV1Blob, resolveKey, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../index.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
@@ -24,10 +18,12 @@ import {
   chooseThreads,
   diskError,
   inputPieces,
+  NOT_A_REGULAR_FILE,
   parseBlobFormatFlags,
   parseByteCount,
   pumpEngine,
   readWholeInput,
+  unreadableInput,
   writeFileAllOrNothing,
   writeStdout,
 } from '../../internal.js';
@@ -56,9 +52,9 @@ async function plaintextLimit(inPath: string, maxBytes: number | undefined): Pro
     throw diskError('read', cause, inPath);
   }
   if (regular || maxBytes !== undefined) return maxBytes;
-  throw new HappyMediaError(
-    'ERR_UNREADABLE_INPUT',
-    `cannot encrypt ${JSON.stringify(inPath)}: it is not a regular file (a device or pipe may never end); pass --max-bytes N to read at most N bytes from it, or redirect it to stdin`,
+  throw unreadableInput(
+    inPath,
+    `${NOT_A_REGULAR_FILE}, which may never end; pass --max-bytes N to read at most N bytes from it, or redirect it to stdin`,
   );
 }
 

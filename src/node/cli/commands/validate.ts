@@ -21,6 +21,7 @@ import {
   type StreamViolation,
   UsageError,
 } from '../../../index.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 interface ValidateOptions {
@@ -49,7 +50,7 @@ async function openInput(
     const stat = await handle.stat();
     if (!stat.isFile()) {
       await handle.close();
-      throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": not a regular file`);
+      throw unreadableInput(file, NOT_A_REGULAR_FILE);
     }
     return {
       stream: Readable.toWeb(handle.createReadStream({ autoClose: false })) as ReadableStream<Uint8Array>,
@@ -57,10 +58,7 @@ async function openInput(
     };
   } catch (error) {
     if (error instanceof HappyMediaError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new HappyMediaError('ERR_UNREADABLE_INPUT', `cannot read "${file}": ${reason}`, { cause: error });
+    throw unreadableInput(file, readFailureReason(error), error);
   }
 }
 
