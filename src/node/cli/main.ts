@@ -4,13 +4,14 @@
  * Only the module of the command being run is imported. Loading every command up front pulled sharp,
  * the S3 client and ffmpeg glue into `happy-media validate` and `--help` (about a second of CPU per
  * start), so the top-level listing uses the summaries below and a command's own module (its options,
- * its `--help`, its action) is imported only when that command is named.
+ * its `--help`, its action) is imported only when that command is named. The same holds for the crash
+ * sweep (it loads the internal entry, ~25 MB and ~0.2 s) and the error formatting (it loads the library's
+ * errors): both are imported on demand, so the top-level `--help` loads commander and nothing else.
  *
  * @module
  */
 import { Command, CommanderError } from 'commander';
-import { sweepCrashLeftovers } from './crash-sweep.js';
-import { EXIT_USAGE, reportCliError } from './run-action.js';
+import { EXIT_USAGE } from './exit-codes.js';
 
 /** Registers one command (its options, help and action) on the program. */
 type Register = (program: Command) => void;
@@ -111,10 +112,15 @@ export async function buildProgram(only?: string): Promise<Command> {
 
 /** Runs the CLI with the given argv (defaults to `process.argv`). Resolves when the command is done. */
 export async function main(argv: string[] = process.argv): Promise<void> {
-  // Before anything else: plaintext a killed run left behind must not survive this one.
-  sweepCrashLeftovers();
   try {
-    const program = await buildProgram(commandNamed(argv.slice(2)) ?? '');
+    const named = commandNamed(argv.slice(2));
+    if (named !== undefined) {
+      // Before the command runs: plaintext a killed run left behind must not survive this one. Only
+      // when a command is named; the top-level `--help` runs nothing and loads no library.
+      const { sweepCrashLeftovers } = await import('./crash-sweep.js');
+      sweepCrashLeftovers();
+    }
+    const program = await buildProgram(named ?? '');
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -122,6 +128,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
+    // Loaded only on failure: it imports the library's error classes, which `--help` does not need.
+    const { reportCliError } = await import('./run-action.js');
     reportCliError(error);
   }
 }

@@ -6,11 +6,7 @@
  * @module
  */
 import { HappyMediaError } from '../../index.js';
-
-/** Exit status of a failed operation. */
-export const EXIT_FAILURE = 1;
-/** Exit status of bad usage (unknown option, missing argument, bad value). */
-export const EXIT_USAGE = 2;
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
 /** Formats any thrown value as the CLI's one-line error. */
 export function formatCliError(error: unknown): string {
