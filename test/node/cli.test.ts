@@ -1,7 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 describe('happy-media CLI', () => {
+  it('prints its package version with --version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(version);
+  });
+
   it('lists every command in --help and exits 0', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);

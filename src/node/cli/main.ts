@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
 
@@ -84,6 +85,12 @@ function commandNamed(args: string[]): string | undefined {
   return first !== undefined && first in COMMANDS ? first : undefined;
 }
 
+/** Our own version, read through the package's self-reference (the same from src/ and dist/). */
+function packageVersion(): string {
+  const manifest = createRequire(import.meta.url)('happy-media/package.json') as { version: string };
+  return manifest.version;
+}
+
 /**
  * Builds the commander program. With `only`, that command is fully registered and the others are
  * listed by summary; without it, every command is fully registered (slower; for tests and tooling).
@@ -91,6 +98,7 @@ function commandNamed(args: string[]): string | undefined {
 export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('happy-media')
     .description('End-to-end encrypted media and Session Protocol v2 for Happy')
+    .version(packageVersion(), '-V, --version', 'print the version of happy-media')
     .showHelpAfterError()
     .exitOverride();
   program.configureOutput({
