@@ -33,6 +33,7 @@ import {
   type ToolName,
 } from './ffmpeg-binaries.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
+import { THUMBHASH_MAX_SIDE } from './thumbhash.js';
 
 /** Demuxers ffprobe/ffmpeg may use on untrusted input (containers, audio, single images). */
 export const DEMUXER_WHITELIST = [
@@ -216,7 +217,7 @@ export interface FfprobeStream {
   height?: number;
   duration?: string;
   start_time?: string;
-  disposition?: { attached_pic?: number };
+  disposition?: { attached_pic?: number; timed_thumbnails?: number };
   tags?: Record<string, string>;
   side_data_list?: { side_data_type?: string; rotation?: number }[];
 }
@@ -232,7 +233,40 @@ export interface FfprobeFormat {
 export interface FfprobeResult {
   streams: FfprobeStream[];
   format: FfprobeFormat;
+  /**
+   * With `withTail`: end in seconds of the last packet of the file's tail (see {@link ffprobe}); undefined
+   * when not asked for or when the tail listed no packet with a timestamp.
+   */
+  tailEnd?: number;
 }
+
+/** The latest `pts + duration` of listed packets, undefined when none has a timestamp. */
+function packetsEnd(packets: Iterable<[pts: number, duration: number]>): number | undefined {
+  let end: number | undefined;
+  for (const [pts, duration] of packets) {
+    if (!Number.isFinite(pts)) continue;
+    const packetEnd = pts + (Number.isFinite(duration) ? duration : 0);
+    if (end === undefined || packetEnd > end) end = packetEnd;
+  }
+  return end;
+}
+
+/**
+ * `-read_intervals` from `fromSeconds` to the end of the file. An explicit end (+ a billion seconds: the
+ * whole tail): with an open end (`START%`) the static ffprobe bundled for linux-x64 (git 2023-07)
+ * sometimes lists no packet at all, depending on where its binary lies on disk and on the environment (an
+ * uninitialised read, it seems; the fresh-clone check in .ci/run caught it: durations of 0); the explicit
+ * form is read right by every build.
+ */
+function tailInterval(fromSeconds: number): string[] {
+  return ['-read_intervals', `${Math.max(0, fromSeconds).toFixed(3)}%+1000000000`];
+}
+
+/**
+ * Where the one-process tail read seeks: past any plausible end, so ffprobe lands on the last keyframe
+ * (it seeks backwards from the target) and lists the packets from there to the end of the file.
+ */
+const PAST_THE_END_SECONDS = 1e9;
 
 function baseArgs(): string[] {
   return [
@@ -247,15 +281,32 @@ function baseArgs(): string[] {
 }
 
 /**
- * Streams and container of a file, as parsed JSON.
+ * Streams and container of a file, as parsed JSON. With `withTail` the same process also lists the packets
+ * of the file's tail (from the last keyframe on, see {@link lastPacketEnd}) and returns where they end as
+ * `tailEnd`: the duration check without a second process.
  *
  * @throws {ProbeError} see {@link runTool}; `ERR_PROBE_FAILED` also when the output is not JSON.
  */
-export async function ffprobe(path: string, options: ResolvedProbeOptions): Promise<FfprobeResult> {
+export async function ffprobe(
+  path: string,
+  options: ResolvedProbeOptions,
+  withTail = false,
+): Promise<FfprobeResult> {
+  const tail = withTail
+    ? [...tailInterval(PAST_THE_END_SECONDS), '-show_entries', 'packet=pts_time,duration_time']
+    : [];
   const out = await runTool(
     'ffprobe',
     options.ffprobePath,
-    [...baseArgs(), '-print_format', 'json', '-show_format', '-show_streams', inputArgument(path)],
+    [
+      ...baseArgs(),
+      '-print_format',
+      'json=compact=1',
+      '-show_format',
+      '-show_streams',
+      ...tail,
+      inputArgument(path),
+    ],
     {
       timeoutMs: options.probeTimeoutMs,
       maxOutputBytes: options.maxProbeOutputBytes,
@@ -263,12 +314,23 @@ export async function ffprobe(path: string, options: ResolvedProbeOptions): Prom
       redact: inputArgument(path),
     },
   );
+  let parsed: Partial<FfprobeResult> & { packets?: { pts_time?: string; duration_time?: string }[] };
   try {
-    const parsed = JSON.parse(out.toString('utf8')) as Partial<FfprobeResult>;
-    return { streams: Array.isArray(parsed.streams) ? parsed.streams : [], format: parsed.format ?? {} };
+    parsed = JSON.parse(out.toString('utf8')) as typeof parsed;
   } catch (error) {
     throw new ProbeError('ffprobe printed something that is not JSON', { cause: error });
   }
+  const result: FfprobeResult = {
+    streams: Array.isArray(parsed.streams) ? parsed.streams : [],
+    format: parsed.format ?? {},
+  };
+  if (Array.isArray(parsed.packets)) {
+    const tailEnd = packetsEnd(
+      parsed.packets.map((p) => [Number(p.pts_time ?? Number.NaN), Number(p.duration_time ?? Number.NaN)]),
+    );
+    if (tailEnd !== undefined) result.tailEnd = tailEnd;
+  }
+  return result;
 }
 
 /**
@@ -288,12 +350,7 @@ export async function lastPacketEnd(
     options.ffprobePath,
     [
       ...baseArgs(),
-      '-read_intervals',
-      // An explicit end (+ a billion seconds: the whole tail): with an open end (`START%`) the static
-      // ffprobe bundled for linux-x64 (git 2023-07) sometimes lists no packet at all, depending on where
-      // its binary lies on disk and on the environment (an uninitialised read, it seems; the fresh-clone
-      // check in .ci/run caught it: durations of 0); the explicit form is read right by every build.
-      `${Math.max(0, fromSeconds).toFixed(3)}%+1000000000`,
+      ...tailInterval(fromSeconds),
       '-show_entries',
       'packet=pts_time,duration_time',
       '-of',
@@ -307,14 +364,59 @@ export async function lastPacketEnd(
       redact: inputArgument(path),
     },
   );
-  let end: number | undefined;
-  for (const line of out.toString('utf8').split('\n')) {
-    const [pts, duration] = line.split(',').map(Number);
-    if (pts === undefined || !Number.isFinite(pts)) continue;
-    const packetEnd = pts + (duration !== undefined && Number.isFinite(duration) ? duration : 0);
-    if (end === undefined || packetEnd > end) end = packetEnd;
-  }
-  return end;
+  return packetsEnd(
+    out
+      .toString('utf8')
+      .split('\n')
+      .map((line) => {
+        const [pts, duration] = line.split(',').map(Number);
+        return [pts ?? Number.NaN, duration ?? Number.NaN];
+      }),
+  );
+}
+
+/** The argument array that decodes one frame of `map` at `atSeconds` through `filter` to stdout as `output`. */
+function oneFrameArgs(
+  path: string,
+  map: string,
+  atSeconds: number,
+  filter: string,
+  output: readonly string[],
+): string[] {
+  return [
+    ...baseArgs(),
+    '-nostdin',
+    ...(atSeconds > 0 ? ['-ss', atSeconds.toFixed(3)] : []),
+    '-i',
+    inputArgument(path),
+    '-map',
+    map,
+    '-frames:v',
+    '1',
+    '-an',
+    '-sn',
+    '-dn',
+    '-vf',
+    filter,
+    '-pix_fmt',
+    'rgba',
+    ...output,
+    'pipe:1',
+  ];
+}
+
+function runFfmpeg(
+  path: string,
+  args: string[],
+  maxOutputBytes: number,
+  options: ResolvedProbeOptions,
+): Promise<Buffer> {
+  return runTool('ffmpeg', options.ffmpegPath, args, {
+    timeoutMs: options.probeTimeoutMs,
+    maxOutputBytes: Math.min(options.maxProbeOutputBytes, maxOutputBytes),
+    signal: options.signal,
+    redact: inputArgument(path),
+  });
 }
 
 /**
@@ -333,38 +435,76 @@ export async function frameRgba(
   options: ResolvedProbeOptions,
 ): Promise<Uint8Array | undefined> {
   const expected = width * height * 4;
-  const out = await runTool(
-    'ffmpeg',
-    options.ffmpegPath,
-    [
-      ...baseArgs(),
-      '-nostdin',
-      ...(atSeconds > 0 ? ['-ss', atSeconds.toFixed(3)] : []),
-      '-i',
-      inputArgument(path),
-      '-map',
-      `0:${streamIndex}`,
-      '-frames:v',
-      '1',
-      '-an',
-      '-sn',
-      '-dn',
-      '-vf',
-      `scale=${width}:${height}:flags=area`,
-      '-pix_fmt',
-      'rgba',
+  const out = await runFfmpeg(
+    path,
+    oneFrameArgs(path, `0:${streamIndex}`, atSeconds, `scale=${width}:${height}:flags=area`, [
       '-f',
       'rawvideo',
-      'pipe:1',
-    ],
-    {
-      timeoutMs: options.probeTimeoutMs,
-      maxOutputBytes: Math.min(options.maxProbeOutputBytes, expected),
-      signal: options.signal,
-      redact: inputArgument(path),
-    },
+    ]),
+    expected,
+    options,
   );
   return out.length === expected ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : undefined;
+}
+
+/**
+ * `thumbhashInputSize` (thumbhash.ts) as an ffmpeg expression of the (autorotated) input size, so a frame
+ * can be sized for the ThumbHash before ffprobe has said how big the video is. Same double arithmetic and
+ * the same rounding (half away from zero, as `Math.round` for positive numbers).
+ */
+function thumbhashSideExpression(side: 'iw' | 'ih'): string {
+  const max = THUMBHASH_MAX_SIDE;
+  return `'max(1,min(${max},round(${side}*min(1,${max}/max(max(iw,ih),1)))))'`;
+}
+
+/** Upper bound of a PAM header as ffmpeg writes it (7 short lines). */
+const PAM_HEADER_MAX_BYTES = 128;
+
+/** One decoded frame with the size ffmpeg gave it. */
+export interface SizedFrame {
+  width: number;
+  height: number;
+  rgba: Uint8Array;
+}
+
+/**
+ * Decodes one frame at `atSeconds` of the first video stream that is not cover art (`0:V:0`), rotated
+ * by ffmpeg's autorotate and scaled to the ThumbHash input size of its displayed size, without knowing
+ * that size beforehand: ffmpeg writes it in a PAM header. This is the frame a video probe starts while
+ * ffprobe is still running; the caller checks stream, size and time against ffprobe's answer. Resolves
+ * with undefined when no frame comes out or the output is not the PAM we asked for.
+ *
+ * @throws {ProbeError} see {@link runTool}.
+ */
+export async function earlyFrameRgba(
+  path: string,
+  atSeconds: number,
+  options: ResolvedProbeOptions,
+): Promise<SizedFrame | undefined> {
+  const filter = `scale=w=${thumbhashSideExpression('iw')}:h=${thumbhashSideExpression('ih')}:flags=area`;
+  const out = await runFfmpeg(
+    path,
+    oneFrameArgs(path, '0:V:0', atSeconds, filter, ['-f', 'image2pipe', '-c:v', 'pam']),
+    THUMBHASH_MAX_SIDE * THUMBHASH_MAX_SIDE * 4 + PAM_HEADER_MAX_BYTES,
+    options,
+  );
+  const end = out.indexOf('ENDHDR\n');
+  if (end < 0 || end > PAM_HEADER_MAX_BYTES) return undefined;
+  const header = out.subarray(0, end).toString('latin1');
+  const field = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(header)?.[1]);
+  const width = field('WIDTH');
+  const height = field('HEIGHT');
+  const body = out.subarray(end + 'ENDHDR\n'.length);
+  if (
+    !header.startsWith('P7\n') ||
+    field('DEPTH') !== 4 ||
+    field('MAXVAL') !== 255 ||
+    !(width > 0 && height > 0) ||
+    body.length !== width * height * 4
+  ) {
+    return undefined;
+  }
+  return { width, height, rgba: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
 }
 
 /** Whether one tool can be run, which one it is, and its version line. */

@@ -28,7 +28,15 @@ import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
 import { sniffMimeType } from './mime.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
 import type { MediaProbe, ProbeStreamInput } from './types.js';
-import { audioDurationMs, hasAudioStream, probePictureWithFfmpeg, probeVideo } from './video.js';
+import {
+  audioDurationMs,
+  type EarlyPoster,
+  ffprobeWithTail,
+  hasAudioStream,
+  probePictureWithFfmpeg,
+  probeVideo,
+  startEarlyPoster,
+} from './video.js';
 
 /** A container's video MIME type → its audio-only name, for a "video" file that holds only sound. */
 export const AUDIO_ONLY_TYPES: Readonly<Record<string, string>> = {
@@ -113,9 +121,26 @@ async function probeAv(
   options: ResolvedProbeOptions,
 ): Promise<Omit<MediaProbe, 'size' | 'name'>> {
   const isVideo = mimeType.startsWith('video/');
+  // The poster frame's ffmpeg is the slowest child: start it now, beside ffprobe (see video.ts).
+  const early = isVideo ? startEarlyPoster(path, options) : undefined;
+  try {
+    return await probeAvAfterStart(path, mimeType, options, early);
+  } finally {
+    // Kill it when unused (an error, no video stream) and wait for it to exit: no child outlives us.
+    await early?.cancel();
+  }
+}
+
+async function probeAvAfterStart(
+  path: string,
+  mimeType: string,
+  options: ResolvedProbeOptions,
+  early: EarlyPoster | undefined,
+): Promise<Omit<MediaProbe, 'size' | 'name'>> {
+  const isVideo = mimeType.startsWith('video/');
   let result: Awaited<ReturnType<typeof ffprobe>>;
   try {
-    result = await ffprobe(path, options);
+    result = isVideo ? await ffprobeWithTail(path, options) : await ffprobe(path, options);
   } catch (error) {
     // Audio files are plain files: without ffprobe they simply have no duration.
     if (!isVideo && error instanceof ProbeError && error.code === 'ERR_FFMPEG_MISSING') {
@@ -130,7 +155,7 @@ async function probeAv(
   }
   if (isVideo) {
     try {
-      const video = await probeVideo(path, options, result);
+      const video = await probeVideo(path, options, result, early);
       if (video) return { kind: 'video', mimeType, ...video };
     } catch (error) {
       if (!degradable(error)) throw error;

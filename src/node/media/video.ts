@@ -4,21 +4,37 @@
  * - **Size after rotation.** Phones record landscape sensor frames plus a display matrix; a rotation of
  *   ±90° swaps width and height, so an upright phone video reports its upright size.
  * - **Duration we trust.** A container header can lie (a truncated Matroska file keeps its header's
- *   duration; a hostile one can claim anything), so the figure is checked against the data: ffprobe
- *   seeks to one second before the claimed end and reads the remaining packets; the end of the last
+ *   duration; a hostile one can claim anything), so the figure is checked against the data: the header
+ *   ffprobe also seeks past the end (landing on the last keyframe) and lists the remaining packets (when
+ *   it lists none, a second ffprobe seeks to one second before the claimed end); the end of the last
  *   packet (minus the start time) is what the data supports. When it and the header agree within
  *   max(1 s, 10 %) the header's figure is used (it includes the last frame's display time); otherwise the
  *   packets win and the result carries a warning. With no header figure the packets decide; when the tail
  *   cannot be read (limit, timeout) the header's figure is used.
- * - **Poster frame.** One frame at min(1 s, 10 % of the duration) (fast input seek, one decode), scaled by
- *   ffmpeg straight to the ThumbHash size; if it is nearly black (a fade-in, a title card) one more frame
- *   at half the duration is tried and the brighter one kept. A cover picture (`attached_pic`) is never
- *   taken for the video.
+ * - **Poster frame.** The first frame, scaled by ffmpeg straight to the ThumbHash size; if it is nearly
+ *   black (a fade-in, a title card) one more frame at half the duration (fast input seek) is tried and the
+ *   brighter one kept. A cover picture (`attached_pic`) is never taken for the video. The first frame,
+ *   not one at 1 s: with a keyframe only at 0 (common for short clips) a frame at 1 s means decoding a
+ *   second of video, which doubled ffmpeg's time on the bench clip.
+ * - **Poster started early.** ffmpeg's frame takes longer than ffprobe, so the first frame is started at
+ *   the same time as ffprobe ({@link startEarlyPoster}), before we know the video's stream or size: ffmpeg
+ *   picks the first non-cover video stream and sizes the frame itself (see `earlyFrameRgba`). It is used
+ *   only when ffprobe's answer confirms it is exactly the frame the rules above ask for (same stream, same
+ *   size); otherwise, or when it failed, it is killed and the frame is decoded again after ffprobe, as it
+ *   would have been without the head start.
  *
  * @module
  */
 import { LimitError, ProbeError } from '../../core/errors.js';
-import { type FfprobeResult, type FfprobeStream, ffprobe, frameRgba, lastPacketEnd } from './ffmpeg.js';
+import {
+  earlyFrameRgba,
+  type FfprobeResult,
+  type FfprobeStream,
+  ffprobe,
+  frameRgba,
+  lastPacketEnd,
+  type SizedFrame,
+} from './ffmpeg.js';
 import { assertWithinPixelLimit, type ResolvedProbeOptions } from './options.js';
 import { thumbhashFromRgba, thumbhashInputSize } from './thumbhash.js';
 
@@ -77,6 +93,23 @@ export function claimedDurationSeconds(result: FfprobeResult, stream?: FfprobeSt
   return seconds(result.format.duration) ?? seconds(stream?.duration);
 }
 
+/**
+ * ffprobe's header answer with the file's tail listed by the same process (`tailEnd`, for the duration
+ * check). When that run fails (a tail too long for the output limit, a seek the demuxer refuses) the
+ * plain header probe runs instead, and its errors are the ones reported; the tail is then read apart.
+ *
+ * @throws {ProbeError} / {LimitError} as {@link ffprobe}.
+ */
+export async function ffprobeWithTail(path: string, options: ResolvedProbeOptions): Promise<FfprobeResult> {
+  try {
+    return await ffprobe(path, options, true);
+  } catch (error) {
+    if (error instanceof LimitError || (error instanceof ProbeError && error.code === 'ERR_PROBE_FAILED'))
+      return ffprobe(path, options);
+    throw error;
+  }
+}
+
 async function verifiedDuration(
   path: string,
   result: FfprobeResult,
@@ -85,9 +118,10 @@ async function verifiedDuration(
 ): Promise<{ seconds: number | undefined; warning?: string }> {
   const claimed = claimedDurationSeconds(result, stream);
   const start = seconds(result.format.start_time) ?? seconds(stream.start_time) ?? 0;
-  let end: number | undefined;
+  // The header probe usually listed the tail already (ffprobeWithTail); read it separately only when not.
+  let end = result.tailEnd;
   try {
-    end = await lastPacketEnd(path, claimed === undefined ? 0 : claimed - 1, options);
+    end ??= await lastPacketEnd(path, claimed === undefined ? 0 : claimed - 1, options);
   } catch (error) {
     // A tail too long to list or too slow to read: fall back to the header's figure.
     if (
@@ -117,6 +151,59 @@ function meanLuma(rgba: Uint8Array): number {
   return sum / (rgba.length / 4);
 }
 
+/** A poster frame decoding while ffprobe runs (see {@link startEarlyPoster}). */
+export interface EarlyPoster {
+  /** The frame, or undefined when ffmpeg failed or gave none (never rejects). */
+  frame: Promise<SizedFrame | undefined>;
+  /** Kills the ffmpeg child if it still runs and resolves once it has exited. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * Starts decoding the first frame before ffprobe has answered, so the two child
+ * processes run side by side. Its errors are swallowed: when the frame is missing or does not fit,
+ * {@link probeVideo} decodes it again and reports that run's errors. Call `cancel()` on every path
+ * (a `finally`), so the child never outlives the probe.
+ */
+export function startEarlyPoster(path: string, options: ResolvedProbeOptions): EarlyPoster {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) controller.abort();
+  const frame = earlyFrameRgba(path, 0, { ...options, signal: controller.signal })
+    .catch(() => undefined)
+    .finally(() => options.signal?.removeEventListener('abort', onAbort));
+  return {
+    frame,
+    cancel: async () => {
+      controller.abort();
+      await frame;
+    },
+  };
+}
+
+/** The early frame when ffprobe's answer confirms it is the first poster frame we would decode now. */
+async function confirmedEarlyFrame(
+  early: EarlyPoster | undefined,
+  result: FfprobeResult,
+  stream: FfprobeStream,
+  display: { width: number; height: number },
+): Promise<Uint8Array | undefined> {
+  if (!early) return undefined;
+  // ffmpeg's `0:V:0`: the first video stream that is not cover art or a thumbnail track.
+  const ffmpegChoice = result.streams.find(
+    (s) => s.codec_type === 'video' && !s.disposition?.attached_pic && !s.disposition?.timed_thumbnails,
+  );
+  if (ffmpegChoice?.index === undefined || ffmpegChoice.index !== stream.index) {
+    // Not the frame we need: stop decoding it (the caller still awaits its exit).
+    void early.cancel();
+    return undefined;
+  }
+  const frame = await early.frame;
+  const size = thumbhashInputSize(display.width, display.height);
+  return frame && frame.width === size.width && frame.height === size.height ? frame.rgba : undefined;
+}
+
 /**
  * A ThumbHash of a representative early frame (see the module notes).
  *
@@ -128,16 +215,18 @@ export async function posterThumbhash(
   display: { width: number; height: number },
   durationSeconds: number | undefined,
   options: ResolvedProbeOptions,
+  firstFrame?: Uint8Array,
 ): Promise<string> {
   const size = thumbhashInputSize(display.width, display.height);
   const index = stream.index ?? 0;
   const duration = durationSeconds ?? 0;
   let best: Uint8Array | undefined;
   let bestLuma = -1;
-  const times = [Math.min(1, 0.1 * duration), 0.5 * duration];
+  const times = [0, 0.5 * duration];
   for (const [i, at] of times.entries()) {
     if (i > 0 && (bestLuma >= DARK_FRAME_LUMA || at <= times[0]!)) break;
-    let frame = await frameRgba(path, index, at, size.width, size.height, options);
+    let frame =
+      i === 0 && firstFrame ? firstFrame : await frameRgba(path, index, at, size.width, size.height, options);
     if (!frame && at > 0 && !best) frame = await frameRgba(path, index, 0, size.width, size.height, options);
     if (!frame) continue;
     const luma = meanLuma(frame);
@@ -152,7 +241,8 @@ export async function posterThumbhash(
 
 /**
  * Probes a video: displayed size, verified duration, poster-frame ThumbHash. Resolves with undefined when
- * the file has no video stream (e.g. an MP4 holding only audio).
+ * the file has no video stream (e.g. an MP4 holding only audio). `probed` is ffprobe's answer when the
+ * caller already has it; `early` a poster frame started beside that ffprobe (the caller cancels it).
  *
  * @throws {ProbeError} `ERR_FFMPEG_MISSING` without ffprobe/ffmpeg; `ERR_PROBE_FAILED`/`ERR_PROBE_TIMEOUT`
  *   when the tools fail on this file.
@@ -162,17 +252,21 @@ export async function probeVideo(
   path: string,
   options: ResolvedProbeOptions,
   probed?: FfprobeResult,
+  early?: EarlyPoster,
 ): Promise<VideoProbe | undefined> {
   const result = probed ?? (await ffprobe(path, options));
   const stream = mainVideoStream(result);
   if (!stream) return undefined;
   const display = displayedSize(stream);
+  const claimed = claimedDurationSeconds(result, stream);
   // The tail read and the poster frame are independent child processes: run them side by side. The
   // poster's seek uses the header's figure; a seek past the real end falls back to the first frame.
   // allSettled, not all: when one fails we still wait for the other child to end, so none outlives us.
   const [durationResult, posterResult] = await Promise.allSettled([
     verifiedDuration(path, result, stream, options),
-    posterThumbhash(path, stream, display, claimedDurationSeconds(result, stream), options),
+    confirmedEarlyFrame(early, result, stream, display).then((first) =>
+      posterThumbhash(path, stream, display, claimed, options, first),
+    ),
   ]);
   if (durationResult.status === 'rejected') throw durationResult.reason;
   if (posterResult.status === 'rejected') throw posterResult.reason;
