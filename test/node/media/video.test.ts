@@ -1,7 +1,10 @@
 import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from 'thumbhash';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../../src/core/bytes.js';
+import { earlyFrameRgba, ffprobe } from '../../../src/node/media/ffmpeg.js';
 import { probeMedia } from '../../../src/node/media/index.js';
+import { resolveProbeOptions } from '../../../src/node/media/options.js';
+import { thumbhashInputSize } from '../../../src/node/media/thumbhash.js';
 import { ffmpegChildren, sample, samplesDir } from './samples.js';
 
 beforeAll(() => samplesDir());
@@ -49,6 +52,25 @@ describe('videos', () => {
     expect(probe.durationMs).toBeGreaterThan(2000);
     expect(probe.durationMs).toBeLessThan(4000);
     expect(probe.warning).toMatch(/claims 6\.000 s/);
+  });
+
+  it('the header ffprobe also lists the tail: where the packets end, beside the streams', async () => {
+    const options = resolveProbeOptions({});
+    const withTail = await ffprobe(sample('h264.mp4'), options, true);
+    expect(withTail.streams.some((s) => s.codec_type === 'video')).toBe(true);
+    expect(withTail.tailEnd).toBeGreaterThan(3.9);
+    expect(withTail.tailEnd).toBeLessThanOrEqual(4.05);
+    expect((await ffprobe(sample('h264.mp4'), options)).tailEnd).toBeUndefined();
+    // The cut file's tail ends near 3 s although its header claims 6 s.
+    const cut = await ffprobe(sample('truncated-lying-duration.mkv'), options, true);
+    expect(cut.tailEnd).toBeLessThan(4);
+  });
+
+  it('the early poster frame is sized by ffmpeg as thumbhashInputSize sizes the upright video', async () => {
+    const frame = await earlyFrameRgba(sample('rotated-90.mp4'), 0, resolveProbeOptions({}));
+    expect(frame).toBeDefined();
+    expect({ width: frame!.width, height: frame!.height }).toEqual(thumbhashInputSize(120, 160));
+    expect(frame!.rgba.length).toBe(frame!.width * frame!.height * 4);
   });
 
   it('leaves no ffmpeg or ffprobe process behind', async () => {
