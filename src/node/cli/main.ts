@@ -99,6 +99,8 @@ export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('happy-media')
     .description('End-to-end encrypted media and Session Protocol v2 for Happy')
     .version(packageVersion(), '-V, --version', 'print the version of happy-media')
+    // Program options only before the command name: `probe --version` is the probe's own option.
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
   program.configureOutput({
