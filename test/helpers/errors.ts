@@ -39,3 +39,19 @@ export async function rejectionCodeOf(work: Promise<unknown> | (() => unknown)):
   }
   throw new Error('expected a HappyMediaError, but the call succeeded');
 }
+
+/**
+ * Awaits `work` and returns the HappyMediaError it fails with (for tests that look at more than the code:
+ * its message, its `cause`, whether it is retryable).
+ *
+ * @throws when `work` succeeds, or fails with anything but a HappyMediaError.
+ */
+export async function rejectionOf(work: Promise<unknown> | (() => unknown)): Promise<HappyMediaError> {
+  try {
+    await (typeof work === 'function' ? work() : work);
+  } catch (error) {
+    if (error instanceof HappyMediaError) return error;
+    throw error;
+  }
+  throw new Error('expected a HappyMediaError, but the call succeeded');
+}

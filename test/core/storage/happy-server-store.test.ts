@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
+import { rejectionOf } from '../../helpers/errors.js';
 
 const SID = 'cmx6k89sd00016q7dnk5axjpq';
 const UUID = '95a8b6b8-a5d6-45f6-98e6-ae455c57b9a0';
@@ -47,15 +48,6 @@ function stream(bytes: Uint8Array): ReadableStream<Uint8Array> {
       c.close();
     },
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected a failure');
 }
 
 const opts = {
@@ -122,17 +114,17 @@ describe('HappyServerStore (scripted server)', () => {
     for (const status of [401, 403, 404]) {
       const once = fake(() => json({ error: 'nope' }, status));
       const s = new HappyServerStore({ ...opts, fetch: once.fetch });
-      const error = await failure(s.create(stream(new Uint8Array(3)), 3));
+      const error = await rejectionOf(s.create(stream(new Uint8Array(3)), 3));
       expect(error.message).toMatch(/^request-upload failed/);
       expect(once.seen.length, String(status)).toBe(1);
-      const down = await failure(s.get(`media/${UUID}`));
+      const down = await rejectionOf(s.get(`media/${UUID}`));
       expect(down.message).toMatch(/^request-download failed/);
       expect(once.seen.length, String(status)).toBe(2);
     }
 
     const always = fake(() => json({ error: 'busy' }, 429));
     const limited = new HappyServerStore({ ...opts, retries: 2, fetch: always.fetch });
-    const error = await failure(limited.create(stream(new Uint8Array(3)), 3));
+    const error = await rejectionOf(limited.create(stream(new Uint8Array(3)), 3));
     expect(error.code).toBe('ERR_UPLOAD_FAILED');
     expect(error.message).toMatch(/^request-upload failed.*429/);
     expect(always.seen.length).toBe(3);
@@ -146,7 +138,7 @@ describe('HappyServerStore (scripted server)', () => {
       ),
     );
     const store = new HappyServerStore({ ...opts, fetch });
-    expect((await failure(store.create(stream(new Uint8Array(3)), 3))).code).toBe('ERR_LIMIT_EXCEEDED');
+    expect((await rejectionOf(store.create(stream(new Uint8Array(3)), 3))).code).toBe('ERR_LIMIT_EXCEEDED');
   });
 
   it('rewrites a loopback download URL to the server it talks to, and sends the token only there', async () => {
@@ -190,12 +182,12 @@ describe('HappyServerStore (scripted server)', () => {
     expect(() => store.mediaRef(`sessions/other/attachments/${UUID}.enc`)).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_REF' }),
     );
-    expect((await failure(store.put(`media/${UUID}`, stream(new Uint8Array(1)), 1))).code).toBe(
+    expect((await rejectionOf(store.put(`media/${UUID}`, stream(new Uint8Array(1)), 1))).code).toBe(
       'ERR_NOT_IMPLEMENTED',
     );
-    expect((await failure(store.delete(`media/${UUID}`))).code).toBe('ERR_NOT_IMPLEMENTED');
-    expect((await failure(store.delete('media/not-a-uuid'))).code).toBe('ERR_INVALID_REF');
-    expect((await failure(store.create(stream(new Uint8Array(5)), 6))).code).toBe('ERR_UPLOAD_FAILED');
+    expect((await rejectionOf(store.delete(`media/${UUID}`))).code).toBe('ERR_NOT_IMPLEMENTED');
+    expect((await rejectionOf(store.delete('media/not-a-uuid'))).code).toBe('ERR_INVALID_REF');
+    expect((await rejectionOf(store.create(stream(new Uint8Array(5)), 6))).code).toBe('ERR_UPLOAD_FAILED');
     expect(seen).toEqual([]);
   });
 });

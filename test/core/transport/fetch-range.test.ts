@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HappyMediaError } from '../../../src/core/errors.js';
 import { fetchRange, isRetryableError } from '../../../src/core/transport/index.js';
+import { rejectionOf } from '../../helpers/errors.js';
 import { streamOf } from '../../node/storage/store-contract.js';
 
 const BLOB = new Uint8Array(5000).map((_, i) => (i * 7) % 251);
@@ -38,15 +38,6 @@ function honest(range: string | undefined): Answer {
 
 async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-async function failure(promise: Promise<unknown>): Promise<HappyMediaError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as HappyMediaError;
-  }
-  throw new Error('expected a failure');
 }
 
 const URL_ = 'http://127.0.0.1:1/blob';
@@ -94,7 +85,9 @@ describe('fetchRange', () => {
     }
     const atEnd = await fetchRange(URL_, { fetch, range: { offset: BLOB.length, length: 5 } });
     expect((await bytesOf(atEnd.body)).length).toBe(0);
-    const past = await failure(fetchRange(URL_, { fetch, range: { offset: BLOB.length + 1, length: 5 } }));
+    const past = await rejectionOf(
+      fetchRange(URL_, { fetch, range: { offset: BLOB.length + 1, length: 5 } }),
+    );
     expect(past.code).toBe('ERR_INVALID_ARGUMENT');
   });
 
@@ -115,7 +108,7 @@ describe('fetchRange', () => {
     ];
     for (const headers of wrongs) {
       const { fetch } = fakeFetch(() => ({ status: 206, headers, body: BLOB.subarray(0, 1500) }));
-      const error = await failure(fetchRange(URL_, { fetch, range: { offset: 1000, length: 1500 } }));
+      const error = await rejectionOf(fetchRange(URL_, { fetch, range: { offset: 1000, length: 1500 } }));
       expect(error.code, JSON.stringify(headers)).toBe('ERR_DOWNLOAD_FAILED');
       expect(isRetryableError(error)).toBe(true);
       expect(error.message).toMatch(/^download failed/);
@@ -126,20 +119,22 @@ describe('fetchRange', () => {
     const header = { 'content-range': `bytes 1000-2499/${BLOB.length}` };
     const short = fakeFetch(() => ({ status: 206, headers: header, body: BLOB.subarray(1000, 2400) }));
     const s = await fetchRange(URL_, { fetch: short.fetch, range: { offset: 1000, length: 1500 } });
-    const shortError = await failure(bytesOf(s.body));
+    const shortError = await rejectionOf(bytesOf(s.body));
     expect(shortError.code).toBe('ERR_DOWNLOAD_FAILED');
     expect(isRetryableError(shortError)).toBe(true);
 
     const long = fakeFetch(() => ({ status: 206, headers: header, body: BLOB.subarray(1000, 2600) }));
     const l = await fetchRange(URL_, { fetch: long.fetch, range: { offset: 1000, length: 1500 } });
-    expect((await failure(bytesOf(l.body))).code).toBe('ERR_DOWNLOAD_FAILED');
+    expect((await rejectionOf(bytesOf(l.body))).code).toBe('ERR_DOWNLOAD_FAILED');
   });
 
   it('reads a 416 at exactly the end as an empty range, past the end as a bad argument', async () => {
     const { fetch } = fakeFetch(honest);
     const empty = await fetchRange(URL_, { fetch, range: { offset: BLOB.length, length: 10 } });
     expect((await bytesOf(empty.body)).length).toBe(0);
-    const past = await failure(fetchRange(URL_, { fetch, range: { offset: BLOB.length + 1, length: 10 } }));
+    const past = await rejectionOf(
+      fetchRange(URL_, { fetch, range: { offset: BLOB.length + 1, length: 10 } }),
+    );
     expect(past.code).toBe('ERR_INVALID_ARGUMENT');
     const none = await fetchRange(URL_, { fetch, range: { offset: 10, length: 0 } });
     expect((await bytesOf(none.body)).length).toBe(0);
@@ -157,7 +152,7 @@ describe('fetchRange', () => {
     ];
     for (const [status, code, retry] of cases) {
       const { fetch } = fakeFetch(() => ({ status, body: new TextEncoder().encode('{"error":"x"}') }));
-      const error = await failure(fetchRange(URL_, { fetch, leg: 'request-download', what: 'media/x' }));
+      const error = await rejectionOf(fetchRange(URL_, { fetch, leg: 'request-download', what: 'media/x' }));
       expect(error.code, String(status)).toBe(code);
       expect(isRetryableError(error), String(status)).toBe(retry);
       expect(error.message).toMatch(/^request-download failed/);
@@ -167,7 +162,7 @@ describe('fetchRange', () => {
   it('uses the caller mapping of error statuses when given', async () => {
     const { fetch } = fakeFetch(() => ({ status: 418 }));
     const { StorageError } = await import('../../../src/core/errors.js');
-    const error = await failure(
+    const error = await rejectionOf(
       fetchRange(URL_, {
         fetch,
         statusError: (r) => new StorageError(`teapot ${r.status}`, { code: 'ERR_STORAGE' }),
@@ -180,7 +175,9 @@ describe('fetchRange', () => {
     const fetch = async () => {
       throw new TypeError('fetch failed');
     };
-    const error = await failure(fetchRange('http://127.0.0.1:1/secret-path?X-Amz-Signature=abc', { fetch }));
+    const error = await rejectionOf(
+      fetchRange('http://127.0.0.1:1/secret-path?X-Amz-Signature=abc', { fetch }),
+    );
     expect(error.code).toBe('ERR_DOWNLOAD_FAILED');
     expect(isRetryableError(error)).toBe(true);
     expect(error.message).not.toMatch(/secret-path|Signature/);
@@ -190,7 +187,7 @@ describe('fetchRange', () => {
     const before = new AbortController();
     before.abort();
     const { fetch } = fakeFetch(honest);
-    expect((await failure(fetchRange(URL_, { fetch, signal: before.signal }))).code).toBe('ERR_ABORTED');
+    expect((await rejectionOf(fetchRange(URL_, { fetch, signal: before.signal }))).code).toBe('ERR_ABORTED');
 
     const during = new AbortController();
     const stalling = async (_u: string | URL | Request, init?: RequestInit) => {
@@ -205,13 +202,13 @@ describe('fetchRange', () => {
     const got = await fetchRange(URL_, { fetch: stalling, signal: during.signal });
     const reading = bytesOf(got.body);
     setTimeout(() => during.abort(), 20);
-    expect((await failure(reading)).code).toBe('ERR_ABORTED');
+    expect((await rejectionOf(reading)).code).toBe('ERR_ABORTED');
   });
 
   it('checks its arguments', async () => {
     const { fetch } = fakeFetch(honest);
-    expect((await failure(fetchRange('not a url', { fetch }))).code).toBe('ERR_INVALID_ARGUMENT');
-    expect((await failure(fetchRange(URL_, { fetch, range: { offset: -1, length: 1 } }))).code).toBe(
+    expect((await rejectionOf(fetchRange('not a url', { fetch }))).code).toBe('ERR_INVALID_ARGUMENT');
+    expect((await rejectionOf(fetchRange(URL_, { fetch, range: { offset: -1, length: 1 } }))).code).toBe(
       'ERR_INVALID_ARGUMENT',
     );
   });

@@ -30,6 +30,7 @@ import { openMedia } from '../../../src/node/playback/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import { storeRangeSource } from '../../../src/node/storage/index.js';
 import { runCli } from '../../helpers/cli.js';
+import { rejectionOf } from '../../helpers/errors.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect, streamOf } from './store-contract.js';
 
@@ -63,15 +64,6 @@ function countingFetch(): { fetch: FetchFunction; calls: string[] } {
     return globalThis.fetch(input, init);
   };
   return { fetch, calls };
-}
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected a failure');
 }
 
 describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mode)", () => {
@@ -115,7 +107,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
       const want = ciphertext.subarray(offset, Math.min(ciphertext.length, offset + length));
       expect(Buffer.from(got).equals(Buffer.from(want)), `${offset}+${length}`).toBe(true);
     }
-    expect((await failure(store.get(ref, { offset: ciphertext.length + 1, length: 1 }))).code).toBe(
+    expect((await rejectionOf(store.get(ref, { offset: ciphertext.length + 1, length: 1 }))).code).toBe(
       'ERR_INVALID_ARGUMENT',
     );
   });
@@ -148,8 +140,8 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
 
   it('reports a never-uploaded ref as ERR_NOT_FOUND, and refuses bad or foreign refs before any request', async () => {
     const missing = `media/${crypto.randomUUID()}`;
-    expect((await failure(store.head(missing))).code).toBe('ERR_NOT_FOUND');
-    expect((await failure(store.get(missing))).code).toBe('ERR_NOT_FOUND');
+    expect((await rejectionOf(store.head(missing))).code).toBe('ERR_NOT_FOUND');
+    expect((await rejectionOf(store.get(missing))).code).toBe('ERR_NOT_FOUND');
     const { fetch, calls } = countingFetch();
     const counted = new HappyServerStore({ ...owner, fetch });
     for (const bad of [
@@ -159,16 +151,16 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
       'x',
       'machine-file:///etc/passwd',
     ]) {
-      expect((await failure(counted.get(bad))).code, bad).toBe('ERR_INVALID_REF');
-      expect((await failure(counted.head(bad))).code, bad).toBe('ERR_INVALID_REF');
+      expect((await rejectionOf(counted.get(bad))).code, bad).toBe('ERR_INVALID_REF');
+      expect((await rejectionOf(counted.head(bad))).code, bad).toBe('ERR_INVALID_REF');
     }
     const foreign = `sessions/${stranger.sessionId}/attachments/${ref.slice(6)}.enc`;
-    expect((await failure(Promise.resolve().then(() => counted.mediaRef(foreign)))).code).toBe(
+    expect((await rejectionOf(Promise.resolve().then(() => counted.mediaRef(foreign)))).code).toBe(
       'ERR_INVALID_REF',
     );
-    expect((await failure(Promise.resolve().then(() => counted.mediaRef('sessions/x/../y.enc')))).code).toBe(
-      'ERR_INVALID_REF',
-    );
+    expect(
+      (await rejectionOf(Promise.resolve().then(() => counted.mediaRef('sessions/x/../y.enc')))).code,
+    ).toBe('ERR_INVALID_REF');
     expect(calls).toEqual([]);
   });
 
@@ -180,10 +172,10 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
       sessionId: owner.sessionId,
       fetch,
     });
-    const read = await failure(intruder.get(ref));
+    const read = await rejectionOf(intruder.get(ref));
     expect(read.code).toBe('ERR_NOT_FOUND');
     expect(read.message).toMatch(/^request-download failed/);
-    const write = await failure(intruder.create(streamOf(new Uint8Array(100)), 100));
+    const write = await rejectionOf(intruder.create(streamOf(new Uint8Array(100)), 100));
     expect(write.code).toBe('ERR_UPLOAD_FAILED');
     expect(write.message).toMatch(/^request-upload failed/);
     expect(calls.length).toBe(2);
@@ -196,10 +188,10 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     const { fetch, calls } = countingFetch();
     const wrong = 'not-a-valid-token-123456';
     const bad = new HappyServerStore({ ...owner, token: wrong, fetch });
-    const up = await failure(bad.create(streamOf(new Uint8Array(10)), 10));
+    const up = await rejectionOf(bad.create(streamOf(new Uint8Array(10)), 10));
     expect(up.code).toBe('ERR_UPLOAD_FAILED');
     expect(up.message).toMatch(/^request-upload failed.*401/);
-    const down = await failure(bad.get(ref));
+    const down = await rejectionOf(bad.get(ref));
     expect(down.code).toBe('ERR_DOWNLOAD_FAILED');
     expect(down.message).toMatch(/^request-download failed.*401/);
     expect(calls.length).toBe(2);
@@ -210,7 +202,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
   it('refuses a blob over 10 MiB with ERR_LIMIT_EXCEEDED before any request; exactly 10 MiB goes through', async () => {
     const { fetch, calls } = countingFetch();
     const counted = new HappyServerStore({ ...owner, fetch });
-    const over = await failure(counted.create(streamOf(new Uint8Array(10)), 10 * 1024 * 1024 + 1));
+    const over = await rejectionOf(counted.create(streamOf(new Uint8Array(10)), 10 * 1024 * 1024 + 1));
     expect(over.code).toBe('ERR_LIMIT_EXCEEDED');
     expect(over.message).toContain('10485760');
     expect(over.message).toMatch(/S3|media server/);
@@ -223,7 +215,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     const bigFile = join(tmp.dir, 'big.bin');
     await writeFile(bigFile, randomBytes(10 * 1024 * 1024 - 100));
     calls.length = 0;
-    const send = await failure(sendMedia(bigFile, { store: counted, blobKey: key }));
+    const send = await rejectionOf(sendMedia(bigFile, { store: counted, blobKey: key }));
     expect(send.code).toBe('ERR_LIMIT_EXCEEDED');
     expect(calls).toEqual([]);
   });
@@ -292,7 +284,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     const blobKey = new Uint8Array(randomBytes(32));
     const over = join(tmp.dir, 'over.bin');
     await writeFile(over, randomBytes(10 * 1024 * 1024 - 40 + 1));
-    const refused = await failure(sendMedia(over, { store: counted, blobKey, format: 'v1' }));
+    const refused = await rejectionOf(sendMedia(over, { store: counted, blobKey, format: 'v1' }));
     expect(refused.code).toBe('ERR_LIMIT_EXCEEDED');
     expect(calls).toEqual([]);
     const max = join(tmp.dir, 'max.bin');
