@@ -1,7 +1,8 @@
 /**
  * The browser path: decrypt throughput of the universal entry in headless Chromium, WebCrypto backend
  * vs noble backend, beside one-shot `crypto.subtle` AES-256-GCM over the same bytes (the limit in the
- * browser). Needs `/usr/bin/chromium` (or env `CHROMIUM_PATH`), playwright-core and esbuild.
+ * browser). Then seeks through the streaming Service Worker beside plain range GETs (`browser-seek.ts`).
+ * Needs `/usr/bin/chromium` (or env `CHROMIUM_PATH`), playwright-core and esbuild.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '..
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
+import { serviceWorkerSeekTimes } from './browser-seek.js';
 
 /** Flags for a quiet, sandbox-less headless Chromium (root in CI, no network chatter). */
 export const CHROMIUM_ARGS = [
@@ -213,6 +215,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       subtle,
     );
     rec.compare(noble, subtle);
+    await serviceWorkerSeekTimes(ctx, rec, browser, esbuild);
   } finally {
     await browser.close();
     server.closeAllConnections();
@@ -223,6 +226,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 /** The browser suite. */
 export const browserSuite: Suite = {
   name: 'browser',
-  description: 'decrypt in headless Chromium, webcrypto vs noble backend vs one-shot crypto.subtle',
+  description:
+    'decrypt in headless Chromium, webcrypto vs noble backend vs one-shot crypto.subtle; seeks through the Service Worker vs plain range GETs',
   run,
 };
