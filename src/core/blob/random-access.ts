@@ -42,7 +42,9 @@ export interface BlobReader {
   readonly plaintextSize: number;
   /**
    * Decrypts plaintext bytes `[offset, offset + length)`, reading only the chunks they lie in; each
-   * chunk is verified before any of its bytes is returned.
+   * chunk is verified before any of its bytes is returned. The result may be a view into an array that
+   * also holds the rest of the chunks it lies in (verified plaintext of the same blob, at most 32 KiB
+   * more): copy it (`.slice()`) before transferring its `.buffer`.
    *
    * @throws {InvalidArgumentError} when the range is not inside `[0, plaintextSize]`.
    * @throws {DecryptionError} when a chunk does not verify or the source returns short data.
@@ -84,6 +86,15 @@ async function readExactly(
   const bytes = await source.read(offset, length, signal);
   if (!(bytes instanceof Uint8Array) || bytes.length !== length) throw new DecryptionError();
   return bytes;
+}
+
+/** Views of the full-size sealed chunks that `bytes` (a whole number of them) holds, in order. */
+function sealedChunks(bytes: Uint8Array): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += BLOB_SEALED_CHUNK_SIZE) {
+    chunks.push(bytes.subarray(at, at + BLOB_SEALED_CHUNK_SIZE));
+  }
+  return chunks;
 }
 
 /**
@@ -136,11 +147,25 @@ export async function openBlobRandomAccess(
           `expected a range inside the ${layout.plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${offset}+${length}`,
         );
       }
-      const out = new Uint8Array(length);
-      if (length === 0) return out;
+      if (length === 0) return new Uint8Array(0);
       const end = offset + length;
       const first = Math.floor(offset / BLOB_CHUNK_SIZE);
       const last = Math.floor((end - 1) / BLOB_CHUNK_SIZE);
+      if (last < finalIndex && last - first < READ_SPAN_CHUNKS) {
+        // The common case (a player's range, a 1 MiB read): one source read and one backend call, whose
+        // output is returned as a view: each chunk's plaintext is copied once (by the backend, after its
+        // tag verified), and no zero-filled array is made only to be overwritten.
+        const bytes = await readExactly(
+          source,
+          chunkOffset(first),
+          (last - first + 1) * BLOB_SEALED_CHUNK_SIZE,
+          signal,
+        );
+        const plain = await cipher.open(first, sealedChunks(bytes));
+        const from = offset - first * BLOB_CHUNK_SIZE;
+        return plain.subarray(from, from + length);
+      }
+      const out = new Uint8Array(length);
       // The final chunk was verified at open; reuse it rather than reading it again.
       const lastRead = Math.min(last, finalIndex - 1);
       /** Reads the sealed chunks `[start, start + span)`, capped at the last one to read. */
@@ -169,12 +194,9 @@ export async function openBlobRandomAccess(
           const count = bytes.length / BLOB_SEALED_CHUNK_SIZE;
           // Batches of a span are opened together: concurrently for an asynchronous backend (WebCrypto).
           const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
+          const sealed = sealedChunks(bytes);
           for (let b = 0; b < count; b += BLOB_BATCH_CHUNKS) {
-            const sealed: Uint8Array[] = [];
-            for (let i = b; i < Math.min(count, b + BLOB_BATCH_CHUNKS); i++) {
-              sealed.push(bytes.subarray(i * BLOB_SEALED_CHUNK_SIZE, (i + 1) * BLOB_SEALED_CHUNK_SIZE));
-            }
-            opening.push(cipher.open(spanStart + b, sealed));
+            opening.push(cipher.open(spanStart + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS)));
           }
           const opened = await Promise.all(opening);
           // Every chunk before the final one is full-size, so chunk i of a batch is at i * 16384.

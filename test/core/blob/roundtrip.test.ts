@@ -210,6 +210,44 @@ describe('random access', () => {
     await expect(reader.read(0, 10, controller.signal)).rejects.toMatchObject({ code: 'ERR_ABORTED' });
   });
 
+  for (const backend of BACKENDS) {
+    it(`${backend}: a read inside one span is one backend call; its bytes stay put after later reads; damage in it fails`, async () => {
+      const ct = await encryptBlob(plaintext, key, { backend });
+      const calls: number[] = [];
+      const counted = {
+        name: `counted-${backend}`,
+        async createChunkCipher(aeadKey: Uint8Array, baseNonce: Uint8Array) {
+          const inner = await getBlobBackend(backend).createChunkCipher(aeadKey, baseNonce);
+          return {
+            seal: (first: number, p: readonly Uint8Array[]) => inner.seal(first, p),
+            open: (first: number, sealed: readonly Uint8Array[]) => {
+              calls.push(sealed.length);
+              return inner.open(first, sealed);
+            },
+          };
+        },
+      };
+      registerBlobBackend(counted, { preferred: false });
+      const reader = await openBlobRandomAccess(bufferRangeSource(ct), key, { backend: counted.name });
+      calls.length = 0;
+      // Chunks 1 to 3, unaligned at both ends: the result is a view of the backend's output.
+      const first = await reader.read(16384 + 5, 2 * 16384 + 10);
+      expect(calls).toEqual([3]);
+      const expected = toHex(plaintext.subarray(16384 + 5, 3 * 16384 + 15));
+      expect(toHex(first)).toBe(expected);
+      await reader.read(0, 4 * 16384);
+      await reader.read(100, 200);
+      expect(toHex(first)).toBe(expected);
+      const bad = ct.slice();
+      bad[56 + 2 * 16400 + 7] = (bad[56 + 2 * 16400 + 7] as number) ^ 1;
+      const badReader = await openBlobRandomAccess(bufferRangeSource(bad), key, { backend });
+      await expect(badReader.read(16384 + 5, 2 * 16384 + 10)).rejects.toMatchObject({
+        code: 'ERR_DECRYPTION_FAILED',
+      });
+      expect(toHex(await badReader.read(16384, 16384))).toBe(toHex(plaintext.subarray(16384, 32768)));
+    });
+  }
+
   it('a long read goes in 1024-chunk spans: one source read each, the next prefetched; damage in a later span still fails', async () => {
     // 2500 chunks: spans of 1024, 1024 and 452 chunks, then the final chunk from the open.
     const long = testBytes(2500 * 16384 + 5, 15);
