@@ -88,12 +88,54 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
           if (!nacl.secretbox.open(boxed, nonce, secret)) throw new Error('secretbox reference failed');
         };
       }
+      // The format's own floor for dataKey: what any writer of this envelope pays besides our code
+      // (JSON, UTF-8, the cipher, base64), every step a native one; and the reader's mirror image.
+      const formatSeal = () => {
+        const bytes = Buffer.from(JSON.stringify(message), 'utf8');
+        const nonce = randomBytes(12);
+        const cipher = createCipheriv('aes-256-gcm', secret, nonce);
+        const record = Buffer.concat([
+          Buffer.of(0),
+          nonce,
+          cipher.update(bytes),
+          cipher.final(),
+          cipher.getAuthTag(),
+        ]);
+        return { t: 'encrypted', c: record.toString('base64') };
+      };
+      const formatOpen = () => {
+        const record = Buffer.from(sealed.c, 'base64');
+        const decipher = createDecipheriv('aes-256-gcm', secret, record.subarray(1, 13));
+        decipher.setAuthTag(record.subarray(record.length - 16));
+        const plain = Buffer.concat([
+          decipher.update(record.subarray(13, record.length - 16)),
+          decipher.final(),
+        ]);
+        return JSON.parse(plain.toString('utf8'));
+      };
+      const withFloor = variant === 'datakey';
+      if (withFloor) {
+        if (
+          !isDeepStrictEqual(formatOpen(), message) ||
+          !isDeepStrictEqual(openMessage(formatSeal(), key), message)
+        ) {
+          throw new Error('the format-floor reference does not read or write the dataKey envelope');
+        }
+        rec.check(`${variant} ${tag}: the format-floor reference opens ours and ours opens its envelopes`);
+      }
       // Ours and the raw cipher, timed interleaved so the machine's load hits both alike.
-      const [sealRate, openRate, refSealRate, refOpenRate] = await opsPerSecondInterleaved(
-        [() => sealMessage(message, key), () => openMessage(sealed, key), rawSeal, rawOpen],
-        plan,
-        batchMs,
-      );
+      const [sealRate, openRate, refSealRate, refOpenRate, floorSealRate, floorOpenRate] =
+        await opsPerSecondInterleaved(
+          [
+            () => sealMessage(message, key),
+            () => openMessage(sealed, key),
+            rawSeal,
+            rawOpen,
+            ...(withFloor ? [formatSeal, formatOpen] : []),
+          ],
+          plan,
+          batchMs,
+        );
       const add = (id: string, label: string, rates: number[] | undefined, reference = false) =>
         rec.add({ id, suite: 'envelope', label, unit: 'msg/s', reference, summary: summarize(rates!) });
       const seal = add(`envelope.seal.${variant}.${size}`, `seal ${variant} ${tag}`, sealRate);
@@ -112,6 +154,26 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       );
       rec.compare(seal, refSeal);
       rec.compare(open, refOpen);
+      if (withFloor) {
+        rec.compare(
+          seal,
+          add(
+            `ref.envelope.format-seal.${variant}.${size}`,
+            `JSON.stringify + UTF-8 + AES-256-GCM + base64 ${tag} (the format's floor)`,
+            floorSealRate,
+            true,
+          ),
+        );
+        rec.compare(
+          open,
+          add(
+            `ref.envelope.format-open.${variant}.${size}`,
+            `base64 + AES-256-GCM + UTF-8 + JSON.parse ${tag} (the format's floor)`,
+            floorOpenRate,
+            true,
+          ),
+        );
+      }
     }
   }
   await transcript(ctx, rec, secret, plan);
