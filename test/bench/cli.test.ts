@@ -75,8 +75,12 @@ describe('happy-media bench (output shape, not timings)', () => {
         expect(r.stdout).toContain(ref.label);
       }
     }
-    // Envelope: both variants at both sizes, seal and open; and the transcript batch, seal and open.
-    expect(report.suites[0]!.comparisons).toHaveLength(10);
+    // Envelope: both variants at both sizes, seal and open, against the raw cipher; dataKey also against
+    // the format's own floor; and the transcript batch, seal and open.
+    expect(report.suites[0]!.comparisons).toHaveLength(14);
+    expect(report.suites[0]!.comparisons.map((c) => c.reference)).toContain(
+      'ref.envelope.format-open.datakey.65536',
+    );
     expect(report.suites[0]!.comparisons.map((c) => c.ours)).toContain('envelope.transcript.open');
     // CLI memory: each command ran in a child of its own and has its peak RSS.
     const cli = report.suites[1]!.measurements;
