@@ -77,7 +77,7 @@ describe('happy-media bench (output shape, not timings)', () => {
     }
     // Envelope: both variants at both sizes, seal and open, against the raw cipher; dataKey also against
     // the format's own floor; and the transcript batch, seal and open.
-    expect(report.suites[0]!.comparisons).toHaveLength(14);
+    expect(report.suites[0]!.comparisons).toHaveLength(16);
     expect(report.suites[0]!.comparisons.map((c) => c.reference)).toContain(
       'ref.envelope.format-open.datakey.65536',
     );
