@@ -42,6 +42,16 @@ export interface ChunkCipher {
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
    */
   open(first: number, sealed: readonly Uint8Array[]): Uint8Array | Promise<Uint8Array>;
+  /**
+   * Optional: opens like {@link ChunkCipher.open} but gives each chunk's plaintext as its own array, in
+   * order, for a backend whose primitive already returns one fresh array per chunk (WebCrypto). The
+   * streaming engine then emits (or copies into place) those arrays instead of a batch joined first:
+   * joining costs a fresh allocation and a copy per batch, which in a browser was a quarter of the main
+   * thread's time. Same guarantee as `open`: nothing unless every tag in the batch verified.
+   *
+   * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
+   */
+  openChunks?(first: number, sealed: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
 }
 
 /** A way to build {@link ChunkCipher}s: node:crypto (or another module with its API), WebCrypto or pure JS. */

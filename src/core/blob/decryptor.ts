@@ -156,7 +156,7 @@ export class BlobDecryptor {
     // (WebCrypto: a thread pool behind each call) works on all of them at once; a synchronous one (node)
     // runs them in turn as before. The limit is checked first, from the sealed lengths, so a hostile blob
     // is refused before it is decrypted. Nothing is released unless every batch verified.
-    const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
+    const opening: (Uint8Array | Uint8Array[] | Promise<Uint8Array | Uint8Array[]>)[] = [];
     let released = this.#released;
     try {
       for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
@@ -165,7 +165,10 @@ export class BlobDecryptor {
         if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
         for (const chunk of batch) released += Math.max(0, chunk.length - BLOB_TAG_SIZE);
         checkPlaintextLimit(released, this.#options);
-        opening.push(cipher.open(this.#nextIndex, batch));
+        // One array per chunk where the backend has them (no join); else one per batch.
+        opening.push(
+          cipher.openChunks ? cipher.openChunks(this.#nextIndex, batch) : cipher.open(this.#nextIndex, batch),
+        );
         this.#nextIndex += batch.length;
       }
     } catch (error) {
@@ -174,7 +177,7 @@ export class BlobDecryptor {
     }
     const pieces = await Promise.all(opening);
     this.#released = released;
-    return pieces;
+    return pieces.flat();
   }
 
   async #guard(work: () => Promise<Uint8Array[]>): Promise<Uint8Array[]> {
@@ -200,6 +203,6 @@ export class BlobDecryptor {
 }
 
 /** Batches already handed to the cipher when a later one was refused: their outcome no longer matters. */
-export function abandon(started: readonly (Uint8Array | Promise<Uint8Array>)[]): void {
+export function abandon(started: readonly (Uint8Array | Uint8Array[] | Promise<unknown>)[]): void {
   for (const batch of started) if (batch instanceof Promise) batch.catch(() => undefined);
 }
