@@ -74,13 +74,27 @@ async function inPage(job: PageJob): Promise<PageResult> {
   const key = new Uint8Array(job.keyHex.match(/../g)!.map((h) => Number.parseInt(h, 16)));
   const big = new Uint8Array(await (await fetch('/big.bin')).arrayBuffer());
   const small = new Uint8Array(await (await fetch('/small.bin')).arrayBuffer());
-  const time = async (fn: () => Promise<unknown>) => {
-    await fn();
-    const out: number[] = [];
-    for (let i = 0; i < job.runs; i++) {
-      const t = performance.now();
-      await fn();
-      out.push(performance.now() - t);
+  /**
+   * Times the cases in rounds, each round in a fresh random order, after a warm-up round: machine load
+   * hits every case alike, and no case always runs right after the one whose garbage it would collect.
+   * Where the page can (`--js-flags=--expose-gc`), a full GC before each timed run drops what earlier runs
+   * left behind; a case still pays for the collections its own garbage causes while it runs.
+   */
+  const timeRounds = async <K extends string>(cases: Record<K, () => Promise<unknown>>) => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const names = Object.keys(cases) as K[];
+    const out = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
+    for (let round = -1; round < job.runs; round++) {
+      const order = names
+        .map((k) => [Math.random(), k] as const)
+        .sort((a, b) => a[0] - b[0])
+        .map(([, k]) => k);
+      for (const k of order) {
+        gc?.();
+        const t = performance.now();
+        await cases[k]();
+        if (round >= 0) out[k].push(performance.now() - t);
+      }
     }
     return out;
   };
@@ -94,12 +108,12 @@ async function inPage(job: PageJob): Promise<PageResult> {
   const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
-  return {
-    webcrypto: await time(() => api.decryptBlob(big, key, { backend: 'webcrypto' })),
-    stream: await time(streamed),
-    noble: await time(() => api.decryptBlob(small, key, { backend: 'noble' })),
-    subtle: await time(() => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot)),
-  };
+  return timeRounds({
+    webcrypto: () => api.decryptBlob(big, key, { backend: 'webcrypto' }),
+    stream: streamed,
+    noble: () => api.decryptBlob(small, key, { backend: 'noble' }),
+    subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
+  });
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
@@ -158,7 +172,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const browser = await playwright.chromium.launch({
     executablePath: chromium,
-    args: CHROMIUM_ARGS,
+    // gc() in the page, so each timed run starts without the previous run's garbage.
+    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
     timeout: 60_000,
   });
   try {
