@@ -129,7 +129,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   }
   const bigSize = ctx.quick ? 4 * MiB : 64 * MiB;
   const smallSize = ctx.quick ? MiB : 8 * MiB;
-  const runs = ctx.quick ? 2 : 5;
+  const runs = ctx.quick ? 3 : 9;
   const key = new Uint8Array(randomBytes(32));
   const bigPt = randomData(bigSize);
   const smallPt = bigPt.subarray(0, smallSize);
