@@ -313,8 +313,10 @@ export class MediaCache {
               size: file.size,
               mimeType: file.mimeType,
               sha256: file.sha256,
-              // Millisecond precision: what every file system and utimes() round-trip reliably.
-              mtimeMs: Math.trunc(info.mtimeMs),
+              // Millisecond precision: what every file system and utimes() round-trip reliably. Rounded,
+              // not truncated: Node's Stats Dates round (a stat's `mtime` is 667 for 666.7 ms), so a
+              // timestamp restored from one would sit a whole millisecond past a truncated record.
+              mtimeMs: Math.round(info.mtimeMs),
               ino: info.ino,
               lastUsed: Date.now(),
             };
