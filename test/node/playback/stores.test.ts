@@ -18,7 +18,7 @@ import {
   startMediaServer,
 } from '../../../src/node/storage/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.js';
+import { downloadGets, type FaultProxy, isSizeProbe, startFaultProxy } from './helpers/fault-proxy.js';
 import { hasFfmpeg, makeMp4, makePng, pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 
 const key = randomBytes(32);
@@ -119,7 +119,7 @@ describe('openMedia over HTTP with faults', () => {
     proxy.dropAfter = [...offsets];
     const opened = await openMedia({ ref }, { store, blobKey: key, tempRoot: tmp.dir, retryDelayMs: 1 });
     expect(sameBytes(await readFile(opened.path), doc)).toBe(true);
-    const gets = proxy.requests.filter((r) => r.method === 'GET');
+    const gets = downloadGets(proxy);
     expect(gets.length).toBe(offsets.length + 1);
     // Each resume asks for the rest of the blob from a chunk boundary (or the start).
     for (const get of gets.slice(1)) {
@@ -142,8 +142,21 @@ describe('openMedia over HTTP with faults', () => {
     } finally {
       proxy.flipAt = undefined;
     }
-    expect(proxy.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+    expect(downloadGets(proxy)).toHaveLength(1);
     expect(await readdir(root)).toEqual([]);
+  });
+
+  it('checks the stored size with one one-byte GET beside the download, never a HEAD', async () => {
+    // undici closes the connection after every HEAD: a HEAD per open would cost a new connection.
+    const store = new HttpBlobStore(proxy.url);
+    const ref = await put(store, doc);
+    proxy.requests.length = 0;
+    const opened = await openMedia({ ref, size: doc.length }, { store, blobKey: key, tempRoot: tmp.dir });
+    expect(sameBytes(await readFile(opened.path), doc)).toBe(true);
+    await opened.dispose();
+    expect(proxy.requests.filter((r) => r.method === 'HEAD')).toEqual([]);
+    expect(proxy.requests.filter((r) => isSizeProbe(r.range))).toHaveLength(1);
+    expect(downloadGets(proxy)).toHaveLength(1);
   });
 
   it('shares one download between many concurrent opens of one ref (cache)', async () => {
@@ -154,7 +167,7 @@ describe('openMedia over HTTP with faults', () => {
     const opens = await Promise.all(
       Array.from({ length: 8 }, () => openMedia({ ref }, { store, blobKey: key, cache })),
     );
-    expect(proxy.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+    expect(downloadGets(proxy)).toHaveLength(1);
     expect(new Set(opens.map((o) => o.path)).size).toBe(1);
     expect(sameBytes(await readFile(opens[0]!.path), doc)).toBe(true);
     for (const o of opens) expect(o.cached).toBe(true);

@@ -16,6 +16,16 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/** True for the Range of `HttpBlobStore.head`'s size probe (a one-byte GET), as opposed to a download. */
+export function isSizeProbe(range: string | undefined): boolean {
+  return range === 'bytes=0-0';
+}
+
+/** The download GETs the proxy saw (size probes left out). */
+export function downloadGets(proxy: FaultProxy): FaultProxy['requests'] {
+  return proxy.requests.filter((r) => r.method === 'GET' && !isSizeProbe(r.range));
+}
+
 export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   const proxy: FaultProxy = {
@@ -32,7 +42,11 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
-        const isBody = req.method === 'GET' && (up.statusCode === 200 || up.statusCode === 206);
+        // The one-byte size probe (HttpBlobStore.head) is not a download: it takes no fault.
+        const isBody =
+          req.method === 'GET' &&
+          !isSizeProbe(req.headers.range) &&
+          (up.statusCode === 200 || up.statusCode === 206);
         const drop = isBody ? proxy.dropAfter.shift() : undefined;
         const start = Number(/^bytes (\d+)-/.exec(String(up.headers['content-range'] ?? ''))?.[1] ?? 0);
         let at = 0;
