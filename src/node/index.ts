@@ -82,12 +82,14 @@ export {
   type OpenedMedia,
   type OpenMediaOptions,
   openMedia,
+  type PrivateFileSinkOptions,
   type ProducedFile,
   type Producer,
   privateFileSink,
   type ServeMediaOptions,
   serveMedia,
   TEMP_DIR_PREFIX,
+  type UnhashedFile,
 } from './playback/index.js';
 // The send pipeline: probe, encrypt, upload, build the message.
 export {

@@ -179,13 +179,17 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
   // (v2), the ciphertext length follows from it, so the download starts at once and the HEAD runs beside
   // it instead of costing a round trip first; nothing is committed until it agreed, and a disagreement is
   // reported as such even when the download failed first (e.g. a range past a shorter object's end).
+  // The HEAD is sent once the first verified bytes arrived, not before the download's own request: on a
+  // small file its set-up would otherwise delay the first byte.
   const overlapHead = request.format !== 'v1' && request.size !== undefined;
-  const sizeCheck = overlapHead
-    ? headWithRetries(store, request.ref, reads).then((bytes) => {
-        expectedPlaintextSize(request, bytes);
-      })
-    : undefined;
-  sizeCheck?.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+  let sizeCheck: Promise<void> | undefined;
+  const startSizeCheck = (retries = reads.retries) => {
+    if (!overlapHead || sizeCheck !== undefined) return;
+    sizeCheck = headWithRetries(store, request.ref, { ...reads, retries }).then((bytes) => {
+      expectedPlaintextSize(request, bytes);
+    });
+    sizeCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+  };
   try {
     const ciphertextBytes = overlapHead
       ? ciphertextSize(request.size as number)
@@ -193,6 +197,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     const total = expectedPlaintextSize(request, ciphertextBytes);
     const accept = async (plain: Uint8Array) => {
       if (signal?.aborted) throw aborted(signal);
+      startSizeCheck();
       await sink.write(plain);
       done += plain.length;
       onProgress?.({ done, total });
@@ -224,6 +229,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     }
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
     if (done !== total) throw new DecryptionError();
+    startSizeCheck(); // an empty blob has no first bytes
     await sizeCheck;
     if (signal?.aborted) throw aborted(signal);
     return await sink.commit({
@@ -233,6 +239,8 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     });
   } catch (caught) {
     let error = caught;
+    // A download that failed before its first bytes still asks the size, once (its own retries are spent).
+    if (error !== undefined && !signal?.aborted) startSizeCheck(0);
     if (sizeCheck !== undefined && error !== undefined) {
       // A blob of the wrong length explains whatever went wrong downloading it: report that.
       await sizeCheck.catch((sizeError: unknown) => {

@@ -109,6 +109,30 @@ export class AtomicFileWriter {
   }
 
   /**
+   * Appends `parts` in order with one gathering write (`writev`) where the system allows, instead of one
+   * call per part. The arrays must not change until the promise settles.
+   *
+   * @throws {DiskError} `ERR_DISK` on a write failure (disk full, I/O error).
+   */
+  async writeParts(parts: readonly Uint8Array[]): Promise<void> {
+    let left = parts.filter((part) => part.length > 0);
+    try {
+      while (left.length > 0) {
+        // Short writes are possible: drop what was written and go on with the rest.
+        let { bytesWritten } = await this.#handle.writev(left);
+        this.#written += bytesWritten;
+        while (left.length > 0 && bytesWritten >= (left[0] as Uint8Array).length) {
+          bytesWritten -= (left[0] as Uint8Array).length;
+          left = left.slice(1);
+        }
+        if (bytesWritten > 0) left = [(left[0] as Uint8Array).subarray(bytesWritten), ...left.slice(1)];
+      }
+    } catch (cause) {
+      throw diskError('write the temp file', cause, this.#partialPath);
+    }
+  }
+
+  /**
    * Flushes to stable storage, closes, and renames to `finalPath` (same directory or file system).
    *
    * @throws {DiskError} `ERR_DISK` when fsync, close or rename fails; the temp file is then removed.

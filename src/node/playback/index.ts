@@ -26,5 +26,5 @@ export {
 } from './media-cache.js';
 export { extensionForMimeType } from './media-names.js';
 export { type OpenedMedia, type OpenMediaOptions, openMedia, TEMP_DIR_PREFIX } from './open-media.js';
-export { privateFileSink } from './private-file-sink.js';
+export { type PrivateFileSinkOptions, privateFileSink, type UnhashedFile } from './private-file-sink.js';
 export { type MediaEndpoint, type ServeMediaOptions, serveMedia } from './serve-media.js';

@@ -2,13 +2,17 @@
  * openMedia against an in-memory store with fault injection: round trips, resume after dropped
  * connections, corruption, wrong keys, sizes, abort, progress, permissions, and nothing left on failure.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { encryptV1Blob } from '../../../src/core/envelope/index.js';
-import { openMedia } from '../../../src/node/playback/index.js';
+import { downloadMedia } from '../../../src/core/playback/download-media.js';
+import type { MediaSink } from '../../../src/core/playback/media-sink.js';
+import { createPrivateDirectory } from '../../../src/node/fs/private-dir.js';
+import { openMedia, privateFileSink } from '../../../src/node/playback/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { makePng, pseudoRandomBytes, sameBytes } from './helpers/samples.js';
@@ -225,5 +229,33 @@ describe('openMedia', () => {
     await expect(
       openMedia({ ref: REF, format: 'v3' as 'v1' }, { store, blobKey: key }),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+  });
+});
+
+describe('privateFileSink', () => {
+  /** Downloads the test blob through `sink` into a fresh private directory. */
+  async function through<T extends { path: string; size: number }>(
+    sink: (dir: string) => MediaSink<T>,
+  ): Promise<T & { bytes: Uint8Array }> {
+    const dir = await createPrivateDirectory(root.dir, 'sink-');
+    try {
+      const file = await downloadMedia(
+        { ref: REF, size: plain.length },
+        { source: storeWith(), blobKey: key, sink: sink(dir.path) },
+      );
+      return { ...file, bytes: new Uint8Array(await readFile(file.path)) };
+    } finally {
+      await dir.remove();
+    }
+  }
+
+  it('returns the SHA-256 of what it wrote by default, and no hash with sha256: false', async () => {
+    const hashed = await through((dir) => privateFileSink(dir, { durable: false }));
+    expect(hashed.sha256).toBe(createHash('sha256').update(plain).digest('hex'));
+    expect(sameBytes(hashed.bytes, plain)).toBe(true);
+    const unhashed = await through((dir) => privateFileSink(dir, { durable: false, sha256: false }));
+    expect('sha256' in unhashed).toBe(false);
+    expect(sameBytes(unhashed.bytes, plain)).toBe(true);
+    expect(unhashed.size).toBe(plain.length);
   });
 });
