@@ -10,8 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Library modules a CLI or bench file may import. */
-/** The package's public entries (happy-media, happy-media/node, happy-media/web) and the one internal entry. */
+/**
+ * Library modules a CLI or bench file may import: the package's public entries (happy-media,
+ * happy-media/node, happy-media/web) and the one internal entry.
+ */
 const ENTRIES = ['src/index.ts', 'src/node/index.ts', 'src/web/index.ts', 'src/node/internal.ts'];
 
 /** Application code the CLI loads on demand by path (not library). */
