@@ -179,13 +179,21 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
   // (v2), the ciphertext length follows from it, so the download starts at once and the HEAD runs beside
   // it instead of costing a round trip first; nothing is committed until it agreed, and a disagreement is
   // reported as such even when the download failed first (e.g. a range past a shorter object's end).
-  // The HEAD is sent once the first verified bytes arrived, not before the download's own request: on a
-  // small file its set-up would otherwise delay the first byte.
+  // The download's own answer usually states the stored size (an HTTP 206's Content-Range total, through
+  // the store's `onSize`): then no HEAD is needed at all. Otherwise the HEAD is sent once the first
+  // verified bytes arrived, not before the download's own request: on a small file its set-up would
+  // delay the first byte.
   const overlapHead = request.format !== 'v1' && request.size !== undefined;
+  let storedSize: number | undefined;
   let sizeCheck: Promise<void> | undefined;
   const startSizeCheck = (retries = reads.retries) => {
     if (!overlapHead || sizeCheck !== undefined) return;
-    sizeCheck = headWithRetries(store, request.ref, { ...reads, retries }).then((bytes) => {
+    const known = storedSize;
+    sizeCheck = (
+      known === undefined
+        ? headWithRetries(store, request.ref, { ...reads, retries })
+        : Promise.resolve(known)
+    ).then((bytes) => {
       expectedPlaintextSize(request, bytes);
     });
     sizeCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
@@ -213,6 +221,10 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
         ref: request.ref,
         size: ciphertextBytes,
         resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
+        // The first answer's size is the one checked (a resumed request could only repeat it).
+        onSize: (bytes) => {
+          storedSize ??= bytes;
+        },
       });
       // The decrypt engine is driven directly rather than through its TransformStream: one stream hop
       // less per network read (each hop costs promises and queue bookkeeping on the main thread), and the

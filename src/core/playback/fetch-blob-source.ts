@@ -86,6 +86,7 @@ export function fetchBlobSource(url: MediaUrl, options: FetchBlobSourceOptions =
         ...(getOptions?.signal === undefined ? {} : { signal: getOptions.signal }),
         what: ref,
       });
+      if (answer.totalSize !== undefined) getOptions?.onSize?.(answer.totalSize);
       return answer.body;
     },
   };

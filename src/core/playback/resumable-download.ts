@@ -24,7 +24,7 @@ export interface ReadableBlobStore {
   get(
     ref: string,
     range?: { offset: number; length: number },
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; onSize?: (size: number) => void },
   ): Promise<ReadableStream<Uint8Array>>;
   /** Size of the stored blob. Throws ERR_NOT_FOUND when absent. */
   head(ref: string): Promise<{ size: number }>;
@@ -53,6 +53,8 @@ export interface ResumableDownloadOptions {
   signal?: AbortSignal;
   /** Called at the start of each attempt with the offset it resumes from (for tests and logs). */
   onAttempt?: (offset: number) => void;
+  /** Passed to the store's `get`: the stored blob's whole size, when an answer tells it. */
+  onSize?: (size: number) => void;
 }
 
 /** Default number of consecutive failed attempts tolerated before a download fails. */
@@ -172,7 +174,11 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
           try {
             if (!reader) {
               options.onAttempt?.(committed);
-              const body = await store.get(ref, { offset: committed, length: size - committed }, { signal });
+              const body = await store.get(
+                ref,
+                { offset: committed, length: size - committed },
+                options.onSize === undefined ? { signal } : { signal, onSize: options.onSize },
+              );
               reader = body.getReader();
             }
             const { done, value } = await read(reader);

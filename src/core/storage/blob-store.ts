@@ -29,6 +29,12 @@ export interface PutOptions {
 export interface GetOptions {
   /** Cancels the request (and the returned stream). */
   signal?: AbortSignal;
+  /**
+   * Called with the size of the whole stored blob when the answer tells it (an HTTP `206`'s
+   * `Content-Range` total), before the stream is returned; not called when the store does not learn
+   * it for free. Playback uses it to check the stored length without a separate `head` request.
+   */
+  onSize?: (size: number) => void;
 }
 
 /**

@@ -270,7 +270,7 @@ export class HttpBlobStore implements BlobStore {
     }
     // The shared ranged GET checks every 206's Content-Range (a wrong range is a retryable download
     // error, not something for the decryptor to call tampering) and copes with a proxy that ignores Range.
-    const { body } = await fetchRange(this.urlOf(ref), {
+    const { body, totalSize } = await fetchRange(this.urlOf(ref), {
       ...(range ? { range } : {}),
       headers: this.headers(),
       signal: options.signal,
@@ -280,6 +280,7 @@ export class HttpBlobStore implements BlobStore {
       statusError: async (response) =>
         errorForStatus(response.status, await readErrorBody(response), ref, false),
     });
+    if (totalSize !== undefined) options.onSize?.(totalSize);
     return body;
   }
 

@@ -182,8 +182,9 @@ export class LocalBlobStore implements BlobStore {
     }
     let start: number;
     let end: number;
+    let size: number;
     try {
-      const { size } = await handle.stat();
+      size = (await handle.stat()).size;
       const clipped = range ? clipRange(range, size) : { offset: 0, length: size };
       start = clipped.offset;
       end = clipped.offset + clipped.length;
@@ -195,6 +196,7 @@ export class LocalBlobStore implements BlobStore {
       await handle.close();
       return emptyStream();
     }
+    options.onSize?.(size);
     return fileHandleStream(handle, { start, end, signal: options.signal });
   }
 

@@ -126,6 +126,26 @@ describe('downloadMedia from a store', () => {
     expect(written.reduce((n, w) => n + w.length, 0)).toBeLessThanOrEqual(7 * 16384);
   });
 
+  it("checks the stored size the download's answer states (onSize) instead of asking head", async () => {
+    const store = storeWith(blob);
+    store.reportedSize = blob.length;
+    const out = await downloadMedia(
+      { ref: REF, size: plain.length },
+      { source: store, blobKey: key, sink: memorySink() },
+    );
+    expect(same(out, plain)).toBe(true);
+    expect(store.heads).toBe(0);
+    // An answer that states another size fails the open even though every chunk verified.
+    store.reportedSize = blob.length + 16400;
+    const { sink, events } = recordingSink();
+    await expect(
+      downloadMedia({ ref: REF, size: plain.length }, { source: store, blobKey: key, sink }),
+    ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    expect(events.at(-1)).toBe('abort');
+    expect(events.some((e) => e.startsWith('commit'))).toBe(false);
+    expect(store.heads).toBe(0);
+  });
+
   it('wrong key, wrong size and a truncated blob fail the same way and abort the sink', async () => {
     for (const [input, bytes, blobKey] of [
       [{ ref: REF }, blob, randomBytes(32)],

@@ -146,17 +146,22 @@ describe('openMedia over HTTP with faults', () => {
     expect(await readdir(root)).toEqual([]);
   });
 
-  it('checks the stored size with one one-byte GET beside the download, never a HEAD', async () => {
-    // undici closes the connection after every HEAD: a HEAD per open would cost a new connection.
+  it("checks the stored size from the download's own Content-Range: one GET, no HEAD, no size probe", async () => {
+    // undici closes the connection after every HEAD, and a second request costs both sides a round trip.
     const store = new HttpBlobStore(proxy.url);
     const ref = await put(store, doc);
     proxy.requests.length = 0;
     const opened = await openMedia({ ref, size: doc.length }, { store, blobKey: key, tempRoot: tmp.dir });
     expect(sameBytes(await readFile(opened.path), doc)).toBe(true);
     await opened.dispose();
+    expect(proxy.requests.map((r) => r.method)).toEqual(['GET']);
+    expect(downloadGets(proxy)).toHaveLength(1);
+    // Without a size in the message the size comes first, with a one-byte GET rather than a HEAD.
+    proxy.requests.length = 0;
+    const unsized = await openMedia({ ref }, { store, blobKey: key, tempRoot: tmp.dir });
+    await unsized.dispose();
     expect(proxy.requests.filter((r) => r.method === 'HEAD')).toEqual([]);
     expect(proxy.requests.filter((r) => isSizeProbe(r.range))).toHaveLength(1);
-    expect(downloadGets(proxy)).toHaveLength(1);
   });
 
   it('shares one download between many concurrent opens of one ref (cache)', async () => {

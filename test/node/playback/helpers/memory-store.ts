@@ -24,6 +24,8 @@ export class MemoryStore implements ReadableBlobStore {
   pieceBytes = 8192;
   /** Delay per piece in ms (lets tests abort mid-download). */
   pieceDelayMs = 0;
+  /** When set, every `get` reports this as the stored size through `onSize` (as an HTTP 206 would). */
+  reportedSize: number | undefined;
 
   put(ref: string, bytes: Uint8Array): void {
     this.blobs.set(ref, bytes);
@@ -39,10 +41,11 @@ export class MemoryStore implements ReadableBlobStore {
   async get(
     ref: string,
     range?: { offset: number; length: number },
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; onSize?: (size: number) => void },
   ): Promise<ReadableStream<Uint8Array>> {
     const blob = this.blobs.get(ref);
     if (!blob) throw new StorageError(`no blob ${ref}`, { code: 'ERR_NOT_FOUND' });
+    if (this.reportedSize !== undefined) options?.onSize?.(this.reportedSize);
     const offset = range?.offset ?? 0;
     const length = range?.length ?? blob.length - offset;
     this.gets.push({ ref, offset, length });
