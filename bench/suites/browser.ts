@@ -39,6 +39,8 @@ interface PageJob {
 
 interface PageResult {
   webcrypto: number[];
+  encrypt: number[];
+  subtleEncrypt: number[];
   stream: number[];
   noble: number[];
   subtle: number[];
@@ -48,7 +50,11 @@ interface PageResult {
 async function inPage(job: PageJob): Promise<PageResult> {
   const api = (
     globalThis as unknown as {
-      happyBench: { decryptBlob: typeof decryptBlob; createDecryptStream: typeof createDecryptStream };
+      happyBench: {
+        decryptBlob: typeof decryptBlob;
+        createDecryptStream: typeof createDecryptStream;
+        encryptBlob: typeof encryptBlob;
+      };
     }
   ).happyBench;
   // Streaming: the blob arrives in 1 MiB pieces (as from fetch) through createDecryptStream.
@@ -102,6 +108,14 @@ async function inPage(job: PageJob): Promise<PageResult> {
   if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
     throw new Error('webcrypto decrypt differs');
   if ((await streamed()) !== pt.length) throw new Error('webcrypto streaming decrypt emitted the wrong size');
+  // Encrypting in the page (an upload from the browser): the announced size, and it decrypts back.
+  const sealed = await api.encryptBlob(pt, key, { backend: 'webcrypto' });
+  const back = await api.decryptBlob(sealed, key, { backend: 'webcrypto' });
+  if (
+    sealed.length !== big.length ||
+    hex(await crypto.subtle.digest('SHA-256', back as Uint8Array<ArrayBuffer>)) !== job.bigSha
+  )
+    throw new Error('webcrypto encrypt in Chromium does not round-trip');
   const spt = await api.decryptBlob(small, key, { backend: 'noble' });
   if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
     throw new Error('noble decrypt differs');
@@ -113,6 +127,8 @@ async function inPage(job: PageJob): Promise<PageResult> {
     stream: streamed,
     noble: () => api.decryptBlob(small, key, { backend: 'noble' }),
     subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
+    encrypt: () => api.encryptBlob(pt, key, { backend: 'webcrypto' }),
+    subtleEncrypt: () => crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>),
   });
 }
 
@@ -140,7 +156,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const universal = fileURLToPath(new URL('../../src/index.js', import.meta.url));
   const bundle = await esbuild.build({
     stdin: {
-      contents: `import { createDecryptStream, decryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob };`,
+      contents: `import { createDecryptStream, decryptBlob, encryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob };`,
       resolveDir: ctx.scratchDir,
       loader: 'js',
     },
@@ -189,6 +205,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     rec.check(
       `in Chromium: webcrypto (${formatBytes(bigSize)}) and noble (${formatBytes(smallSize)}) decrypt Node-made blobs to the original (SHA-256)`,
     );
+    rec.check(
+      `in Chromium: webcrypto encrypt (${formatBytes(bigSize)}) gives the announced size and decrypts back to the original (SHA-256)`,
+    );
     const add = (id: string, label: string, ms: number[], size: number, reference = false) =>
       rec.add({
         id,
@@ -230,6 +249,21 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       subtle,
     );
     rec.compare(noble, subtle);
+    rec.compare(
+      add(
+        'browser.encrypt.webcrypto',
+        `Chromium encrypt webcrypto ${formatBytes(bigSize)}`,
+        r.encrypt,
+        bigSize,
+      ),
+      add(
+        'ref.browser.subtle.encrypt',
+        `Chromium one-shot subtle AES-GCM encrypt ${formatBytes(bigSize)}`,
+        r.subtleEncrypt,
+        bigSize,
+        true,
+      ),
+    );
     await serviceWorkerSeekTimes(ctx, rec, browser, esbuild);
   } finally {
     await browser.close();

@@ -1,8 +1,8 @@
 /**
  * The WebCrypto backend: `crypto.subtle` AES-GCM, native speed in browsers. Each batch's chunks are
  * submitted together, so an implementation that works off the main thread (Chromium's and Node's do) runs
- * them while the caller goes on; opened chunks are handed over one array each, as WebCrypto made them
- * (`openChunks`), so the streaming engine never joins them.
+ * them while the caller goes on; sealed and opened chunks are handed over one array each, as WebCrypto
+ * made them (`sealChunks`, `openChunks`), so the streaming engines never join them.
  *
  * @module
  */
@@ -54,6 +54,11 @@ class WebCryptoChunkCipher implements ChunkCipher {
   }
 
   async seal(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array> {
+    return concatChunks(await this.sealChunks(first, plaintexts));
+  }
+
+  /** The batch as WebCrypto returns it, one fresh array per chunk (no join; see {@link ChunkCipher}). */
+  async sealChunks(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array[]> {
     const subtle = globalThis.crypto.subtle;
     const nonces = chunkNonces(this.#baseNonce, first, plaintexts.length);
     const sealing: Promise<ArrayBuffer>[] = new Array(plaintexts.length);
@@ -64,7 +69,9 @@ class WebCryptoChunkCipher implements ChunkCipher {
       sealing[i] = subtle.encrypt(params, this.#key, asBufferSource(plaintexts[i]!));
     }
     const sealed = await Promise.all(sealing);
-    return concatChunks(sealed.map((b) => new Uint8Array(b)));
+    const out: Uint8Array[] = new Array(sealed.length);
+    for (let i = 0; i < sealed.length; i++) out[i] = new Uint8Array(sealed[i]!);
+    return out;
   }
 
   async open(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array> {

@@ -35,6 +35,13 @@ export interface ChunkCipher {
    */
   seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array | Promise<Uint8Array>;
   /**
+   * Optional: seals like {@link ChunkCipher.seal} but gives each chunk's `ciphertext || tag` as its own
+   * array, in order (see {@link ChunkCipher.openChunks} for why).
+   *
+   * @throws {LimitError} when an index reaches 2^38.
+   */
+  sealChunks?(first: number, plaintexts: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+  /**
    * Opens consecutive chunks `first`, `first + 1`, ... (`ciphertext || tag` each); returns their
    * plaintexts concatenated in order, and only when every tag in the batch verified: never unverified
    * bytes.

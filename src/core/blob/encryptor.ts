@@ -136,21 +136,24 @@ export class BlobEncryptor {
     const cipher = this.#cipher as ChunkCipher;
     // All batches of this push go to the cipher before any is awaited: an asynchronous backend (WebCrypto)
     // seals them concurrently; a synchronous one (node) in turn, as before.
-    const sealing: (Uint8Array | Promise<Uint8Array>)[] = [];
+    const sealing: (Uint8Array | Uint8Array[] | Promise<Uint8Array | Uint8Array[]>)[] = [];
     try {
       for (let b = 0; b < chunks.length; b += BLOB_BATCH_CHUNKS) {
         const batch = chunks.slice(b, b + BLOB_BATCH_CHUNKS);
         if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
           throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
         }
-        sealing.push(cipher.seal(this.#nextIndex, batch));
+        // One array per chunk where the backend has them (no join); else one per batch.
+        sealing.push(
+          cipher.sealChunks ? cipher.sealChunks(this.#nextIndex, batch) : cipher.seal(this.#nextIndex, batch),
+        );
         this.#nextIndex += batch.length;
       }
     } catch (error) {
       abandon(sealing);
       throw error;
     }
-    return Promise.all(sealing);
+    return (await Promise.all(sealing)).flat();
   }
 
   #expect(state: 'started'): void {

@@ -1,10 +1,11 @@
 /**
- * The WebCrypto backend's chunk cipher (here on Node's `crypto.subtle`): `openChunks` gives one verified
- * array per chunk (what `open` joins), refuses a whole batch when one tag fails, and every call gets a
- * nonce of its own that is never written afterwards; the decrypt stream emits those arrays as they are,
- * one piece per chunk.
+ * The WebCrypto backend's chunk cipher (here on Node's `crypto.subtle`): `sealChunks`/`openChunks` give
+ * one array per chunk (what `seal`/`open` join), a whole batch is refused when one tag fails, and every
+ * call gets a nonce of its own that is never written afterwards; the streams emit those arrays as they
+ * are, one piece per chunk (the encrypt stream byte-identical to `encryptBlob`).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createEncryptStreamWithSalt, encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
 import { webCryptoBlobBackend } from '../../../src/core/blob/backend-webcrypto.js';
 import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE } from '../../../src/core/blob/constants.js';
 import { createDecryptStream, encryptBlob } from '../../../src/core/blob/index.js';
@@ -48,6 +49,16 @@ describe('webcrypto chunk cipher', () => {
     expect(await rejectionCodeOf(() => cipher.openChunks!(8, sealed))).toBe('ERR_DECRYPTION_FAILED');
   });
 
+  it('sealChunks gives each chunk its own `ciphertext || tag`, equal to what seal joins', async () => {
+    const cipher = await webCryptoBlobBackend.createChunkCipher(aeadKey, baseNonce);
+    const pieces = await cipher.sealChunks!(3, plaintexts);
+    expect(pieces.map((p) => p.length)).toEqual(plaintexts.map((p) => p.length + 16));
+    expect(new Set(pieces.map((p) => p.buffer)).size).toBe(pieces.length);
+    expect(Buffer.concat(pieces)).toEqual(Buffer.from(await cipher.seal(3, plaintexts)));
+    const opened = await cipher.openChunks!(3, pieces);
+    for (const [i, piece] of opened.entries()) expect(Buffer.from(piece).equals(plaintexts[i]!)).toBe(true);
+  });
+
   it('one bad tag refuses the whole batch: nothing of it is returned', async () => {
     const cipher = await webCryptoBlobBackend.createChunkCipher(aeadKey, baseNonce);
     const sealed = sealedChunks(
@@ -87,8 +98,32 @@ describe('webcrypto chunk cipher', () => {
   });
 });
 
-describe('webcrypto decrypt stream', () => {
-  it('emits one piece per verified chunk, whatever the input pieces', async () => {
+describe('webcrypto streams', () => {
+  it('the encrypt stream emits the header, then one piece per sealed chunk, byte-identical to encryptBlob', async () => {
+    const key = testBytes(32, 5);
+    const plaintext = testBytes(5 * BLOB_CHUNK_SIZE + 777, 6);
+    const salt = testBytes(24, 9);
+    const whole = await encryptBlobWithSalt(plaintext, key, salt, { backend: 'webcrypto' });
+    for (const size of [BLOB_CHUNK_SIZE * 2 + 5, 1 << 20]) {
+      const lengths: number[] = [];
+      const stream = createEncryptStreamWithSalt(key, salt, { backend: 'webcrypto' });
+      const counted = new TransformStream<Uint8Array, Uint8Array>({
+        transform(piece, controller) {
+          lengths.push(piece.length);
+          controller.enqueue(piece);
+        },
+      });
+      const run = await runStream(
+        { writable: stream.writable, readable: stream.readable.pipeThrough(counted) },
+        cut(plaintext, () => size),
+      );
+      expect(run.error).toBeUndefined();
+      expect(Buffer.from(run.output).equals(whole)).toBe(true);
+      expect(lengths).toEqual([56, ...Array(5).fill(BLOB_SEALED_CHUNK_SIZE), 777 + 16]);
+    }
+  });
+
+  it('the decrypt stream emits one piece per verified chunk, whatever the input pieces', async () => {
     const key = testBytes(32, 5);
     const plaintext = testBytes(5 * BLOB_CHUNK_SIZE + 777, 6);
     const blob = await encryptBlob(plaintext, key, { backend: 'webcrypto' });
