@@ -11,7 +11,7 @@ import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE } from '../../../src/core/blob/
 import { createDecryptStream, encryptBlob } from '../../../src/core/blob/index.js';
 import { chunkNonceInto } from '../../../src/core/blob/key-schedule.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
-import { cut, runStream, testBytes } from './blob-test-utils.js';
+import { cut, runStream, type StreamRun, testBytes } from './blob-test-utils.js';
 
 const aeadKey = testBytes(32, 3);
 const baseNonce = testBytes(12, 4);
@@ -105,16 +105,8 @@ describe('webcrypto streams', () => {
     const salt = testBytes(24, 9);
     const whole = await encryptBlobWithSalt(plaintext, key, salt, { backend: 'webcrypto' });
     for (const size of [BLOB_CHUNK_SIZE * 2 + 5, 1 << 20]) {
-      const lengths: number[] = [];
-      const stream = createEncryptStreamWithSalt(key, salt, { backend: 'webcrypto' });
-      const counted = new TransformStream<Uint8Array, Uint8Array>({
-        transform(piece, controller) {
-          lengths.push(piece.length);
-          controller.enqueue(piece);
-        },
-      });
-      const run = await runStream(
-        { writable: stream.writable, readable: stream.readable.pipeThrough(counted) },
+      const { run, lengths } = await runCounted(
+        createEncryptStreamWithSalt(key, salt, { backend: 'webcrypto' }),
         cut(plaintext, () => size),
       );
       expect(run.error).toBeUndefined();
@@ -128,16 +120,8 @@ describe('webcrypto streams', () => {
     const plaintext = testBytes(5 * BLOB_CHUNK_SIZE + 777, 6);
     const blob = await encryptBlob(plaintext, key, { backend: 'webcrypto' });
     for (const size of [BLOB_SEALED_CHUNK_SIZE * 3 + 5, 1 << 20]) {
-      const lengths: number[] = [];
-      const stream = createDecryptStream(key, { backend: 'webcrypto' });
-      const counted = new TransformStream<Uint8Array, Uint8Array>({
-        transform(piece, controller) {
-          lengths.push(piece.length);
-          controller.enqueue(piece);
-        },
-      });
-      const run = await runStream(
-        { writable: stream.writable, readable: stream.readable.pipeThrough(counted) },
+      const { run, lengths } = await runCounted(
+        createDecryptStream(key, { backend: 'webcrypto' }),
         cut(blob, () => size),
       );
       expect(run.error).toBeUndefined();
@@ -146,6 +130,25 @@ describe('webcrypto streams', () => {
     }
   });
 });
+
+/** Runs `stream` over `pieces` (as {@link runStream}) and also records the length of every piece it emits. */
+async function runCounted(
+  stream: TransformStream<Uint8Array, Uint8Array>,
+  pieces: Iterable<Uint8Array>,
+): Promise<{ run: StreamRun; lengths: number[] }> {
+  const lengths: number[] = [];
+  const counted = new TransformStream<Uint8Array, Uint8Array>({
+    transform(piece, controller) {
+      lengths.push(piece.length);
+      controller.enqueue(piece);
+    },
+  });
+  const run = await runStream(
+    { writable: stream.writable, readable: stream.readable.pipeThrough(counted) },
+    pieces,
+  );
+  return { run, lengths };
+}
 
 function toHexString(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
