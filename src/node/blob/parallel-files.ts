@@ -34,6 +34,7 @@ import { assertBytes, randomBytes } from '../../core/bytes.js';
 import { DecryptionError, DiskError, InvalidArgumentError } from '../../core/errors.js';
 import { type AtomicFileWriter, writeFileAllOrNothing } from '../fs/atomic-file.js';
 import { diskError } from '../fs/disk-error.js';
+import { MAX_WRITE_CALL_BYTES } from '../fs/write-size.js';
 import { type ChunkJob, type ChunkJobReply, chunkWorkerSource } from './parallel-worker.js';
 
 /** Chunks per job: 256 chunks = 4 MiB of plaintext, enough to make a round trip to a worker negligible. */
@@ -82,7 +83,7 @@ function resolveThreads(threads: number | undefined): number {
 
 /** Starts `count` chunk workers; resolves once each is running. */
 function startWorkers(count: number): Worker[] {
-  const source = chunkWorkerSource(BLOB_CHUNK_SIZE, BLOB_TAG_SIZE);
+  const source = chunkWorkerSource(BLOB_CHUNK_SIZE, BLOB_TAG_SIZE, MAX_WRITE_CALL_BYTES);
   return Array.from({ length: count }, () => new Worker(source, { eval: true }));
 }
 

@@ -17,6 +17,7 @@ import { newOwnerStamp } from './owner-stamp.js';
 import { recordPending } from './pending-record.js';
 import { PRIVATE_FILE_MODE } from './private-dir.js';
 import { PARTIAL_FILE_NAMES, sweepStaleOnce } from './sweep.js';
+import { MAX_WRITE_CALL_BYTES } from './write-size.js';
 
 /** Options of {@link AtomicFileWriter.create}. */
 export interface AtomicFileOptions {
@@ -96,21 +97,13 @@ export class AtomicFileWriter {
    * @throws {DiskError} `ERR_DISK` on a write failure (disk full, I/O error).
    */
   async write(bytes: Uint8Array): Promise<void> {
-    let at = 0;
-    try {
-      while (at < bytes.length) {
-        const { bytesWritten } = await this.#handle.write(bytes, at, bytes.length - at);
-        at += bytesWritten;
-      }
-    } catch (cause) {
-      throw diskError('write the temp file', cause, this.#partialPath);
-    }
-    this.#written += bytes.length;
+    await this.writeParts([bytes]);
   }
 
   /**
-   * Appends `parts` in order with one gathering write (`writev`) where the system allows, instead of one
-   * call per part. The arrays must not change until the promise settles.
+   * Appends `parts` in order with gathering writes (`writev`) of at most {@link MAX_WRITE_CALL_BYTES}
+   * each, instead of one call per part (and never one huge call: see `write-size.ts`). The arrays must
+   * not change until the promise settles.
    *
    * @throws {DiskError} `ERR_DISK` on a write failure (disk full, I/O error).
    */
@@ -118,8 +111,16 @@ export class AtomicFileWriter {
     let left = parts.filter((part) => part.length > 0);
     try {
       while (left.length > 0) {
+        // The next call's parts: up to MAX_WRITE_CALL_BYTES, the last one cut as a view.
+        const call: Uint8Array[] = [];
+        let room = MAX_WRITE_CALL_BYTES;
+        for (const part of left) {
+          if (room === 0) break;
+          call.push(part.length <= room ? part : part.subarray(0, room));
+          room -= Math.min(room, part.length);
+        }
         // Short writes are possible: drop what was written and go on with the rest.
-        let { bytesWritten } = await this.#handle.writev(left);
+        let { bytesWritten } = await this.#handle.writev(call);
         this.#written += bytesWritten;
         while (left.length > 0 && bytesWritten >= (left[0] as Uint8Array).length) {
           bytesWritten -= (left[0] as Uint8Array).length;
