@@ -37,8 +37,9 @@ export interface PrivateFileSinkOptions {
 export type UnhashedFile = Omit<ProducedFile, 'sha256'>;
 
 /**
- * A sink that writes into `dir` (which must be private: 0700, owned by the user). The file is created at
- * the first batch written or at commit (an empty file), never before the download starts.
+ * A sink that writes into `dir` (which must be private: 0700, owned by the user; or a promise of it, so
+ * that creating the directory overlaps the start of the download). The file is created at the first
+ * batch written or at commit (an empty file), never before the download starts.
  *
  * @throws {DiskError} `ERR_DISK` (from `write`/`commit`) when the file cannot be created, written,
  *   fsynced or renamed.
@@ -48,20 +49,22 @@ export type UnhashedFile = Omit<ProducedFile, 'sha256'>;
  * ```
  */
 export function privateFileSink(
-  dir: string,
+  dir: string | Promise<string>,
   options?: PrivateFileSinkOptions & { sha256?: true },
 ): MediaSink<ProducedFile>;
 export function privateFileSink(
-  dir: string,
+  dir: string | Promise<string>,
   options: PrivateFileSinkOptions & { sha256: false },
 ): MediaSink<UnhashedFile>;
 export function privateFileSink(
-  dir: string,
+  dir: string | Promise<string>,
   options: PrivateFileSinkOptions = {},
 ): MediaSink<ProducedFile | UnhashedFile> {
   let writer: Promise<AtomicFileWriter> | undefined;
   const open = () => {
-    writer ??= AtomicFileWriter.create(dir, { sync: options.durable ?? true });
+    writer ??= Promise.resolve(dir).then((path) =>
+      AtomicFileWriter.create(path, { sync: options.durable ?? true }),
+    );
     return writer;
   };
   const batches = new WriteBehind(async (parts) => (await open()).writeParts(parts));
@@ -79,7 +82,7 @@ export function privateFileSink(
       const sniffed = info.mimeType ? undefined : await detectContainerType(file.partialPath);
       const mimeType = info.mimeType ?? sniffed ?? 'application/octet-stream';
       const extension = extensionForMimeType(mimeType) ?? extensionOfName(info.name) ?? '.bin';
-      const path = join(dir, `${safeFileStem(info.name)}${extension}`);
+      const path = join(await dir, `${safeFileStem(info.name)}${extension}`);
       await file.commit(path);
       const produced = { path, extension, size: info.size, mimeType };
       return hash === undefined ? produced : { ...produced, sha256: hash.digest('hex') };

@@ -3,7 +3,7 @@
  * connections, corruption, wrong keys, sizes, abort, progress, permissions, and nothing left on failure.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
@@ -160,6 +160,17 @@ describe('openMedia', () => {
         ),
       ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
     }
+  });
+
+  it('fails with ERR_DISK when the temp root cannot hold its private directory (made beside the download)', async () => {
+    const notADir = `${root.dir}/plain-file`;
+    await writeFile(notADir, 'x');
+    for (const bytes of [blob, await encryptBlob(new Uint8Array(10), key)]) {
+      await expect(
+        openMedia({ ref: REF }, { store: storeWith(bytes), blobKey: key, tempRoot: notADir }),
+      ).rejects.toMatchObject({ code: 'ERR_DISK' });
+    }
+    await rm(notADir);
   });
 
   it('reports a missing blob as ERR_NOT_FOUND without retrying', async () => {
