@@ -18,6 +18,11 @@ export interface EnvelopeAesGcm {
   /** Encrypts; returns `ciphertext | tag 16`. */
   seal(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array;
   /**
+   * Optional: encrypts into `out` from `at` on (`ciphertext | tag 16`, `plaintext.length + 16` bytes), so
+   * the dataKey record is assembled in one array instead of copied out of a second one.
+   */
+  sealInto?(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array, out: Uint8Array, at: number): void;
+  /**
    * Decrypts `ciphertext | tag 16`; returns nothing unless the tag verifies.
    *
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when it does not.

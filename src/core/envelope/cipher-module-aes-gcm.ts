@@ -33,22 +33,32 @@ export function cipherModuleEnvelopeAesGcm(module: CipherModule, name = 'node-cr
   if (typeof name !== 'string' || !BACKEND_NAME_PATTERN.test(name)) {
     throw new InvalidArgumentError('expected 1 to 64 letters, digits, ".", "_" or "-" for `name`');
   }
+  const sealInto = (
+    plaintext: Uint8Array,
+    nonce: Uint8Array,
+    key: Uint8Array,
+    out: Uint8Array,
+    at: number,
+  ): void => {
+    const cipher = module.createCipheriv('aes-256-gcm', key, nonce, TAG_OPTIONS);
+    const body = cipher.update(plaintext);
+    out.set(body, at);
+    // GCM adds no bytes in final(), but the tag exists only after it.
+    const rest = cipher.final();
+    out.set(rest, at + body.length);
+    if (body.length + rest.length !== plaintext.length) {
+      throw new Error('the AES-GCM module returned an unexpected ciphertext length');
+    }
+    out.set(cipher.getAuthTag(), at + plaintext.length);
+  };
   return {
     name,
     seal(plaintext, nonce, key) {
-      const cipher = module.createCipheriv('aes-256-gcm', key, nonce, TAG_OPTIONS);
       const out = new Uint8Array(plaintext.length + DATA_KEY_TAG_BYTES);
-      const body = cipher.update(plaintext);
-      out.set(body, 0);
-      // GCM adds no bytes in final(), but the tag exists only after it.
-      const rest = cipher.final();
-      out.set(rest, body.length);
-      if (body.length + rest.length !== plaintext.length) {
-        throw new Error('the AES-GCM module returned an unexpected ciphertext length');
-      }
-      out.set(cipher.getAuthTag(), plaintext.length);
+      sealInto(plaintext, nonce, key, out, 0);
       return out;
     },
+    sealInto,
     open(sealed, nonce, key) {
       if (sealed.length < DATA_KEY_TAG_BYTES) throw new DecryptionError();
       const bodyLength = sealed.length - DATA_KEY_TAG_BYTES;

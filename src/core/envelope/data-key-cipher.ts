@@ -14,6 +14,7 @@ import {
   DATA_KEY_FORMAT_VERSION,
   DATA_KEY_NONCE_BYTES,
   DATA_KEY_OVERHEAD_BYTES,
+  DATA_KEY_TAG_BYTES,
   KEY_BYTES,
 } from './layout.js';
 import type { EncryptOptions } from './legacy.js';
@@ -42,11 +43,18 @@ export function encryptDataKey(
     options.nonce === undefined
       ? randomNonce(DATA_KEY_NONCE_BYTES)
       : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES);
-  const sealed = getEnvelopeAesGcm().seal(plaintext, nonce, key);
-  const out = new Uint8Array(1 + DATA_KEY_NONCE_BYTES + sealed.length);
+  const aes = getEnvelopeAesGcm();
+  const out = new Uint8Array(DATA_KEY_OVERHEAD_BYTES + plaintext.length);
   out[0] = DATA_KEY_FORMAT_VERSION;
   out.set(nonce, 1);
-  out.set(sealed, 1 + DATA_KEY_NONCE_BYTES);
+  if (aes.sealInto) aes.sealInto(plaintext, nonce, key, out, 1 + DATA_KEY_NONCE_BYTES);
+  else {
+    const sealed = aes.seal(plaintext, nonce, key);
+    if (sealed.length !== plaintext.length + DATA_KEY_TAG_BYTES) {
+      throw new Error('the AES-GCM implementation returned an unexpected ciphertext length');
+    }
+    out.set(sealed, 1 + DATA_KEY_NONCE_BYTES);
+  }
   return out;
 }
 

@@ -50,6 +50,32 @@ describe('installation', () => {
   });
 });
 
+describe('record assembly', () => {
+  it('writes straight into the record where the implementation can (sealInto), else copies seal(): same bytes', () => {
+    expect(nodeEnvelopeAesGcm.sealInto).toBeTypeOf('function');
+    expect(nobleEnvelopeAesGcm.sealInto).toBeUndefined();
+    const key = randomBytes(32);
+    const nonce = randomBytes(12);
+    const plaintext = utf8('{"type":"text","text":"assembled once"}');
+    const viaCopy = using(
+      { name: 'copy', seal: nodeEnvelopeAesGcm.seal, open: nodeEnvelopeAesGcm.open },
+      () => encryptDataKey(plaintext, key, { nonce }),
+    );
+    expect(using(nodeEnvelopeAesGcm, () => encryptDataKey(plaintext, key, { nonce }))).toEqual(viaCopy);
+    expect(viaCopy.length).toBe(1 + 12 + plaintext.length + 16);
+  });
+  it('refuses an implementation whose seal() returns the wrong length instead of writing a malformed record', () => {
+    const short: EnvelopeAesGcm = {
+      name: 'short',
+      seal: (p, n, k) => nobleEnvelopeAesGcm.seal(p, n, k).subarray(1),
+      open: nobleEnvelopeAesGcm.open,
+    };
+    expect(() => using(short, () => encryptDataKey(utf8('{}'), randomBytes(32)))).toThrow(
+      /unexpected ciphertext length/,
+    );
+  });
+});
+
 describe('node:crypto and @noble/ciphers', () => {
   it("both reproduce Happy's golden dataKey vector", () => {
     for (const implementation of implementations) {
