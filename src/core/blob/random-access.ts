@@ -151,21 +151,6 @@ export async function openBlobRandomAccess(
       const end = offset + length;
       const first = Math.floor(offset / BLOB_CHUNK_SIZE);
       const last = Math.floor((end - 1) / BLOB_CHUNK_SIZE);
-      if (last < finalIndex && last - first < READ_SPAN_CHUNKS) {
-        // The common case (a player's range, a 1 MiB read): one source read and one backend call, whose
-        // output is returned as a view: each chunk's plaintext is copied once (by the backend, after its
-        // tag verified), and no zero-filled array is made only to be overwritten.
-        const bytes = await readExactly(
-          source,
-          chunkOffset(first),
-          (last - first + 1) * BLOB_SEALED_CHUNK_SIZE,
-          signal,
-        );
-        const plain = await cipher.open(first, sealedChunks(bytes));
-        const from = offset - first * BLOB_CHUNK_SIZE;
-        return plain.subarray(from, from + length);
-      }
-      const out = new Uint8Array(length);
       // The final chunk was verified at open; reuse it rather than reading it again.
       const lastRead = Math.min(last, finalIndex - 1);
       /** Reads the sealed chunks `[start, start + span)`, capped at the last one to read. */
@@ -176,6 +161,15 @@ export async function openBlobRandomAccess(
           (Math.min(lastRead, start + READ_SPAN_CHUNKS - 1) - start + 1) * BLOB_SEALED_CHUNK_SIZE,
           signal,
         );
+      if (last < finalIndex && last - first < READ_SPAN_CHUNKS) {
+        // The common case (a player's range, a 1 MiB read): one span, one backend call, whose output is
+        // returned as a view: each chunk's plaintext is copied once (by the backend, after its tag
+        // verified), and no zero-filled array is made only to be overwritten.
+        const plain = await cipher.open(first, sealedChunks(await readSpan(first)));
+        const from = offset - first * BLOB_CHUNK_SIZE;
+        return plain.subarray(from, from + length);
+      }
+      const out = new Uint8Array(length);
       let written = 0;
       const copyOut = (chunkIndex: number, plain: Uint8Array) => {
         const chunkStart = chunkIndex * BLOB_CHUNK_SIZE;
