@@ -19,6 +19,13 @@ export interface Base64Codec {
   encode(bytes: Uint8Array): string;
   /** Decodes the canonical standard padded base64 of some bytes; throws (any error) on anything else. */
   decode(text: string): Uint8Array;
+  /**
+   * Optional: {@link Base64Codec.decode}, except that the result may be a view into memory shared with
+   * other short-lived bytes (Node's `Buffer` pool), saving the copy into an array of its own. Only for
+   * bytes read and dropped inside one call (an envelope's record on its way to the cipher); never
+   * returned to a caller.
+   */
+  decodeShared?(text: string): Uint8Array;
 }
 
 /** The universal implementation, over `@scure/base` (strict). */

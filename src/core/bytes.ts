@@ -110,13 +110,29 @@ export function toBase64(bytes: Uint8Array): string {
  * @throws {FormatError} `ERR_FORMAT` when `text` is not valid standard base64.
  */
 export function fromBase64(text: string, name = 'value'): Uint8Array {
+  return decodeBase64(text, name, false);
+}
+
+/**
+ * {@link fromBase64} for bytes that are read and dropped inside the calling function (never returned): the
+ * result may be a view into memory shared with other short-lived bytes (see `Base64Codec.decodeShared`).
+ *
+ * @internal
+ * @throws {FormatError} `ERR_FORMAT` when `text` is not valid standard base64.
+ */
+export function fromBase64Scratch(text: string, name = 'value'): Uint8Array {
+  return decodeBase64(text, name, true);
+}
+
+function decodeBase64(text: string, name: string, shared: boolean): Uint8Array {
   if (typeof text !== 'string') {
     throw new InvalidArgumentError(
       `expected a base64 string for \`${name}\` but received ${describeValue(text)}`,
     );
   }
   try {
-    return getBase64Codec().decode(text);
+    const codec = getBase64Codec();
+    return shared && codec.decodeShared ? codec.decodeShared(text) : codec.decode(text);
   } catch (cause) {
     throw new FormatError(`expected standard padded base64 for \`${name}\` but it could not be decoded`, {
       cause,

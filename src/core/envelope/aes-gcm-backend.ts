@@ -19,7 +19,8 @@ export interface EnvelopeAesGcm {
   seal(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array;
   /**
    * Optional: encrypts into `out` from `at` on (`ciphertext | tag 16`, `plaintext.length + 16` bytes), so
-   * the dataKey record is assembled in one array instead of copied out of a second one.
+   * the dataKey record is assembled in one array instead of copied out of a second one. It must write
+   * every one of those bytes: `out` may be a scratch array holding other bytes of the process.
    */
   sealInto?(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array, out: Uint8Array, at: number): void;
   /**

@@ -37,6 +37,24 @@ export function encryptDataKey(
   key: Uint8Array,
   options: EncryptOptions = {},
 ): Uint8Array {
+  return sealDataKeyRecord(plaintext, key, options, newArray);
+}
+
+const newArray = (length: number): Uint8Array => new Uint8Array(length);
+
+/**
+ * {@link encryptDataKey} into an array from `alloc`, whose contents may be anything: every byte of the
+ * record is written (version, nonce, ciphertext and tag, lengths checked). {@link sealRaw} passes scratch
+ * arrays (the record only lives until it is base64-encoded).
+ *
+ * @internal
+ */
+export function sealDataKeyRecord(
+  plaintext: Uint8Array,
+  key: Uint8Array,
+  options: EncryptOptions,
+  alloc: (length: number) => Uint8Array,
+): Uint8Array {
   assertBytes(plaintext, 'plaintext');
   assertBytes(key, 'key', KEY_BYTES);
   const nonce =
@@ -44,7 +62,7 @@ export function encryptDataKey(
       ? randomNonce(DATA_KEY_NONCE_BYTES)
       : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES);
   const aes = getEnvelopeAesGcm();
-  const out = new Uint8Array(DATA_KEY_OVERHEAD_BYTES + plaintext.length);
+  const out = alloc(DATA_KEY_OVERHEAD_BYTES + plaintext.length);
   out[0] = DATA_KEY_FORMAT_VERSION;
   out.set(nonce, 1);
   if (aes.sealInto) aes.sealInto(plaintext, nonce, key, out, 1 + DATA_KEY_NONCE_BYTES);

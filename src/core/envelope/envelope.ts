@@ -3,9 +3,10 @@
  *
  * @module
  */
-import { describeValue, fromBase64, toBase64 } from '../bytes.js';
+import { describeValue, fromBase64Scratch, toBase64 } from '../bytes.js';
 import { FormatError } from '../errors.js';
-import { decryptJson, encryptJson } from './json-codec.js';
+import { getScratchBytes } from '../scratch-bytes.js';
+import { decryptJson, sealJsonRecord } from './json-codec.js';
 import type { EncryptOptions } from './legacy.js';
 import type { SessionKey } from './session-key.js';
 
@@ -54,7 +55,9 @@ export function parseEnvelope(value: unknown): EncryptedEnvelope {
  * ```
  */
 export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions = {}): EncryptedEnvelope {
-  return { t: 'encrypted', c: toBase64(encryptJson(value, key, options)) };
+  // The record only lives until it is encoded: a scratch array (see scratch-bytes.ts).
+  const record = sealJsonRecord(value, key, options, getScratchBytes().alloc);
+  return { t: 'encrypted', c: toBase64(record) };
 }
 
 /**
@@ -66,5 +69,6 @@ export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions
  */
 export function openRaw(envelope: unknown, key: SessionKey): unknown {
   const { c } = parseEnvelope(envelope);
-  return decryptJson(fromBase64(c, 'c'), key);
+  // The record is only opened, never returned: it may share Node's Buffer pool (no copy).
+  return decryptJson(fromBase64Scratch(c, 'c'), key);
 }

@@ -4,14 +4,16 @@
  *
  * @module
  */
-import { fromUtf8, utf8 } from '../bytes.js';
+import { fromUtf8 } from '../bytes.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
-import { decryptDataKey, encryptDataKey } from './data-key-cipher.js';
+import { getScratchBytes } from '../scratch-bytes.js';
+import { decryptDataKey, sealDataKeyRecord } from './data-key-cipher.js';
 import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /**
- * Serialises `value` as Happy does, refusing what JSON cannot carry.
+ * Serialises `value` as Happy does, refusing what JSON cannot carry. The bytes are scratch (see
+ * `scratch-bytes.ts`): read them and drop them, never hand them to a caller.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for `undefined`, a function, a symbol, a BigInt or
  * a cycle.
@@ -34,7 +36,7 @@ export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
       `expected a JSON-serialisable value for \`${name}\` but received ${typeof value}`,
     );
   }
-  return utf8(text);
+  return getScratchBytes().utf8(text);
 }
 
 /**
@@ -49,11 +51,29 @@ export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
  * ```
  */
 export function encryptJson(value: unknown, key: SessionKey, options: EncryptOptions = {}): Uint8Array {
+  return sealJsonRecord(value, key, options, newArray);
+}
+
+const newArray = (length: number): Uint8Array => new Uint8Array(length);
+
+/**
+ * {@link encryptJson} with the dataKey record in an array from `alloc` (contents may be anything; every
+ * byte is written). {@link sealRaw} passes scratch arrays, as its record only lives until it is
+ * base64-encoded. Legacy records come from tweetnacl, which allocates its own.
+ *
+ * @internal
+ */
+export function sealJsonRecord(
+  value: unknown,
+  key: SessionKey,
+  options: EncryptOptions,
+  alloc: (length: number) => Uint8Array,
+): Uint8Array {
   const checked = assertSessionKey(key);
   const plaintext = jsonBytes(value);
   return checked.variant === 'legacy'
     ? encryptLegacy(plaintext, checked.secret, options)
-    : encryptDataKey(plaintext, checked.key, options);
+    : sealDataKeyRecord(plaintext, checked.key, options, alloc);
 }
 
 /**

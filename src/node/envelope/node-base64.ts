@@ -7,6 +7,13 @@
  */
 import type { Base64Codec } from '../../core/base64-codec.js';
 
+/** Decodes `text` with Node's native decoder and accepts it only if it is the canonical encoding. */
+function decodeCanonical(text: string): Buffer {
+  const decoded = Buffer.from(text, 'base64');
+  if (decoded.toString('base64') !== text) throw new Error('not canonical standard padded base64');
+  return decoded;
+}
+
 /**
  * `Buffer.from(text, 'base64')` is lenient (it skips unknown characters and accepts missing padding), so
  * the decoded bytes are re-encoded and compared: only the one canonical text of those bytes is accepted,
@@ -16,11 +23,12 @@ export const nodeBase64Codec: Base64Codec = {
   name: 'node',
   encode: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
   decode(text) {
-    const decoded = Buffer.from(text, 'base64');
-    if (decoded.toString('base64') !== text) throw new Error('not canonical standard padded base64');
+    const decoded = decodeCanonical(text);
     // Small results live in Node's shared pool: copy them so `.buffer` holds nothing but these bytes.
     return decoded.byteLength === decoded.buffer.byteLength
       ? new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength)
       : new Uint8Array(decoded);
   },
+  // The copy above is 1.6 µs of a 1 KiB envelope's 12 µs open; a record that is only opened can skip it.
+  decodeShared: decodeCanonical,
 };
