@@ -30,6 +30,8 @@ export interface ChunkCipher {
   /**
    * Seals consecutive chunks `first`, `first + 1`, ...; returns `ciphertext || tag` of each, concatenated
    * in order into one array (so the engine emits a batch without copying it again).
+   * Returned arrays (here and in every method below) must not share memory with the inputs: the engines'
+   * callers reuse their input buffers once a push settled.
    *
    * @throws {LimitError} when an index reaches 2^38.
    */

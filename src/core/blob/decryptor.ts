@@ -71,6 +71,8 @@ export class BlobDecryptor {
 
   /**
    * Adds ciphertext; returns verified plaintext pieces (possibly none).
+   * `data` is not referenced once the promise settles (a partial chunk is copied), so the caller may
+   * reuse its buffer for the next piece.
    *
    * @throws {DecryptionError} on any authentication failure, now and on every later call.
    * @throws {LimitError} past `maxPlaintextBytes`.

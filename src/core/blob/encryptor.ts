@@ -76,6 +76,8 @@ export class BlobEncryptor {
   /**
    * Adds plaintext; returns the sealed chunks it completed, as pieces of at most 64 chunks each. A full
    * chunk is never final (the final chunk is always short), so it is sealed as soon as it is complete.
+   * `data` is not referenced once the promise settles (a partial chunk is copied), so the caller may
+   * reuse its buffer for the next piece.
    *
    * @throws {LimitError} past `maxPlaintextBytes` or 2^38 chunks.
    */
