@@ -6,7 +6,7 @@
  * @module
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import nacl from 'tweetnacl';
@@ -502,6 +502,7 @@ async function fileToFileThreads(
   const ms = new Map<string, number[]>(cases.map((c) => [c.id, []]));
   const rss = new Map<string, number>();
   const refMs: number[] = [];
+  const copyMs: number[] = [];
   const iv = randomBytes(12);
   const oneCipher = () => {
     const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -532,6 +533,11 @@ async function fileToFileThreads(
       oneCipher();
       refMs.push(performance.now() - start);
     }
+    const copy = await runChild<{ ms: number }>('blob:copyJob', {
+      input: plain,
+      output: join(ctx.scratchDir, 'threads-copy.bin'),
+    });
+    copyMs.push(copy.result.ms);
   }
   rec.check(
     `file→file ${tag}, 1 thread and worker threads: encryptions decrypt to the input, decryptions equal it`,
@@ -545,6 +551,15 @@ async function fileToFileThreads(
     reference: true,
     summary: summarize(refMs.map((t) => megabytesPerSecond(size, t))),
   });
+  const disk = rec.add({
+    id: `ref.file-copy-fsync.${size}`,
+    suite: 'blob',
+    label: `plain file copy ${tag}, fsynced (the disk's floor)`,
+    unit: 'MB/s',
+    sizeBytes: size,
+    reference: true,
+    summary: summarize(copyMs.map((t) => megabytesPerSecond(size, t))),
+  });
   for (const c of cases) {
     const m = rec.add({
       id: c.id,
@@ -556,6 +571,7 @@ async function fileToFileThreads(
       summary: summarize(ms.get(c.id)!.map((t) => megabytesPerSecond(size, t))),
     });
     rec.compare(m, ref);
+    rec.compare(m, disk);
   }
 }
 
@@ -593,6 +609,29 @@ export const childCases = {
     } else {
       await (threads === 1 ? decryptFile(input, output, key) : decryptFileParallel(input, output, key));
     }
+    return { ms: performance.now() - start };
+  },
+  /**
+   * The disk's floor of a file → file job: the same bytes read and written (1 MiB reads into one buffer,
+   * 256 KiB writes as the library makes) and fsynced before the rename, as `encryptFile`'s output is.
+   */
+  async copyJob(payload: unknown): Promise<{ ms: number }> {
+    const { input, output } = payload as { input: string; output: string };
+    const start = performance.now();
+    const from = await open(input, 'r');
+    const partial = `${output}.partial`;
+    const to = await open(partial, 'w', 0o600);
+    const buffer = new Uint8Array(MiB);
+    for (;;) {
+      const { bytesRead } = await from.read(buffer, 0, MiB, null);
+      if (bytesRead === 0) break;
+      for (let at = 0; at < bytesRead; ) {
+        at += (await to.write(buffer, at, Math.min(256 * 1024, bytesRead - at))).bytesWritten;
+      }
+    }
+    await to.sync();
+    await Promise.all([from.close(), to.close()]);
+    await rename(partial, output);
     return { ms: performance.now() - start };
   },
   async secretboxFile(payload: unknown): Promise<{ ms: number[] }> {
