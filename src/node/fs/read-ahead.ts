@@ -43,9 +43,13 @@ export async function* readFileAhead(
   const buffers = [new Uint8Array(pieceBytes), new Uint8Array(pieceBytes)];
   let position = 0;
   let turn = 0;
-  const readInto = (buffer: Uint8Array) => handle.read(buffer, 0, pieceBytes, position);
-  let inFlight: ReturnType<typeof readInto> | undefined = readInto(buffers[0] as Uint8Array);
+  let inFlight: Promise<{ bytesRead: number }> | undefined;
   try {
+    // A pipe or a device has no positions (pread fails with ESPIPE): read it where it stands. One read is
+    // in flight at a time, so the order is the same either way.
+    const positioned = (await handle.stat()).isFile();
+    const readInto = (buffer: Uint8Array) => handle.read(buffer, 0, pieceBytes, positioned ? position : null);
+    inFlight = readInto(buffers[0] as Uint8Array);
     for (;;) {
       const { bytesRead } = await inFlight;
       inFlight = undefined;

@@ -3,8 +3,10 @@
  * at every size around a piece boundary, the buffers really are reused (so callers must copy), errors as
  * ERR_DISK, and the descriptor closed however the loop ends.
  */
-import { readdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { open, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinBytes } from '../../../src/core/bytes.js';
 import { readFileAhead } from '../../../src/node/fs/read-ahead.js';
@@ -57,6 +59,22 @@ describe('readFileAhead', () => {
     expect(kept[1]?.buffer).toBe(kept[3]?.buffer);
     expect(kept[0]?.buffer).not.toBe(kept[1]?.buffer);
     expect(kept[0]).not.toEqual(bytes.subarray(0, PIECE));
+  });
+
+  it('reads a FIFO (no positions) to its end, in order', async () => {
+    const fifo = join(tmp.dir, 'pipe');
+    await promisify(execFile)('mkfifo', [fifo]);
+    const bytes = testBytes(5 * PIECE + 17, 9);
+    const feeding = (async () => {
+      const writer = await open(fifo, 'w');
+      // Several writes, so that reads see the bytes arrive in parts.
+      for (let at = 0; at < bytes.length; at += 700) await writer.write(bytes.subarray(at, at + 700));
+      await writer.close();
+    })();
+    const pieces: Uint8Array[] = [];
+    for await (const piece of readFileAhead(fifo, PIECE)) pieces.push(piece.slice());
+    await feeding;
+    expect(joinBytes(pieces)).toEqual(bytes);
   });
 
   it('a missing file or a directory is ERR_DISK naming the path', async () => {
