@@ -61,7 +61,12 @@ export interface ServiceWorkerScopeLike {
 
 /** Options of {@link installMediaServiceWorker}. */
 export interface MediaServiceWorkerOptions {
-  /** Plaintext bytes decrypted per pull of a response body (default 256 KiB; bounds memory per request). */
+  /**
+   * Ignored since responses stream: each body piece is a batch of chunks verified as it arrived from the
+   * network, so memory per request is bounded by the network's pieces, not by this.
+   *
+   * @deprecated No effect; kept so that existing callers still compile.
+   */
   pieceBytes?: number;
   /** Consecutive failed range reads tolerated (default 5). */
   retries?: number;
@@ -103,7 +108,6 @@ export function installMediaServiceWorker(
   scope: ServiceWorkerScopeLike,
   options: MediaServiceWorkerOptions = {},
 ): void {
-  const piece = options.pieceBytes ?? 256 * 1024;
   const prefix = new URL(STREAM_PATH_SEGMENT, scope.registration.scope).pathname;
   const blobs = new Map<string, OpenBlob>();
 
@@ -114,25 +118,25 @@ export function installMediaServiceWorker(
     const size = blob.reader.plaintextSize;
     const range = parseRange(request.headers.get('range'), size);
     if (!range) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
-    let position = range.start;
+    // Verified pieces as the covering chunks arrive (the player's first bytes after the first chunk).
+    const pieces = blob.reader.stream(range.start, range.end - range.start + 1);
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        if (position > range.end) {
-          controller.close();
-          return;
-        }
-        const length = Math.min(piece, range.end - position + 1);
-        let bytes: Uint8Array;
+        let step: IteratorResult<Uint8Array>;
         try {
-          bytes = await blob.reader.read(position, length);
+          step = await pieces.next();
         } catch (error) {
           // A chunk failed its tag (or the network failed): nothing of it is enqueued, the response
           // errors, and the blob is refused from now on.
           blob.failed = isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK';
           throw error;
         }
-        position += length;
-        controller.enqueue(bytes);
+        if (step.done) controller.close();
+        else controller.enqueue(step.value);
+      },
+      // The player dropped the response (a seek elsewhere): stop reading the store.
+      async cancel() {
+        await pieces.return();
       },
     });
     const headers: Record<string, string> = {

@@ -20,6 +20,7 @@ import {
 } from './constants.js';
 import { deriveBlobKeys, verifyCommitment } from './key-schedule.js';
 import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from './options.js';
+import { streamChunks } from './range-stream.js';
 import { blobLayout, chunkOffset } from './sizes.js';
 
 /**
@@ -34,6 +35,12 @@ export interface RangeSource {
   size(): Promise<number>;
   /** Reads exactly `length` bytes at `offset` (fewer only at the end of the data). */
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Optional: the same bytes as {@link RangeSource.read}, in order, as they arrive (a download's pieces),
+   * so that {@link BlobReader.stream} can verify and release the first chunks before the last arrive.
+   * Each piece must stay unchanged after it is yielded.
+   */
+  stream?(offset: number, length: number, signal?: AbortSignal): AsyncIterable<Uint8Array>;
 }
 
 /** Decrypted random access to one blob. */
@@ -51,6 +58,18 @@ export interface BlobReader {
    * @throws {AbortedError} when `signal` is aborted.
    */
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * The plaintext bytes `[offset, offset + length)` in order, as each chunk verifies: a player's response
+   * can start after the first chunk of a range arrived, instead of after the whole range was read. Reads
+   * the source's {@link RangeSource.stream} when it has one, else spans through `read`. Nothing of a chunk
+   * is yielded before its tag verified; a chunk that fails ends the iteration with the error, after the
+   * chunks before it. Pieces are views (see {@link BlobReader.read}).
+   *
+   * @throws {InvalidArgumentError} when the range is not inside `[0, plaintextSize]` (at the first step).
+   * @throws {DecryptionError} when a chunk does not verify or the source returns short or extra data.
+   * @throws {AbortedError} when `signal` is aborted.
+   */
+  stream(offset: number, length: number, signal?: AbortSignal): AsyncGenerator<Uint8Array, void, undefined>;
 }
 
 /**
@@ -86,6 +105,17 @@ async function readExactly(
   const bytes = await source.read(offset, length, signal);
   if (!(bytes instanceof Uint8Array) || bytes.length !== length) throw new DecryptionError();
   return bytes;
+}
+
+/** Checks that `[offset, offset + length)` lies inside the plaintext. */
+function assertRange(offset: number, length: number, plaintextSize: number): void {
+  assertNonNegativeInteger(offset, 'offset');
+  assertNonNegativeInteger(length, 'length');
+  if (offset + length > plaintextSize) {
+    throw new InvalidArgumentError(
+      `expected a range inside the ${plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${offset}+${length}`,
+    );
+  }
 }
 
 /** Views of the full-size sealed chunks that `bytes` (a whole number of them) holds, in order. */
@@ -139,14 +169,12 @@ export async function openBlobRandomAccess(
 
   return {
     plaintextSize: layout.plaintextSize,
+    async *stream(offset, length, signal) {
+      assertRange(offset, length, layout.plaintextSize);
+      yield* streamChunks({ source, cipher, finalIndex, finalPlain }, offset, length, signal);
+    },
     async read(offset, length, signal) {
-      assertNonNegativeInteger(offset, 'offset');
-      assertNonNegativeInteger(length, 'length');
-      if (offset + length > layout.plaintextSize) {
-        throw new InvalidArgumentError(
-          `expected a range inside the ${layout.plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${offset}+${length}`,
-        );
-      }
+      assertRange(offset, length, layout.plaintextSize);
       if (length === 0) return new Uint8Array(0);
       const end = offset + length;
       const first = Math.floor(offset / BLOB_CHUNK_SIZE);

@@ -61,6 +61,48 @@ export async function headWithRetries(
 }
 
 /**
+ * Streams `[offset, offset + length)` of a stored blob as the pieces arrive, resuming dropped connections
+ * inside the range. Ending the loop early cancels the download.
+ *
+ * @throws {StorageError} as {@link resumableDownload}.
+ */
+export async function* streamStoreRange(
+  store: ReadableBlobStore,
+  ref: string,
+  offset: number,
+  length: number,
+  options: StoreReadOptions = {},
+): AsyncGenerator<Uint8Array, void, undefined> {
+  if (length === 0) return;
+  const shifted: ReadableBlobStore = {
+    head: async () => ({ size: length }),
+    get: (r, range, o) =>
+      store.get(r, { offset: offset + (range?.offset ?? 0), length: range?.length ?? length }, o),
+  };
+  const reader = resumableDownload({ ...options, store: shifted, ref, size: length }).getReader();
+  let done = false;
+  try {
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch (error) {
+        done = true;
+        throw downloadError(ref, error, options.signal);
+      }
+      if (step.done) {
+        done = true;
+        return;
+      }
+      yield step.value;
+    }
+  } finally {
+    // Left early (a player seeked away): stop the download rather than let it run to the end.
+    if (!done) reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
  * Reads exactly `[offset, offset + length)` of a stored blob into memory, resuming dropped connections.
  *
  * @throws {StorageError} as {@link resumableDownload}.
@@ -73,23 +115,10 @@ export async function readStoreRange(
   options: StoreReadOptions = {},
 ): Promise<Uint8Array> {
   const out = new Uint8Array(length);
-  if (length === 0) return out;
-  const shifted: ReadableBlobStore = {
-    head: async () => ({ size: length }),
-    get: (r, range, o) =>
-      store.get(r, { offset: offset + (range?.offset ?? 0), length: range?.length ?? length }, o),
-  };
   let at = 0;
-  const reader = resumableDownload({ ...options, store: shifted, ref, size: length }).getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      out.set(value, at);
-      at += value.length;
-    }
-  } catch (error) {
-    throw downloadError(ref, error, options.signal);
+  for await (const piece of streamStoreRange(store, ref, offset, length, options)) {
+    out.set(piece, at);
+    at += piece.length;
   }
   return out;
 }
@@ -101,7 +130,7 @@ export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
  * A {@link RangeSource} over `ref` in `store`, for random access (a player decrypts the chunks it needs
  * without downloading the rest). The size is asked once (`head`) and remembered (asked again after a
  * failure); each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
- * the end of the blob). Dropped connections resume inside the range, up to `retries` consecutive failures
+ * the end of the blob), and `stream` yields the same bytes as they arrive. Dropped connections resume inside the range, up to `retries` consecutive failures
  * (default 5; pass `retries: 0` to fail on the first).
  *
  * @throws {StorageError} from `size`/`read`: `ERR_NOT_FOUND`, `ERR_INVALID_REF` at once,
@@ -137,6 +166,13 @@ export function storeRangeSource(
       const total = await sizeOnce();
       const end = Math.min(total, offset + length);
       return readStoreRange(store, ref, offset, Math.max(0, end - offset), { ...options, signal });
+    },
+    async *stream(offset, length, signal) {
+      assertNonNegativeInteger(offset, 'offset');
+      assertNonNegativeInteger(length, 'length');
+      const total = await sizeOnce();
+      const end = Math.min(total, offset + length);
+      yield* streamStoreRange(store, ref, offset, Math.max(0, end - offset), { ...options, signal });
     },
   };
 }

@@ -35,9 +35,6 @@ import {
   safeFileStem,
 } from './media-names.js';
 
-/** Plaintext bytes decrypted per step of a response; bounds memory per connection. */
-export const SERVE_PIECE_BYTES = 1024 * 1024;
-
 /** Options of {@link serveMedia}. */
 export interface ServeMediaOptions {
   /** Where the encrypted blob is (any `BlobStore`; only `head` and `get` are used). */
@@ -82,6 +79,10 @@ async function openReader(
     return {
       plaintextSize: plain.length,
       read: (offset, length, signal) => source.read(offset, length, signal),
+      // The whole v1 blob is already verified and in memory: one piece.
+      async *stream(offset, length, signal) {
+        if (length > 0) yield await source.read(offset, length, signal);
+      },
     };
   }
   return openBlobRandomAccess(
@@ -157,30 +158,34 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
     if (decision.kind === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    // Decrypt the first piece before the status line, so a bad chunk at the start is a clean 502.
-    let position = start;
-    let piece: Uint8Array | undefined;
-    if (req.method === 'GET' && end >= start) {
-      try {
-        piece = await reader.read(position, Math.min(SERVE_PIECE_BYTES, end - position + 1), abort.signal);
-      } catch {
-        res.writeHead(502, { 'Content-Length': '0' }).end();
+    // Verified pieces as the covering chunks arrive from the store (a seek's first bytes go out after its
+    // first chunk, not after the whole range). The first piece is decrypted before the status line, so a
+    // bad chunk at the start is a clean 502.
+    const pieces = reader.stream(start, end - start + 1, abort.signal);
+    try {
+      let step: IteratorResult<Uint8Array> | undefined;
+      if (req.method === 'GET' && end >= start) {
+        try {
+          step = await pieces.next();
+        } catch {
+          res.writeHead(502, { 'Content-Length': '0' }).end();
+          return;
+        }
+      }
+      res.writeHead(decision.kind === 'partial' ? 206 : 200, headers);
+      if (req.method === 'HEAD' || step === undefined) {
+        res.end();
         return;
       }
-    }
-    res.writeHead(decision.kind === 'partial' ? 206 : 200, headers);
-    if (req.method === 'HEAD' || piece === undefined) {
-      res.end();
-      return;
-    }
-    for (;;) {
-      if (!res.write(piece)) await once(res, 'drain', { signal: abort.signal });
-      position += piece.length;
-      if (position > end) break;
       // A failure here (tag, store, abort) destroys the connection: the player sees a cut, never bad bytes.
-      piece = await reader.read(position, Math.min(SERVE_PIECE_BYTES, end - position + 1), abort.signal);
+      for (; !step.done; step = await pieces.next()) {
+        if (!res.write(step.value)) await once(res, 'drain', { signal: abort.signal });
+      }
+      res.end();
+    } finally {
+      // However the response ended (a player that seeks away closes it), the store read is cancelled.
+      await pieces.return();
     }
-    res.end();
   }
 
   server.listen(options.port ?? 0, '127.0.0.1');

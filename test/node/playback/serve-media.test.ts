@@ -90,6 +90,60 @@ describe('serveMedia', () => {
     expect(store.gets[0]).toMatchObject({ offset: 56 + chunk * 16400, length: 16400 });
   });
 
+  it('sends the first verified chunks before the store has sent the rest, and stops the store when the player drops the response', async () => {
+    const slow = new MemoryStore();
+    slow.put(REF, blob);
+    slow.pieceDelayMs = 5;
+    // What the store has delivered, and whether its current response was cancelled.
+    let delivered = 0;
+    let cancelled = false;
+    const watched = {
+      head: (ref: string) => slow.head(ref),
+      async get(...args: Parameters<MemoryStore['get']>) {
+        const body = await slow.get(...args);
+        const reader = body.getReader();
+        return new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const { done, value } = await reader.read();
+            if (done) controller.close();
+            else {
+              delivered += value.length;
+              controller.enqueue(value);
+            }
+          },
+          async cancel(reason) {
+            cancelled = true;
+            await reader.cancel(reason);
+          },
+        });
+      },
+    };
+    const streaming = await serveMedia({ ref: REF, mimeType: 'video/mp4' }, { store: watched, blobKey: key });
+    const opened = slow.gets.length; // the header and final chunk, read at open
+    delivered = 0;
+    try {
+      const response = await fetch(streaming.url, { headers: { Range: 'bytes=0-' } });
+      expect(response.status).toBe(206);
+      const body = (response.body as ReadableStream<Uint8Array>).getReader();
+      const first = await body.read();
+      expect(
+        sameBytes(first.value as Uint8Array, plain.subarray(0, (first.value as Uint8Array).length)),
+      ).toBe(true);
+      // The first window asks for 16 chunks; the first bytes left before they all arrived.
+      expect(slow.gets[opened]).toMatchObject({ offset: 56, length: 16 * 16400 });
+      expect(delivered).toBeLessThan(16 * 16400);
+      await body.cancel();
+      for (let waited = 0; !cancelled && waited < 2000; waited += 10)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(cancelled).toBe(true);
+      const gets = slow.gets.length;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(slow.gets.length).toBe(gets);
+    } finally {
+      await streaming.close();
+    }
+  });
+
   it('refuses other paths, other methods and foreign Host headers', async () => {
     const url = new URL(endpoint.url);
     expect((await get(`${url.origin}/${'A'.repeat(22)}/media.mp4`)).response.status).toBe(404);
