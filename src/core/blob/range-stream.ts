@@ -15,14 +15,17 @@ import type { RangeSource } from './random-access.js';
 import { chunkOffset } from './sizes.js';
 
 /**
- * Chunks per source request: the first window is 16 (256 KiB), and each next one twice the last, up to
- * 64 (1 MiB). A player's first request is often open-ended (`bytes=0-`) and abandoned after a few frames,
- * and a seek's request is abandoned at the next seek: small first windows keep what is downloaded and
- * never played small (the browser test counts it), larger later ones keep a long sequential read at a
- * request per megabyte. Within a window, chunks are released as they arrive.
+ * Chunks per source request for a long range: the first window is 16 (256 KiB), and each next one twice
+ * the last, up to 64 (1 MiB). A player's open-ended request (`bytes=0-`, the whole rest of the file) is
+ * often abandoned after a few frames, and a seek's request at the next seek: small first windows keep
+ * what is downloaded and never played small (the browser test counts it), larger later ones keep a long
+ * sequential read at a request per megabyte. A range of at most {@link ONE_REQUEST_CHUNKS} is one request
+ * (a player asked for exactly that much; splitting it only adds round trips). Within a request, chunks are
+ * released as they arrive.
  */
 const FIRST_WINDOW_CHUNKS = 16;
 const MAX_WINDOW_CHUNKS = 64;
+const ONE_REQUEST_CHUNKS = 2 * MAX_WINDOW_CHUNKS;
 
 /** What {@link streamChunks} needs of an open reader. */
 export interface OpenBlobParts {
@@ -70,7 +73,8 @@ export async function* streamChunks(
   // A sealed chunk split across two pieces is gathered here; whole chunks are opened where they lie.
   const partial = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
   let partialLength = 0;
-  let windowChunks = FIRST_WINDOW_CHUNKS;
+  const covering = lastRead - first + 1;
+  let windowChunks = covering <= ONE_REQUEST_CHUNKS ? covering : FIRST_WINDOW_CHUNKS;
   for (
     let window = first;
     window <= lastRead;

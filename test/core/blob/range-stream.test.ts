@@ -21,8 +21,8 @@ const CHUNK = 16384;
 const SEALED = 16400;
 const HEADER = 56;
 const key = testBytes(32, 41);
-// 70 chunks and a short final one: ranges cross the 16-, 48- and 64-chunk window boundaries.
-const plaintext = testBytes(70 * CHUNK + 1234, 42);
+// 150 chunks and a short final one: long ranges cross the 16-, 48- and 112-chunk window boundaries.
+const plaintext = testBytes(150 * CHUNK + 1234, 42);
 const blob = await encryptBlob(plaintext, key);
 
 /** A source over `bytes` that streams each range in pieces whose sizes `sizes` picks; records requests. */
@@ -75,7 +75,7 @@ describe('BlobReader.stream', () => {
         fc.nat(plaintext.length),
         fc.nat(plaintext.length),
         fc.integer({ min: 1, max: 3 * SEALED }),
-        fc.integer({ min: 1, max: 2000 }),
+        fc.integer({ min: 500, max: 2000 }),
         fc.integer(),
         async (a, b, maxPiece, minPiece, seed) => {
           const [offset, end] = a <= b ? [a, b] : [b, a];
@@ -107,8 +107,8 @@ describe('BlobReader.stream', () => {
     const cases: [number, number][] = [
       [0, 0],
       [0, plaintext.length],
-      [70 * CHUNK + 10, 100],
-      [70 * CHUNK - 1, 2],
+      [150 * CHUNK + 10, 100],
+      [150 * CHUNK - 1, 2],
       [plaintext.length, 0],
     ];
     for (const [offset, length] of cases) {
@@ -122,12 +122,19 @@ describe('BlobReader.stream', () => {
     );
   });
 
-  it('starts with a 256 KiB request and grows to 1 MiB, so an abandoned open-ended range fetches little', async () => {
+  it('asks for a range of up to 128 chunks at once; a longer one in windows of 16, 32, then 64 chunks', async () => {
     const { source, requests } = streamingSource(blob, () => 8192);
     const reader = await openBlobRandomAccess(source, key);
     requests.length = 0;
+    expectSameBytes(
+      await collect(reader.stream(CHUNK * 3 + 5, 128 * CHUNK - 5)),
+      plaintext.subarray(CHUNK * 3 + 5, 131 * CHUNK),
+    );
+    expect(requests.map((r) => r.length / SEALED)).toEqual([128]);
+    requests.length = 0;
     expectSameBytes(await collect(reader.stream(0, plaintext.length)), plaintext);
-    expect(requests.map((r) => r.length / SEALED)).toEqual([16, 32, 22]);
+    expect(requests.map((r) => r.length / SEALED)).toEqual([16, 32, 64, 38]);
+    // An open-ended request abandoned after its first piece fetched one small window.
     requests.length = 0;
     const pieces = reader.stream(0, plaintext.length);
     await pieces.next();

@@ -129,9 +129,10 @@ describe('serveMedia', () => {
       expect(
         sameBytes(first.value as Uint8Array, plain.subarray(0, (first.value as Uint8Array).length)),
       ).toBe(true);
-      // The first window asks for 16 chunks; the first bytes left before they all arrived.
-      expect(slow.gets[opened]).toMatchObject({ offset: 56, length: 16 * 16400 });
-      expect(delivered).toBeLessThan(16 * 16400);
+      // The first bytes left before the store had sent what the first request asked for.
+      const asked = slow.gets[opened];
+      expect(asked?.offset).toBe(56);
+      expect(delivered).toBeLessThan(asked?.length ?? 0);
       await body.cancel();
       for (let waited = 0; !cancelled && waited < 2000; waited += 10)
         await new Promise((r) => setTimeout(r, 10));
