@@ -8,6 +8,7 @@
 import { assertBytes, randomBytes } from '../bytes.js';
 import { LimitError } from '../errors.js';
 import type { ChunkCipher } from './backend.js';
+import { ChunkSplitter } from './chunk-splitter.js';
 import {
   BLOB_BATCH_CHUNKS,
   BLOB_CHUNK_SIZE,
@@ -39,9 +40,8 @@ export class BlobEncryptor {
   readonly #key: Uint8Array;
   readonly #salt: Uint8Array;
   #cipher: ChunkCipher | undefined;
-  /** The partial chunk carried between pushes (at most one chunk). */
-  readonly #pending = new Uint8Array(BLOB_CHUNK_SIZE);
-  #pendingLength = 0;
+  /** Cuts pushed plaintext into chunks; carries the partial one between pushes. */
+  readonly #chunks = new ChunkSplitter(BLOB_CHUNK_SIZE);
   #nextIndex = 0;
   #total = 0;
   #state: 'new' | 'started' | 'finished' | 'failed' = 'new';
@@ -87,28 +87,7 @@ export class BlobEncryptor {
     try {
       this.#total += data.length;
       checkPlaintextLimit(this.#total, this.#options);
-      const ready: Uint8Array[] = [];
-      let at = 0;
-      if (this.#pendingLength > 0) {
-        const take = Math.min(BLOB_CHUNK_SIZE - this.#pendingLength, data.length);
-        this.#pending.set(data.subarray(0, take), this.#pendingLength);
-        this.#pendingLength += take;
-        at = take;
-        if (this.#pendingLength === BLOB_CHUNK_SIZE) {
-          ready.push(this.#pending.slice());
-          this.#pendingLength = 0;
-        }
-      }
-      while (data.length - at >= BLOB_CHUNK_SIZE) {
-        ready.push(data.subarray(at, at + BLOB_CHUNK_SIZE));
-        at += BLOB_CHUNK_SIZE;
-      }
-      const out = await this.#seal(ready);
-      if (at < data.length) {
-        this.#pending.set(data.subarray(at), this.#pendingLength);
-        this.#pendingLength += data.length - at;
-      }
-      return out;
+      return await this.#seal(this.#chunks.push(data));
     } catch (error) {
       this.#state = 'failed';
       throw error;
@@ -119,8 +98,8 @@ export class BlobEncryptor {
   async finish(): Promise<Uint8Array[]> {
     this.#expect('started');
     try {
-      const out = await this.#seal([this.#pending.subarray(0, this.#pendingLength)]);
-      this.#pending.fill(0);
+      const out = await this.#seal([this.#chunks.rest]);
+      this.#chunks.wipe();
       this.#state = 'finished';
       return out;
     } catch (error) {

@@ -10,6 +10,7 @@
  */
 import { AbortedError, DecryptionError } from '../errors.js';
 import type { ChunkCipher } from './backend.js';
+import { ChunkSplitter } from './chunk-splitter.js';
 import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE } from './constants.js';
 import type { RangeSource } from './random-access.js';
 import { chunkOffset } from './sizes.js';
@@ -70,9 +71,8 @@ export async function* streamChunks(
     const to = Math.min(end, start + plain.length) - start;
     return plain.subarray(from, Math.max(from, to));
   };
-  // A sealed chunk split across two pieces is gathered here; whole chunks are opened where they lie.
-  const partial = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
-  let partialLength = 0;
+  // Sealed chunks are opened where they lie in a piece; one split across two pieces is gathered first.
+  const chunks = new ChunkSplitter(BLOB_SEALED_CHUNK_SIZE);
   const covering = lastRead - first + 1;
   const windowChunks = covering <= ONE_REQUEST_CHUNKS ? covering : WINDOW_CHUNKS;
   for (let window = first; window <= lastRead; window += windowChunks) {
@@ -84,26 +84,7 @@ export async function* streamChunks(
       if (!(piece instanceof Uint8Array)) throw new DecryptionError();
       received += piece.length;
       if (received > expected) throw new DecryptionError();
-      const ready: Uint8Array[] = [];
-      let at = 0;
-      if (partialLength > 0) {
-        const take = Math.min(BLOB_SEALED_CHUNK_SIZE - partialLength, piece.length);
-        partial.set(piece.subarray(0, take), partialLength);
-        partialLength += take;
-        at = take;
-        if (partialLength === BLOB_SEALED_CHUNK_SIZE) {
-          ready.push(partial.slice());
-          partialLength = 0;
-        }
-      }
-      while (piece.length - at >= BLOB_SEALED_CHUNK_SIZE) {
-        ready.push(piece.subarray(at, at + BLOB_SEALED_CHUNK_SIZE));
-        at += BLOB_SEALED_CHUNK_SIZE;
-      }
-      if (at < piece.length) {
-        partial.set(piece.subarray(at), partialLength);
-        partialLength += piece.length - at;
-      }
+      const ready = chunks.push(piece);
       if (ready.length > 0) {
         const plain = await blob.cipher.open(index, ready);
         const inRange = cut(index, plain);
