@@ -29,10 +29,16 @@ export interface ScratchBytes {
 
 const encoder = new TextEncoder();
 
+/**
+ * A new zero-filled array over a buffer of its own: what results handed to a caller are made of, and the
+ * universal scratch arrays too.
+ */
+export const ownedBytes = (length: number): Uint8Array => new Uint8Array(length);
+
 /** The universal implementation: ordinary arrays, each with a buffer of its own. */
 export const plainScratchBytes: ScratchBytes = {
   name: 'plain',
-  alloc: (length) => new Uint8Array(length),
+  alloc: ownedBytes,
   utf8: (text) => encoder.encode(text),
 };
 

@@ -9,6 +9,7 @@
  */
 import { assertBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
+import { ownedBytes } from '../scratch-bytes.js';
 import { getEnvelopeAesGcm } from './aes-gcm-backend.js';
 import {
   DATA_KEY_FORMAT_VERSION,
@@ -37,10 +38,8 @@ export function encryptDataKey(
   key: Uint8Array,
   options: EncryptOptions = {},
 ): Uint8Array {
-  return sealDataKeyRecord(plaintext, key, options, newArray);
+  return sealDataKeyRecord(plaintext, key, options, ownedBytes);
 }
-
-const newArray = (length: number): Uint8Array => new Uint8Array(length);
 
 /**
  * {@link encryptDataKey} into an array from `alloc`, whose contents may be anything: every byte of the

@@ -6,7 +6,7 @@
  */
 import { fromUtf8 } from '../bytes.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
-import { getScratchBytes } from '../scratch-bytes.js';
+import { getScratchBytes, ownedBytes } from '../scratch-bytes.js';
 import { decryptDataKey, sealDataKeyRecord } from './data-key-cipher.js';
 import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
@@ -51,10 +51,8 @@ export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
  * ```
  */
 export function encryptJson(value: unknown, key: SessionKey, options: EncryptOptions = {}): Uint8Array {
-  return sealJsonRecord(value, key, options, newArray);
+  return sealJsonRecord(value, key, options, ownedBytes);
 }
-
-const newArray = (length: number): Uint8Array => new Uint8Array(length);
 
 /**
  * {@link encryptJson} with the dataKey record in an array from `alloc` (contents may be anything; every
