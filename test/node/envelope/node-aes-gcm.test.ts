@@ -21,21 +21,15 @@ import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
 import { foreignCipherModule } from '../../helpers/cipher-module.js';
 import { codeOf } from '../../helpers/errors.js';
+import { withInstalled } from '../../helpers/installed.js';
 
 /** The Cipher-API implementation on a module that is not node:crypto itself (as react-native-quick-crypto). */
 const foreignEnvelopeAesGcm = cipherModuleEnvelopeAesGcm(foreignCipherModule().module, 'foreign');
 const implementations: EnvelopeAesGcm[] = [nobleEnvelopeAesGcm, nodeEnvelopeAesGcm, foreignEnvelopeAesGcm];
 
 /** Runs `fn` with `implementation` installed, then restores what was installed before. */
-function using<T>(implementation: EnvelopeAesGcm, fn: () => T): T {
-  const before = getEnvelopeAesGcm();
-  setEnvelopeAesGcm(implementation);
-  try {
-    return fn();
-  } finally {
-    setEnvelopeAesGcm(before);
-  }
-}
+const using = <T>(implementation: EnvelopeAesGcm, fn: () => T): T =>
+  withInstalled(getEnvelopeAesGcm, setEnvelopeAesGcm, implementation, fn);
 
 describe('installation', () => {
   afterEach(() => setEnvelopeAesGcm(nodeEnvelopeAesGcm));

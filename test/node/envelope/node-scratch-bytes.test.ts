@@ -23,6 +23,7 @@ import {
 } from '../../../src/core/scratch-bytes.js';
 import { nodeBase64Codec } from '../../../src/node/envelope/index.js';
 import { nodeScratchBytes } from '../../../src/node/envelope/node-scratch-bytes.js';
+import { withInstalled } from '../../helpers/installed.js';
 
 /** Scratch arrays full of 0xa5, as a pool holding other bytes would be: a byte left unwritten shows. */
 const dirtyScratchBytes: ScratchBytes = {
@@ -31,15 +32,8 @@ const dirtyScratchBytes: ScratchBytes = {
   utf8: plainScratchBytes.utf8,
 };
 
-function using<T>(scratch: ScratchBytes, fn: () => T): T {
-  const before = getScratchBytes();
-  setScratchBytes(scratch);
-  try {
-    return fn();
-  } finally {
-    setScratchBytes(before);
-  }
-}
+const using = <T>(scratch: ScratchBytes, fn: () => T): T =>
+  withInstalled(getScratchBytes, setScratchBytes, scratch, fn);
 
 /** Owns its whole buffer: not a view into Node's pool, so `.buffer` holds nothing else. */
 function ownsItsBuffer(bytes: Uint8Array): boolean {
