@@ -158,21 +158,19 @@ export function storeRangeSource(
     }
     return size;
   };
+  /** The length of `[offset, offset + length)` that lies inside the blob (checked arguments). */
+  const lengthInside = async (offset: number, length: number) => {
+    assertNonNegativeInteger(offset, 'offset');
+    assertNonNegativeInteger(length, 'length');
+    return Math.max(0, Math.min(await sizeOnce(), offset + length) - offset);
+  };
   return {
     size: sizeOnce,
-    read: async (offset, length, signal) => {
-      assertNonNegativeInteger(offset, 'offset');
-      assertNonNegativeInteger(length, 'length');
-      const total = await sizeOnce();
-      const end = Math.min(total, offset + length);
-      return readStoreRange(store, ref, offset, Math.max(0, end - offset), { ...options, signal });
-    },
+    read: async (offset, length, signal) =>
+      readStoreRange(store, ref, offset, await lengthInside(offset, length), { ...options, signal }),
     async *stream(offset, length, signal) {
-      assertNonNegativeInteger(offset, 'offset');
-      assertNonNegativeInteger(length, 'length');
-      const total = await sizeOnce();
-      const end = Math.min(total, offset + length);
-      yield* streamStoreRange(store, ref, offset, Math.max(0, end - offset), { ...options, signal });
+      const inside = await lengthInside(offset, length);
+      yield* streamStoreRange(store, ref, offset, inside, { ...options, signal });
     },
   };
 }
