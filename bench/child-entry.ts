@@ -5,24 +5,7 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { resourceUsage } from 'node:process';
-
-/**
- * Peak RSS of this process image. On Linux, `getrusage` (`resourceUsage().maxRSS`) carries over the
- * high-water mark of the forked parent across exec, so a child of a big parent would report the parent's
- * size; `VmHWM` in /proc/self/status is this image's own peak. Elsewhere, fall back to maxRSS.
- */
-function peakRssBytes(): number {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (match) return Number(match[1]) * 1024;
-  } catch {
-    // Not Linux.
-  }
-  // maxRSS is in kilobytes.
-  return resourceUsage().maxRSS * 1024;
-}
+import { peakRssBytes } from './harness/peak-rss.js';
 
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -1,7 +1,8 @@
 /**
  * Memory flatness of `happy-media encrypt` / `decrypt` through the CLI on 1 GiB (quick: 32 MiB): each
- * command runs in a child process of its own (the CLI in-process through `runCli`, so the child's peak RSS is
- * the command's), beside a bare streaming file copy in Node (the floor of reading and writing the bytes).
+ * command runs as users run it, the package's `happy-media` bin in a process of its own (its peak RSS
+ * reported by a preloaded hook, harness/peak-rss-hook.ts), beside a bare streaming file copy in Node
+ * (the floor of reading and writing the bytes).
  * Three rounds (quick: one) in rotating order, each case's output removed before the next case.
  *
  * @module
@@ -12,17 +13,15 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import { runCli } from '../../src/node/internal.js';
-import { runChild } from '../harness/child.js';
+import { happyMediaBin, runChild, runProgram } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
 import type { Measurement } from '../harness/figures.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
-interface CliJob {
+interface CopyJob {
   args: string[];
-  keyB64?: string;
 }
 
 /** A timed case: its command (argv after `happy-media`, or the copy's paths) and the file it writes. */
@@ -39,11 +38,14 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const enc = join(ctx.scratchDir, 'in.bin.enc');
   const out = join(ctx.scratchDir, 'out.bin');
   await writeRandomFile(input, size);
-  const keyB64 = randomBytes(32).toString('base64');
-  const runCase = (c: TimedCase) =>
-    c.kind === 'cli'
-      ? runChild<{ ms: number }>('cli-memory:cli', { args: c.args, keyB64 } satisfies CliJob)
-      : runChild<{ ms: number }>('cli-memory:copy', { args: c.args } satisfies CliJob);
+  // The key reaches the CLI through its environment variable, never argv.
+  const env = { HAPPY_MEDIA_KEY: randomBytes(32).toString('base64') };
+  const bin = happyMediaBin();
+  const runCase = async (c: TimedCase): Promise<{ ms: number; maxRssBytes: number }> => {
+    if (c.kind === 'cli') return runProgram(bin, c.args, env);
+    const copied = await runChild<{ ms: number }>('cli-memory:copy', { args: c.args } satisfies CopyJob);
+    return { ms: copied.result.ms, maxRssBytes: copied.maxRssBytes };
+  };
   // The blob the decrypt cases read (untimed; it also warms the page cache for every case alike).
   await runCase({ kind: 'cli', args: ['encrypt', input, enc], output: enc });
   await runCase({ kind: 'cli', args: ['decrypt', enc, out], output: out });
@@ -69,7 +71,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     for (let i = 0; i < names.length; i++) {
       const name = names[(round + i) % names.length] as (typeof names)[number];
       const result = await runCase(cases[name]);
-      ms[name].push(result.result.ms);
+      ms[name].push(result.ms);
       rss[name] = Math.max(rss[name], result.maxRssBytes);
       await rm(cases[name].output, { force: true });
     }
@@ -93,20 +95,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
 /** Cases run in a child process (see `harness/child.ts`). */
 export const childCases = {
-  async cli(payload: unknown): Promise<{ ms: number }> {
-    const job = payload as CliJob;
-    // The key travels on stdin to this child and reaches the CLI through its env variable, never argv.
-    if (job.keyB64) process.env.HAPPY_MEDIA_KEY = job.keyB64;
-    const start = performance.now();
-    await runCli(['node', 'happy-media', ...job.args]);
-    const ms = performance.now() - start;
-    if (process.exitCode !== undefined && process.exitCode !== 0) {
-      throw new Error(`happy-media ${job.args[0]} exited with ${process.exitCode}`);
-    }
-    return { ms };
-  },
   async copy(payload: unknown): Promise<{ ms: number }> {
-    const [from, to] = (payload as CliJob).args as [string, string];
+    const [from, to] = (payload as CopyJob).args as [string, string];
     const start = performance.now();
     // 256 KiB pieces, as the library writes (src/node/fs/write-size.ts): 1 MiB aligned writes make this
     // kernel allocate huge page-cache folios, which slowed the copy below the commands it is the floor of.

@@ -1,12 +1,12 @@
 /**
- * happy-media, internal entry: the pieces of the library the CLI and the benchmarks use that are not
- * public API. It is not in package.json `exports` (applications cannot import it) and carries no
- * compatibility promise; anything here that applications need belongs in `happy-media/node` instead.
+ * happy-media, internal entry: the pieces of the library the CLI uses that are not public API. It is not
+ * in package.json `exports` (applications cannot import it) and carries no compatibility promise;
+ * anything here that applications need belongs in `happy-media/node` instead.
  *
- * Rule: the CLI (`src/node/cli/`) and the benchmarks (`bench/`) import the library only from the public
- * entries (`src/index.ts`, `src/node/index.ts`) and from this file, by name. Renaming an export is then a
- * type error in its caller, never a silently skipped benchmark. (The CLI's own modules, the demo and the
- * benchmark runner it loads on demand are application code, not library.)
+ * Rule: the CLI (`src/node/cli/`) imports the library only from the public entries (`src/index.ts`,
+ * `src/node/index.ts`) and from this file, by name. Renaming an export is then a type error in its caller,
+ * never a stale deep import. (The CLI's own modules and the demo it loads on demand are application code,
+ * not library.)
  *
  * @packageDocumentation
  */
@@ -39,18 +39,3 @@ export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unr
 export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.
 export { defaultCacheDir, sweepCacheLeftovers } from './playback/media-cache.js';
-
-/**
- * Runs the `happy-media` command line in this process, as `bin.js` does (the cli-memory benchmark's child
- * measures its peak memory this way). Loaded on call, so this entry does not import the CLI, which
- * imports this entry.
- *
- * @example
- * ```ts
- * await runCli(['node', 'happy-media', 'encrypt', 'in.bin', 'out.enc']);
- * ```
- */
-export async function runCli(argv: string[]): Promise<void> {
-  const { main } = await import('./cli/main.js');
-  await main(argv);
-}
