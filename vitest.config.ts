@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // The benchmarks import the library by its package name; a test that imports a bench module gets the
+    // sources, the same copy the test itself imports (as tsconfig.json's `paths` do for types).
+    alias: [
+      { find: /^happy-media$/, replacement: source('./src/index.ts') },
+      { find: /^happy-media\/node$/, replacement: source('./src/node/index.ts') },
+      { find: /^happy-media\/web$/, replacement: source('./src/web/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

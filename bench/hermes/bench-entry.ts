@@ -7,14 +7,15 @@
  * (react-native-quick-crypto) reaches before its own AES time. Prints one JSON line:
  * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[] }`.
  */
-import nacl from 'tweetnacl';
+
 import {
   type CipherModule,
   cipherModuleBlobBackend,
   decryptBlob,
   encryptBlob,
   registerBlobBackend,
-} from '../../src/index.js';
+} from 'happy-media';
+import nacl from 'tweetnacl';
 
 declare const print: (line: string) => void;
 declare const HERMES_BENCH: { size: number; runs: number };

@@ -9,7 +9,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import nacl from 'tweetnacl';
 import {
   type BlobBackendName,
   ciphertextSize,
@@ -17,8 +16,9 @@ import {
   createEncryptStream,
   decryptBlob,
   encryptBlob,
-} from '../../src/index.js';
-import { decryptFile, decryptFileParallel, encryptFile, encryptFileParallel } from '../../src/node/index.js';
+} from 'happy-media';
+import { decryptFile, decryptFileParallel, encryptFile, encryptFileParallel } from 'happy-media/node';
+import nacl from 'tweetnacl';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';

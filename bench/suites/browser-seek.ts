@@ -17,9 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { encryptFile } from 'happy-media/node';
+import type { openStreamingMedia, registerMediaServiceWorker } from 'happy-media/web';
 import type { Browser, Page } from 'playwright-core';
-import { encryptFile } from '../../src/node/index.js';
-import type { openStreamingMedia, registerMediaServiceWorker } from '../../src/web/index.js';
 import type { BenchContext, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
 import { summarize } from '../harness/stats.js';
@@ -165,7 +165,7 @@ export async function serviceWorkerSeekTimes(
   const encSize = (await stat(encPath)).size;
 
   // The page and the worker, bundled from the public web entry exactly as an app would.
-  const web = fileURLToPath(new URL('../../src/web/index.js', import.meta.url));
+  const web = fileURLToPath(import.meta.resolve('happy-media/web'));
   const bundle = async (contents: string, format: 'esm' | 'iife') =>
     (
       await esbuild.build({

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type createDecryptStream, type decryptBlob, encryptBlob } from '../../src/index.js';
+import { type createDecryptStream, type decryptBlob, encryptBlob } from 'happy-media';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
@@ -152,8 +152,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const big = await encryptBlob(bigPt, key);
   const small = await encryptBlob(smallPt, key);
 
-  // Bundle the universal entry for the browser, exactly as an app would.
-  const universal = fileURLToPath(new URL('../../src/index.js', import.meta.url));
+  // Bundle the universal entry for the browser, exactly as an app would (the package's built entry).
+  const universal = fileURLToPath(import.meta.resolve('happy-media'));
   const bundle = await esbuild.build({
     stdin: {
       contents: `import { createDecryptStream, decryptBlob, encryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob };`,

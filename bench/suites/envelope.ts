@@ -8,7 +8,6 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import nacl from 'tweetnacl';
 import {
   dataKey,
   getEnvelopeAesGcm,
@@ -20,9 +19,10 @@ import {
   sealMessage,
   sealMessages,
   textMessage,
-} from '../../src/index.js';
+} from 'happy-media';
 // The Node entry installs the node:crypto AES-GCM fast path for the dataKey variant: measure what Node callers get.
-import { nodeEnvelopeAesGcm } from '../../src/node/index.js';
+import { nodeEnvelopeAesGcm } from 'happy-media/node';
+import nacl from 'tweetnacl';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { KiB } from '../harness/data.js';
 import { opsPerSecondInterleaved, timeInterleaved } from '../harness/measure.js';

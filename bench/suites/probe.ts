@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { probeMedia } from '../../src/node/index.js';
+import { probeMedia } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { FFPROBE, hasFfmpeg, photo12mp, video1080p } from '../harness/inputs.js';
 import { timeInterleaved } from '../harness/measure.js';

@@ -7,8 +7,8 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bufferRangeSource, openBlobRandomAccess } from '../../src/index.js';
-import { encryptFile, fileRangeSource } from '../../src/node/index.js';
+import { bufferRangeSource, openBlobRandomAccess } from 'happy-media';
+import { encryptFile, fileRangeSource } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
 import { timeInterleaved } from '../harness/measure.js';

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ciphertextSize, createMediaRef, decryptBlob } from '../../src/index.js';
+import { ciphertextSize, createMediaRef, decryptBlob } from 'happy-media';
 import {
   type BlobStore,
   HttpBlobStore,
@@ -18,7 +18,7 @@ import {
   probeMedia,
   sendMedia,
   startMediaServer,
-} from '../../src/node/index.js';
+} from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { sha256, sha256File } from '../harness/data.js';
 import { requireFfmpeg, video100mb, video1080p } from '../harness/inputs.js';

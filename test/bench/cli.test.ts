@@ -1,21 +1,35 @@
+/**
+ * The benchmark program (`npm run bench`, built from bench/ by tsconfig.bench.json into bench/dist/):
+ * its command line and the shape of its output, not its timings.
+ */
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../bench/harness/context.js';
-import { runCli } from '../helpers/cli.js';
+import { type RunOptions, runNodeProgram } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/tmp.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BENCH = join(ROOT, 'bench', 'dist', 'index.js');
+const runBench = (args: string[], options?: RunOptions) => runNodeProgram(BENCH, args, options);
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   tmp = await makeTempDir('happy-media-bench-test-');
-});
+  // The program compiles against the built package (dist/, which `npm test` builds first).
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
+}, 180_000);
 afterAll(async () => {
   await tmp.cleanup();
 });
 
-describe('happy-media bench (output shape, not timings)', () => {
+describe('npm run bench (output shape, not timings)', () => {
   it('lists its suites', async () => {
-    const r = await runCli(['bench', '--list']);
+    const r = await runBench(['--list']);
     expect(r.code).toBe(0);
     const names = r.stdout
       .trim()
@@ -34,22 +48,24 @@ describe('happy-media bench (output shape, not timings)', () => {
     ]);
   }, 180_000);
 
-  it('rejects an unknown suite with ERR_USAGE and exit 2', async () => {
-    const r = await runCli(['bench', '--quick', '--only', 'envelope,nope']);
+  it('rejects an unknown suite or option with exit 2 and its usage, before running anything', async () => {
+    const r = await runBench(['--quick', '--only', 'envelope,nope']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^happy-media: ERR_USAGE: .*nope/m);
+    expect(r.stderr).toMatch(/^bench: expected suite names from blob, .* but received nope$/m);
+    expect(r.stderr).toContain('usage: npm run bench --');
+    expect(r.stdout).toBe('');
+    const option = await runBench(['--fast']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toMatch(/^bench: .*--fast/m);
   }, 180_000);
 
   it('writes the table, a JSON report and an SVG for the selected suites, each figure beside its reference', async () => {
     const json = join(tmp.dir, 'out', 'bench.json');
     const svg = join(tmp.dir, 'out', 'bench.svg');
-    const r = await runCli(
-      ['bench', '--quick', '--only', 'envelope,cli-memory', '--json', json, '--svg', svg],
-      {
-        timeoutMs: 180_000,
-        env: { HAPPY_MEDIA_BENCH_INPUTS: join(tmp.dir, 'inputs') },
-      },
-    );
+    const r = await runBench(['--quick', '--only', 'envelope,cli-memory', '--json', json, '--svg', svg], {
+      timeoutMs: 180_000,
+      env: { HAPPY_MEDIA_BENCH_INPUTS: join(tmp.dir, 'inputs') },
+    });
     expect(r.code).toBe(0);
     const report = JSON.parse(await readFile(json, 'utf8')) as BenchReport;
     expect(report.schema).toBe('happy-media-bench/1');

@@ -15,13 +15,23 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Options of {@link runCli} and {@link runNodeProgram}. */
+export interface RunOptions {
+  input?: string | Uint8Array;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
 /** Runs `happy-media ...args`, optionally feeding `input` on stdin. */
-export function runCli(
-  args: string[],
-  options: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runNodeProgram(CLI_BIN, args, options);
+}
+
+/** Runs `node script ...args`, optionally feeding `input` on stdin. */
+export function runNodeProgram(script: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       env: { ...process.env, ...options.env },
       cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],

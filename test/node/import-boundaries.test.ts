@@ -1,7 +1,9 @@
 /**
- * The CLI and the benchmarks reach the library only through its public entries (src/index.ts,
- * src/node/index.ts) and the one documented internal entry (src/node/internal.ts), so a renamed or
- * removed export is a type error in them, never a deep import that silently goes stale.
+ * The CLI reaches the library only through its public entries (src/index.ts, src/node/index.ts) and the
+ * one documented internal entry (src/node/internal.ts), and the benchmark program only through the
+ * package's names (`happy-media`, `happy-media/node`, `happy-media/web`), so a renamed or removed export
+ * is a type error in them, never a deep import that silently goes stale. The library itself reaches
+ * neither the benchmarks nor a dev-only package.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -11,13 +13,20 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * Library modules a CLI or bench file may import: the package's public entries (happy-media,
- * happy-media/node, happy-media/web) and the one internal entry.
+ * Library modules a CLI file may import: the package's public entries (happy-media, happy-media/node,
+ * happy-media/web) and the one internal entry.
  */
 const ENTRIES = ['src/index.ts', 'src/node/index.ts', 'src/web/index.ts', 'src/node/internal.ts'];
 
 /** Application code the CLI loads on demand by path (not library). */
-const APPLICATION = ['src/node/demo/index.ts', 'bench/index.ts'];
+const APPLICATION = ['src/node/demo/index.ts'];
+
+/** The names the benchmark program imports the library by (package.json `exports`). */
+const PACKAGE_ENTRIES = ['happy-media', 'happy-media/node', 'happy-media/web'];
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  devDependencies?: Record<string, string>;
+};
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
@@ -31,24 +40,70 @@ function relativeImports(text: string): string[] {
   return found.map((match) => match[1]!);
 }
 
+/** Bare (package) specifiers of a file: `happy-media/node`, `sharp`, `@aws-sdk/client-s3/x`. */
+function bareImports(text: string): string[] {
+  const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'([^'.][^']*)'/g)];
+  return found.map((match) => match[1]!).filter((specifier) => !specifier.startsWith('node:'));
+}
+
+/** The npm package a bare specifier names (`@scope/name` or `name`). */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
 /** Repo path of a relative `.js` specifier, as its `.ts` source. */
 function target(file: string, specifier: string): string {
   return relative(ROOT, resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
 }
 
 describe('import boundaries', () => {
-  it.each([
-    ['src/node/cli', 'src/node/cli/'],
-    ['bench', 'bench/'],
-  ])('%s imports the library only through its public entries or src/node/internal.ts', (dir, own) => {
-    const files = tsFiles(dir);
+  it('src/node/cli imports the library only through its public entries or src/node/internal.ts', () => {
+    const files = tsFiles('src/node/cli');
     expect(files.length).toBeGreaterThan(3);
     const strays: string[] = [];
     for (const file of files) {
       for (const specifier of relativeImports(readFileSync(join(ROOT, file), 'utf8'))) {
         const path = target(file, specifier);
-        if (path.startsWith(own) || ENTRIES.includes(path) || APPLICATION.includes(path)) continue;
+        if (path.startsWith('src/node/cli/') || ENTRIES.includes(path) || APPLICATION.includes(path))
+          continue;
         strays.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(strays).toEqual([]);
+  });
+
+  it('bench imports the library only by the package names, and nothing outside bench/ by path', () => {
+    const files = tsFiles('bench').filter((file) => !file.startsWith('bench/dist/'));
+    expect(files.length).toBeGreaterThan(3);
+    const strays: string[] = [];
+    let byName = 0;
+    for (const file of files) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const specifier of relativeImports(text)) {
+        if (!target(file, specifier).startsWith('bench/')) strays.push(`${file} → ${specifier}`);
+      }
+      for (const specifier of bareImports(text)) {
+        if (packageOf(specifier) !== 'happy-media') continue;
+        if (PACKAGE_ENTRIES.includes(specifier)) byName++;
+        else strays.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(strays).toEqual([]);
+    expect(byName).toBeGreaterThan(3);
+  });
+
+  it('src imports neither the benchmarks nor a dev-only package', () => {
+    const devOnly = new Set(Object.keys(manifest.devDependencies ?? {}));
+    expect(devOnly.has('esbuild')).toBe(true);
+    const strays: string[] = [];
+    for (const file of tsFiles('src')) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const specifier of relativeImports(text)) {
+        if (!target(file, specifier).startsWith('src/')) strays.push(`${file} → ${specifier}`);
+      }
+      for (const specifier of bareImports(text)) {
+        if (devOnly.has(packageOf(specifier))) strays.push(`${file} → ${specifier} (dev dependency)`);
       }
     }
     expect(strays).toEqual([]);
@@ -59,5 +114,11 @@ describe('import boundaries', () => {
     const [specifier] = relativeImports("import { encryptFile } from '../../blob/files.js';");
     expect(target(file, specifier!)).toBe('src/node/blob/files.ts');
     expect(ENTRIES).not.toContain(target(file, specifier!));
+  });
+
+  it('the dependency check sees bare, scoped, deep and dynamic imports', () => {
+    const text =
+      "import a from 'esbuild';\nconst b = await import('@babel/core');\nimport 'sharp/lib/x';\nimport c from './own.js';";
+    expect(bareImports(text).map(packageOf)).toEqual(['esbuild', '@babel/core', 'sharp']);
   });
 });

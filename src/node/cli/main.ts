@@ -69,10 +69,6 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'download, verify and decrypt a media message to a private file (or stream it)',
     load: async () => (await import('./commands/play.js')).registerPlay,
   },
-  bench: {
-    summary: 'measure every hot path beside its limit in the same run',
-    load: async () => (await import('./commands/bench.js')).registerBench,
-  },
 };
 
 /** Names of every command, in listing order. */
