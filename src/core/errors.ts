@@ -37,6 +37,8 @@ export type ErrorCode =
   | 'ERR_INVALID_REF'
   | 'ERR_DOWNLOAD_FAILED'
   | 'ERR_UPLOAD_FAILED'
+  // a server refused the credentials (token or signature)
+  | 'ERR_UNAUTHORIZED'
   // local disk
   | 'ERR_DISK'
   // control flow
@@ -185,6 +187,19 @@ export class StorageError extends HappyMediaError {
 
   constructor(message: string, options?: HappyMediaErrorOptions & { code?: StorageErrorCode }) {
     super(options?.code ?? 'ERR_STORAGE', message, options);
+  }
+}
+
+/**
+ * A server refused the credentials: a bearer token it does not accept (revoked, of another server, or
+ * not a token at all) or a sign-in signature it did not verify. Never retried; the message says which
+ * credentials to check, never their value.
+ */
+export class UnauthorizedError extends HappyMediaError {
+  declare readonly code: 'ERR_UNAUTHORIZED';
+
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_UNAUTHORIZED', message, options);
   }
 }
 

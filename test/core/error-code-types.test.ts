@@ -21,6 +21,7 @@ import {
   StorageError,
   type StorageErrorCode,
   StreamError,
+  UnauthorizedError,
   UsageError,
 } from '../../src/index.js';
 
@@ -75,6 +76,9 @@ describe('error code types', () => {
     expectTypeOf(new LimitError('x').code).toEqualTypeOf<'ERR_LIMIT_EXCEEDED'>();
     expectTypeOf(new DiskError('x').code).toEqualTypeOf<'ERR_DISK'>();
     expectTypeOf(new AbortedError().code).toEqualTypeOf<'ERR_ABORTED'>();
+    expectTypeOf(new UnauthorizedError('x').code).toEqualTypeOf<'ERR_UNAUTHORIZED'>();
+    expect(new UnauthorizedError('x')).toBeInstanceOf(HappyMediaError);
+    expect(new UnauthorizedError('x').code).toBe('ERR_UNAUTHORIZED');
     expect(new LimitError('x').code).toBe('ERR_LIMIT_EXCEEDED');
   });
 
