@@ -147,8 +147,36 @@ export {
   StorageError,
   type StorageErrorCode,
   StreamError,
+  UnauthorizedError,
   UsageError,
 } from './core/errors.js';
+// Happy's server: account credentials, signing in, session keys, appending to and reading a session (docs/happy.md).
+export {
+  type AppendableMessage,
+  type AppendedMessage,
+  accountKeys,
+  type CreateSessionOptions,
+  createAccountSecret,
+  formatAccountSecret,
+  type HappyAccountKeys,
+  type HappyApiOptions,
+  HappyClient,
+  type HappyClientOptions,
+  type HappyCredentials,
+  type HappySession,
+  type HappySessionInfo,
+  type HappySessionKeys,
+  type HappySessionMetadata,
+  type HappySessionRecord,
+  openSessionKeys,
+  openSessionRecord,
+  parseAccountSecret,
+  parseHappyCredentials,
+  type ReadMessagesOptions,
+  type ServerMessage,
+  type SessionRecordPosition,
+  sealSessionRecord,
+} from './core/happy/index.js';
 // Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
 export {
   chunkedResumePoint,

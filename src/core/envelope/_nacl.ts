@@ -27,6 +27,20 @@ export function secretboxOpen(box: Uint8Array, nonce: Uint8Array, key: Uint8Arra
   return plaintext;
 }
 
+/**
+ * The Ed25519 signing key pair of a 32-byte seed (libsodium's `crypto_sign_seed_keypair`, tweetnacl's
+ * `sign.keyPair.fromSeed`): how Happy's app and CLI turn the account secret into the key that signs in.
+ * The 64-byte secret key is `seed | public key`.
+ */
+export function signKeyPairFromSeed(seed: Uint8Array): { publicKey: Uint8Array; secretKey: Uint8Array } {
+  return nacl.sign.keyPair.fromSeed(seed);
+}
+
+/** Ed25519 detached signature (64 bytes) of `message` by the 64-byte `secretKey`. */
+export function signDetached(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  return nacl.sign.detached(message, secretKey);
+}
+
 /** X25519 public key of a (clamped or unclamped) 32-byte secret scalar. */
 export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
   return nacl.scalarMult.base(secretKey);

@@ -1,0 +1,153 @@
+/**
+ * A session's records on Happy's server, both ways.
+ *
+ * **Writing.** A v2 message is sealed as it is (Session Protocol v2 drops the `role: "session"`
+ * wrapper); Happy's v1 `file` event (what today's app opens) is wrapped as Happy's CLI writes session
+ * events, `{ role: "session", content: <event>, meta: { sentFrom: "cli" } }`: the one wrapper both of
+ * Happy's readers accept (the app's `typesRaw.ts` takes either wrapper, happy-wire's
+ * `MessageContentSchema`, which the CLI reads with, takes only this one). Either is sealed with the
+ * session's key in its variant (dataKey AES-256-GCM or legacy secretbox) and posted as the base64 of the
+ * record, under a `localId` that is the message's own id, so posting the same message again (a retry
+ * after a lost answer, or a rerun) finds the first copy instead of adding a second.
+ *
+ * **Reading.** Every record is opened with the session key and sorted into a v2 message, a legacy
+ * record (anything in Happy's older shapes: `{ role, content }`), or an unreadable record (not
+ * encrypted, does not authenticate, not JSON, a v2-shaped value that fails the schema) with its error.
+ *
+ * @module
+ */
+import * as z from 'zod';
+import { fromBase64Scratch } from '../bytes.js';
+import { sealRaw } from '../envelope/envelope.js';
+import { decryptJson } from '../envelope/json-codec.js';
+import { sealMessage } from '../envelope/message-envelope.js';
+import type { SessionKey } from '../envelope/session-key.js';
+import { wrapForCli } from '../envelope/session-wrappers.js';
+import { FormatError, HappyMediaError } from '../errors.js';
+import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
+import { parseSessionMessage, type SessionMessage } from '../protocol/index.js';
+import { assertWith } from '../protocol/schema-check.js';
+
+/** What can be appended to a session: a v2 message, or Happy's v1 `file` event (what today's app opens). */
+export type AppendableMessage = SessionMessage | HappyFileEvent;
+
+/** One message sealed for `POST /v3/sessions/:sid/messages`. */
+export interface SealedRecord {
+  /** The idempotency key: the message's id. */
+  localId: string;
+  /** Standard base64 of the sealed record (what the server stores as `{ t: "encrypted", c }`). */
+  content: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for Happy's v1 session events (`{ id, time, role, ev: { t, ... } }`), as opposed to v2 messages. */
+export function isV1Event(message: unknown): message is HappyFileEvent {
+  return isRecord(message) && isRecord(message.ev);
+}
+
+/**
+ * Validates and seals one message for a session (see the module's description for the wrapper).
+ *
+ * @throws {SchemaError} `ERR_SCHEMA` when it is neither a valid v2 message nor a valid v1 `file` event.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
+ * @example
+ * ```ts
+ * const { localId, content } = sealSessionRecord(message, session.key);
+ * ```
+ */
+export function sealSessionRecord(message: AppendableMessage, key: SessionKey): SealedRecord {
+  if (isV1Event(message)) {
+    const event = assertWith(HappyFileEventSchema, message, 'Happy file event');
+    return { localId: event.id, content: sealRaw(wrapForCli(event), key).c };
+  }
+  const { c } = sealMessage(message, key);
+  return { localId: message.id, content: c };
+}
+
+/** A message record as `GET /v3/sessions/:sid/messages` returns it. */
+export const ServerMessageSchema = z.object({
+  id: z.string(),
+  seq: z.number().int().nonnegative(),
+  content: z.unknown(),
+  localId: z.string().nullish(),
+  createdAt: z.number(),
+});
+
+/** A message record as the server returns it. */
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** Where a record sits in the session: the server's sequence number, record id, `localId`, time. */
+export interface SessionRecordPosition {
+  /** The server's sequence number in the session (1, 2, ...): pass the last one as `after` to resume. */
+  readonly seq: number;
+  /** The server's id of the record. */
+  readonly recordId: string;
+  /** The writer's idempotency key (`null` for records written without one). */
+  readonly localId: string | null;
+  /** When the server stored it (ms since the epoch). */
+  readonly createdAt: number;
+}
+
+/** One record of a session, opened and sorted. */
+export type HappySessionRecord = SessionRecordPosition &
+  (
+    | {
+        /** A Session Protocol v2 message. */
+        readonly kind: 'message';
+        readonly message: SessionMessage;
+      }
+    | {
+        /**
+         * A record in one of Happy's older shapes (`{ role: "user" | "agent" | "session", content }`,
+         * including v1 `file` events), opened but not turned into v2.
+         */
+        readonly kind: 'legacy';
+        readonly record: Readonly<Record<string, unknown>>;
+      }
+    | {
+        /** A record that could not be opened or read; skipped, with the reason. */
+        readonly kind: 'unreadable';
+        readonly error: HappyMediaError;
+      }
+  );
+
+/**
+ * Opens one record of the session and sorts it. Never throws for a bad record: it becomes
+ * `{ kind: 'unreadable', error }` with the error {@link openMessage} would have thrown.
+ *
+ * @example
+ * ```ts
+ * const record = openSessionRecord(serverMessage, session.key);
+ * if (record.kind === 'message') show(record.message);
+ * ```
+ */
+export function openSessionRecord(raw: ServerMessage, key: SessionKey): HappySessionRecord {
+  const position: SessionRecordPosition = {
+    seq: raw.seq,
+    recordId: raw.id,
+    localId: raw.localId ?? null,
+    createdAt: raw.createdAt,
+  };
+  let value: unknown;
+  try {
+    const content = raw.content;
+    if (!isRecord(content) || content.t !== 'encrypted' || typeof content.c !== 'string') {
+      throw new FormatError(
+        'expected an encrypted record { "t": "encrypted", "c": "<base64>" } but the server holds another shape',
+      );
+    }
+    value = decryptJson(fromBase64Scratch(content.c, 'c'), key);
+  } catch (error) {
+    if (!(error instanceof HappyMediaError)) throw error;
+    return { ...position, kind: 'unreadable', error };
+  }
+  if (isRecord(value) && 'content' in value && typeof value.role === 'string') {
+    return { ...position, kind: 'legacy', record: value };
+  }
+  const parsed = parseSessionMessage(value);
+  if (parsed.success) return { ...position, kind: 'message', message: parsed.data };
+  return { ...position, kind: 'unreadable', error: parsed.error };
+}
