@@ -341,15 +341,16 @@ export {
 // Universal storage: the BlobStore contract and Happy's attachment server (docs/storage.md).
 export {
   assertWithinStoreLimit,
+  type BlobBody,
   type BlobRange,
   type BlobStore,
+  createWithPut,
   type GetOptions,
   HAPPY_MAX_ATTACHMENT_BYTES,
   HappyServerStore,
   type HappyServerStoreOptions,
   mediaRefId,
-  type PutOptions,
-  storeNewBlob,
+  type WriteOptions,
 } from './core/storage/index.js';
 // Transport: checked ranged fetches with retries.
 export {

@@ -10,15 +10,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ciphertextSize, createMediaRef, decryptBlob } from 'happy-media';
-import {
-  type BlobStore,
-  HttpBlobStore,
-  LocalBlobStore,
-  probeMedia,
-  sendMedia,
-  startMediaServer,
-} from 'happy-media/node';
+import { ciphertextSize, decryptBlob } from 'happy-media';
+import { HttpBlobStore, LocalBlobStore, probeMedia, sendMedia, startMediaServer } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { sha256, sha256File } from '../harness/data.js';
 import { requireFfmpeg, video100mb, video1080p } from '../harness/inputs.js';
@@ -53,7 +46,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   await mkdir(serverDir, { recursive: true });
   const server = await startMediaServer({ dir: serverDir, port: 0, host: '127.0.0.1' });
   try {
-    const stores: [string, BlobStore][] = [
+    const stores: [string, LocalBlobStore | HttpBlobStore][] = [
       ['local store', new LocalBlobStore(localDir)],
       ['HTTP server', new HttpBlobStore(server.url)],
     ];
@@ -70,8 +63,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
           },
           async () => {
             await probeMedia(video);
-            const r = createMediaRef();
-            await store.put(r, fileStream(video), size);
+            const { ref: r } = await store.create(size, () => fileStream(video));
             plain.push(r);
           },
         ],

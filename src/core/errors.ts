@@ -42,8 +42,7 @@ export type ErrorCode =
   // local disk
   | 'ERR_DISK'
   // control flow
-  | 'ERR_ABORTED'
-  | 'ERR_NOT_IMPLEMENTED';
+  | 'ERR_ABORTED';
 
 /** Options accepted by every error constructor. */
 export interface HappyMediaErrorOptions {

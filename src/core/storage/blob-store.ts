@@ -1,12 +1,13 @@
 /**
- * The storage contract every backend implements (see docs/storage.md): put a stream of known length
- * under a ref, get it back whole or by byte range, ask its size, delete it. Stores hold ciphertext only;
- * they never see a key. Universal (Web APIs only): Happy's attachment store implements it over `fetch`.
+ * The storage contract every backend implements (see docs/storage.md): create a blob of known length
+ * under a ref the store issues, get it back whole or by byte range, ask its size; put under a chosen ref
+ * and delete where the store can. Stores hold ciphertext only; they never see a key. Universal (Web APIs
+ * only): Happy's attachment store implements it over `fetch`.
  *
  * @module
  */
-import { assertNonNegativeInteger } from '../bytes.js';
-import { InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { AbortedError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
 import { createMediaRef, parseRef } from '../protocol/refs.js';
 
 /** A byte range `[offset, offset + length)` of a stored blob. */
@@ -17,13 +18,20 @@ export interface BlobRange {
   length: number;
 }
 
-/** Options of {@link BlobStore.put}. */
-export interface PutOptions {
+/** Options of {@link BlobStore.create} and {@link BlobStore.put}. */
+export interface WriteOptions {
   /** Cancels the upload; nothing is stored. */
   signal?: AbortSignal;
   /** Called as bytes are stored (`done` of `total`); keep it cheap, it runs per chunk. */
   onProgress?: (done: number, total: number) => void;
 }
+
+/**
+ * The body of a new blob, made once its ref is known: {@link BlobStore.create} calls it with the ref it
+ * issued, before the first byte is produced, so the producer can bind the bytes to that ref. Called at
+ * most once.
+ */
+export type BlobBody = (ref: string) => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
 
 /** Options of {@link BlobStore.get}. */
 export interface GetOptions {
@@ -38,38 +46,57 @@ export interface GetOptions {
 }
 
 /**
- * A place to keep encrypted blobs, addressed by `media/<id>` refs.
+ * A place to keep encrypted blobs, addressed by `media/<id>` refs that the store issues.
  *
- * Contract (the same tests run against every implementation):
- * - `put` stores exactly `size` bytes; a body that is shorter or longer fails with `ERR_UPLOAD_FAILED`
- *   and stores nothing. The blob becomes visible only when complete; an aborted put leaves nothing.
- *   Putting an existing ref replaces it as a whole.
+ * Contract (the same tests run against every implementation, docs/storage.md):
+ * - `create` is the write: the store issues a fresh ref, hands it to `body` before the first byte is
+ *   read, stores exactly `size` bytes and resolves with the ref only once the blob is complete. A body
+ *   that is shorter or longer fails with `ERR_UPLOAD_FAILED`, an aborted one with `ERR_ABORTED`, an
+ *   erroring one with its own error; in every case nothing is stored under the ref `body` was given.
  * - `get` streams the blob or a range of it (cut at the end of the blob). A range starting past the end
- *   is `ERR_INVALID_ARGUMENT`; a missing ref is `ERR_NOT_FOUND`.
- * - `head` gives the size; a missing ref is `ERR_NOT_FOUND`. `delete` of a missing ref is not an error.
- * - A ref that is not `media/<id>` is `ERR_INVALID_REF`, before any I/O.
- * - A store whose server issues the refs (Happy's attachment server) implements `create`; its `put`
- *   may refuse client-chosen refs. Write new blobs through {@link storeNewBlob}, which uses either.
+ *   is `ERR_INVALID_ARGUMENT`; a missing ref is `ERR_NOT_FOUND`. `head` gives the size (`ERR_NOT_FOUND`
+ *   when missing).
+ * - A ref that is not `media/<id>` (or, for a store with its own naming, not one it could have issued)
+ *   is `ERR_INVALID_REF`, before any I/O.
+ * - Capabilities, present only where the store has them: `put` (store under a ref of the caller's
+ *   choosing, e.g. to mirror a blob to another store under the same ref), `delete`, and `serverRef` /
+ *   `mediaRef` (a store whose server names blobs itself maps its names to the messages' `media/<id>`).
+ *   Callers test for the method, never for a class.
  */
 export interface BlobStore {
   /**
    * Largest blob (ciphertext bytes) the store accepts, when it has a fixed limit. Callers check it
-   * before encrypting or uploading anything ({@link storeNewBlob} does).
+   * before encrypting or uploading anything (`create` checks it too, before calling `body`).
    */
   readonly maxBlobBytes?: number;
   /**
-   * Stores exactly `size` bytes under a ref the store issues, and returns that ref once the store has
-   * confirmed the blob. Present on stores whose server chooses refs; the same rules as `put` apply.
+   * Stores a new blob of exactly `size` bytes under a ref the store issues: `body(ref)` is called once
+   * with that ref, before the first byte is produced, and the ref is returned only after the store
+   * confirmed the blob (upload-first).
    */
-  create?(body: ReadableStream<Uint8Array>, size: number, options?: PutOptions): Promise<{ ref: string }>;
-  /** Stores exactly `size` bytes under `ref`; the blob appears only when complete (temp + rename or equivalent). */
-  put(ref: string, body: ReadableStream<Uint8Array>, size: number, options?: PutOptions): Promise<void>;
+  create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }>;
+  /**
+   * Capability: stores exactly `size` bytes under `ref` of the caller's choosing; the blob appears only
+   * when complete (temp + rename or equivalent) and replaces an existing one as a whole.
+   */
+  put?(ref: string, body: ReadableStream<Uint8Array>, size: number, options?: WriteOptions): Promise<void>;
   /** Streams the blob, whole or the byte range [offset, offset + length). Throws ERR_NOT_FOUND when absent. */
   get(ref: string, range?: BlobRange, options?: GetOptions): Promise<ReadableStream<Uint8Array>>;
   /** Size of the stored blob. Throws ERR_NOT_FOUND when absent. */
   head(ref: string): Promise<{ size: number }>;
-  /** Deletes the blob; deleting a missing ref is not an error. */
-  delete(ref: string): Promise<void>;
+  /** Capability: deletes the blob; deleting a missing ref is not an error. */
+  delete?(ref: string): Promise<void>;
+  /**
+   * Capability of a store whose server names blobs itself (Happy's server:
+   * `sessions/<sid>/attachments/<uuid>.enc`): the server's name for `ref`, as formats that carry it need
+   * (Happy's v1 `file` event). Throws `ERR_INVALID_REF` for a ref the store cannot hold.
+   */
+  serverRef?(ref: string): string;
+  /**
+   * Capability, the inverse of {@link BlobStore.serverRef}: the `media/<id>` ref of a server name.
+   * Throws `ERR_INVALID_REF` for anything the store's server could not have issued.
+   */
+  mediaRef?(serverRef: string): string;
 }
 
 /**
@@ -129,7 +156,11 @@ export function emptyStream(): ReadableStream<Uint8Array> {
  *
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` naming the limit; `what` names the store in the message.
  */
-export function assertWithinStoreLimit(store: BlobStore, size: number, what = 'this store'): void {
+export function assertWithinStoreLimit(
+  store: Pick<BlobStore, 'maxBlobBytes'>,
+  size: number,
+  what = 'this store',
+): void {
   const limit = store.maxBlobBytes;
   if (limit !== undefined && size > limit) {
     throw new LimitError(
@@ -140,33 +171,54 @@ export function assertWithinStoreLimit(store: BlobStore, size: number, what = 't
 }
 
 /**
- * Stores a new blob and returns its ref: through `store.create` when the store issues refs, else under a
- * fresh `media/<id>` with `store.put`. The ref is returned only after the store confirmed the blob
- * (upload-first); on failure nothing is returned and, for `put`, the partial blob is deleted.
+ * `create` for a store that takes refs of the caller's choosing (`put`): a fresh `media/<id>` (cuid2),
+ * `body(ref)`, then `put`. Local, HTTP and S3 stores implement `create` with it. After a failed `put`
+ * the ref is deleted as well, in case the store kept the blob although the upload failed from here
+ * (e.g. the answer was lost); a retry uses a new ref.
  *
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before any upload when `size` is over the store's limit.
- * @throws the store's errors (`ERR_UPLOAD_FAILED`, `ERR_ABORTED`, ...).
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before `body` is called when `size` is over the store's limit.
+ * @throws the store's and the body's errors (`ERR_UPLOAD_FAILED`, `ERR_ABORTED`, ...).
  * @example
  * ```ts
- * const { ref } = await storeNewBlob(store, encrypted, ciphertextSize(n), { onProgress });
+ * class MyStore implements BlobStore {
+ *   create(size: number, body: BlobBody, options?: WriteOptions) { return createWithPut(this, size, body, options); }
+ *   // put, get, head, delete ...
+ * }
  * ```
  */
-export async function storeNewBlob(
-  store: BlobStore,
-  body: ReadableStream<Uint8Array>,
+export async function createWithPut(
+  store: Pick<BlobStore, 'maxBlobBytes'> & Required<Pick<BlobStore, 'put' | 'delete'>>,
   size: number,
-  options: PutOptions = {},
+  body: BlobBody,
+  options: WriteOptions = {},
 ): Promise<{ ref: string }> {
   assertNonNegativeInteger(size, 'size');
+  assertBlobBody(body);
   assertWithinStoreLimit(store, size);
-  if (typeof store.create === 'function') return store.create(body, size, options);
+  if (options.signal?.aborted) {
+    throw new AbortedError('the upload was aborted; nothing was stored', { cause: options.signal.reason });
+  }
   const ref = createMediaRef();
+  const stream = await body(ref);
   try {
-    await store.put(ref, body, size, options);
+    await store.put(ref, stream, size, options);
   } catch (error) {
-    // No half blob stays behind under this ref (a retry uses a new one).
     await store.delete(ref).catch(() => {});
     throw error;
   }
   return { ref };
+}
+
+/**
+ * Checks that `body` is a {@link BlobBody} (a function of the ref), the mistake a caller of the
+ * pre-`create` API makes by passing a stream.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` otherwise.
+ */
+export function assertBlobBody(body: unknown): asserts body is BlobBody {
+  if (typeof body !== 'function') {
+    throw new InvalidArgumentError(
+      `expected a function \`(ref) => ReadableStream\` for \`body\` but received ${describeValue(body)}`,
+    );
+  }
 }

@@ -15,29 +15,36 @@
  * HappyServerStore.serverRef}, {@link HappyServerStore.mediaRef}); a ref of another session or of
  * another shape is `ERR_INVALID_REF` before any request.
  *
- * Deviations from the BlobStore contract, forced by the server (docs/storage.md): the server issues refs,
- * so new blobs go through {@link HappyServerStore.create} and `put` to a chosen ref is refused; there is
- * no route to delete one attachment (they go with their session), so `delete` is refused; blobs are at
- * most 10 MiB (10 485 760 bytes of ciphertext) and an upload is held in memory (the server buffers it
- * whole too); local mode ignores `Range` (a `200` with the whole body), which {@link fetchRange} turns
- * into the asked bytes.
+ * Capabilities (docs/storage.md): `create`, `get`, `head` and the ref mapping (`serverRef`, `mediaRef`);
+ * no `put` (the server issues refs) and no `delete` (there is no route to delete one attachment: they go
+ * with their session). Blobs are at most 10 MiB (10 485 760 bytes of ciphertext) and an upload is held
+ * in memory (the server buffers it whole too); local mode ignores `Range` (a `200` with the whole
+ * body), which {@link fetchRange} turns into the asked bytes.
  *
  * @module
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import {
+  AbortedError,
+  type HappyMediaError,
+  InvalidArgumentError,
+  LimitError,
+  StorageError,
+} from '../errors.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
 import {
+  assertBlobBody,
   assertWithinStoreLimit,
+  type BlobBody,
   type BlobRange,
   type BlobStore,
   checkRange,
   emptyStream,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
+  type WriteOptions,
 } from './blob-store.js';
 import { readSizedBody, throwIfAborted } from './sized-body.js';
 
@@ -322,36 +329,27 @@ export class HappyServerStore implements BlobStore {
   }
 
   /**
-   * Uploads exactly `size` bytes as a new attachment and returns its ref (`media/<uuid>`) once the server
-   * confirmed it. The body is read (and its length checked) before the first request, so a short, long,
-   * failing or aborted body uploads nothing.
+   * Uploads exactly `size` bytes as a new attachment: `request-upload` issues the ref (`media/<uuid>`
+   * here), `body(ref)` makes the bytes, which are read whole (and their length checked) before the
+   * upload, so a short, long, failing or aborted body uploads nothing. Resolves with the ref once the
+   * server confirmed the blob.
    *
    * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before any request when `size` is over 10 MiB.
    * @throws {StorageError} `ERR_UPLOAD_FAILED` naming the leg (`request-upload`, `upload`): refused token,
    *   unknown or foreign session, rate limit or server errors after the retries, a body of the wrong length.
    * @throws {AbortedError} `ERR_ABORTED`.
+   * @example
+   * ```ts
+   * const { ref } = await store.create(ciphertextSize(n), (ref) =>
+   *   file.stream().pipeThrough(createEncryptStream(blobKey)));
+   * ```
    */
-  async create(
-    body: ReadableStream<Uint8Array>,
-    size: number,
-    options: PutOptions = {},
-  ): Promise<{ ref: string }> {
+  async create(size: number, body: BlobBody, options: WriteOptions = {}): Promise<{ ref: string }> {
     assertNonNegativeInteger(size, 'size');
+    assertBlobBody(body);
     assertWithinStoreLimit(this, size, "Happy's server");
     const { signal, onProgress } = options;
     throwIfAborted(signal);
-    // The whole blob in memory (at most 10 MiB): the server buffers it whole as well, and a buffer can
-    // be sent with an exact Content-Length and sent again on a retry.
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for await (const chunk of readSizedBody(body, size, {
-      ...(signal ? { signal } : {}),
-      // The last step (the server's confirmation) reports the total; reading stops one short of it.
-      onProgress: (done) => onProgress?.(Math.min(done, Math.max(0, size - 1)), size),
-    })) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
 
     const issued = (await this.postJson('request-upload', { filename: 'blob.enc', size }, signal)) as {
       ref?: unknown;
@@ -369,6 +367,21 @@ export class HappyServerStore implements BlobStore {
       });
     }
     const target = this.resolveUrl('upload', issued.uploadUrl);
+
+    // The whole blob in memory (at most 10 MiB): the server buffers it whole as well, and a buffer can
+    // be sent with an exact Content-Length and sent again on a retry. Until it is sent, nothing exists
+    // under the issued ref (the server keeps no record of request-upload).
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for await (const chunk of readSizedBody(await body(ref), size, {
+      ...(signal ? { signal } : {}),
+      // The last step (the server's confirmation) reports the total; reading stops one short of it.
+      onProgress: (done) => onProgress?.(Math.min(done, Math.max(0, size - 1)), size),
+    })) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+
     const method = issued.method === 'POST' ? 'POST' : 'PUT';
     await this.retrying('upload', signal, async () => {
       let init: RequestInit;
@@ -396,26 +409,6 @@ export class HappyServerStore implements BlobStore {
     });
     onProgress?.(size, size);
     return { ref };
-  }
-
-  /**
-   * Refused: Happy's server issues the refs, so a blob cannot be stored under a ref of the caller's
-   * choosing. Use {@link HappyServerStore.create} (`storeNewBlob` and `sendMedia` do).
-   *
-   * @throws {StorageError} `ERR_INVALID_REF` for a bad ref; else {@link HappyMediaError} `ERR_NOT_IMPLEMENTED`.
-   */
-  async put(
-    ref: string,
-    body: ReadableStream<Uint8Array>,
-    _size: number,
-    _options?: PutOptions,
-  ): Promise<void> {
-    this.serverRef(ref);
-    await body?.cancel?.().catch(() => {});
-    throw new HappyMediaError(
-      'ERR_NOT_IMPLEMENTED',
-      "Happy's server issues attachment refs itself: store new blobs with create() (storeNewBlob and sendMedia do)",
-    );
   }
 
   /** The download URL of `ref`, asked once and reused for a few minutes. */
@@ -518,19 +511,5 @@ export class HappyServerStore implements BlobStore {
       throw error;
     });
     return { size };
-  }
-
-  /**
-   * Refused: Happy's server has no route to delete one attachment; they are removed with their session
-   * (`DELETE /v1/sessions/:id`).
-   *
-   * @throws {StorageError} `ERR_INVALID_REF` for a bad ref; else {@link HappyMediaError} `ERR_NOT_IMPLEMENTED`.
-   */
-  async delete(ref: string): Promise<void> {
-    this.serverRef(ref);
-    throw new HappyMediaError(
-      'ERR_NOT_IMPLEMENTED',
-      "Happy's server cannot delete one attachment; attachments are deleted with their session",
-    );
   }
 }

@@ -6,12 +6,13 @@
  */
 export {
   assertWithinStoreLimit,
+  type BlobBody,
   type BlobRange,
   type BlobStore,
+  createWithPut,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
-  storeNewBlob,
+  type WriteOptions,
 } from './blob-store.js';
 export {
   HAPPY_MAX_ATTACHMENT_BYTES,

@@ -6,7 +6,7 @@
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
 import { AbortedError, InvalidArgumentError, StorageError } from '../errors.js';
-import type { PutOptions } from './blob-store.js';
+import type { WriteOptions } from './blob-store.js';
 
 /** The error every store throws when a body does not have the announced length. */
 export function lengthMismatch(announced: number, received: number, complete: boolean): StorageError {
@@ -35,7 +35,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export async function* readSizedBody(
   body: ReadableStream<Uint8Array>,
   size: number,
-  options: PutOptions = {},
+  options: WriteOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
   assertNonNegativeInteger(size, 'size');
   if (!(body instanceof ReadableStream)) {

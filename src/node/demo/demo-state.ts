@@ -7,7 +7,7 @@
 import type { SessionKey } from '../../core/envelope/index.js';
 import type { SessionMessage } from '../../core/protocol/index.js';
 import type { MediaProbe } from '../media/index.js';
-import type { BlobStore, LocalBlobStore } from '../storage/index.js';
+import type { HttpBlobStore, LocalBlobStore } from '../storage/index.js';
 
 /** One sample as it goes through the pipeline; later steps fill in what earlier ones learnt. */
 export interface DemoItem {
@@ -35,8 +35,11 @@ export interface DemoKeys {
 export interface DemoStores {
   /** The embedded default. */
   local: LocalBlobStore;
-  /** The in-process HTTP media server, holding a mirror of the same ciphertext under the same refs. */
-  http: BlobStore;
+  /**
+   * The in-process HTTP media server, holding a mirror of the same ciphertext under the same refs (its
+   * `put` takes the ref the local store issued).
+   */
+  http: HttpBlobStore;
 }
 
 /** The notable paths inside the working directory (also the report's `files`). */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type BlobStore, HttpBlobStore, LocalBlobStore, startMediaServer } from '../storage/index.js';
+import { HttpBlobStore, LocalBlobStore, startMediaServer } from '../storage/index.js';
 import type { DemoFiles, DemoStores } from './demo-state.js';
 import type { DemoRecorder } from './report.js';
 
@@ -27,6 +27,6 @@ export async function openStores(
     onServer(server);
     s.info(`local store  ${files.localStore}`);
     s.info(`HTTP server  ${server.url} (loopback; stores ciphertext only) → ${files.serverStore}`);
-    return { local, http: new HttpBlobStore(server.url) as BlobStore };
+    return { local, http: new HttpBlobStore(server.url) };
   });
 }

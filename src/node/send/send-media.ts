@@ -37,13 +37,12 @@ import {
   photoMessage,
   videoMessage,
 } from '../../core/protocol/index.js';
-import { HappyServerStore } from '../../core/storage/happy-server-store.js';
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
-import { assertWithinStoreLimit, type BlobStore, storeNewBlob } from '../storage/blob-store.js';
+import { assertWithinStoreLimit, type BlobStore } from '../storage/blob-store.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** A progress event of {@link sendMedia}. */
@@ -128,7 +127,7 @@ function checkOptions(options: SendOptions): 'user' | 'agent' {
     );
   }
   const store = options.store as Partial<BlobStore> | undefined;
-  if (!store || typeof store.put !== 'function' || typeof store.delete !== 'function') {
+  if (!store || typeof store.create !== 'function' || typeof store.get !== 'function') {
     throw new InvalidArgumentError('expected a BlobStore for `options.store` (see openStore)');
   }
   assertBytes(options.blobKey, 'blobKey', 32);
@@ -328,27 +327,29 @@ export async function sendMedia(
     let ref: string | undefined;
     let message: MediaMessage | HappyFileEvent;
     try {
-      const body = v1
-        ? await v1BlobStream(await plaintext(), probe.size, blobKey, signal)
-        : (await plaintext()).pipeThrough(createEncryptStream(blobKey));
-      // The store may issue the ref (Happy's server does): the message uses the one it confirmed.
-      ({ ref } = await storeNewBlob(store, body, total, {
-        signal,
-        onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),
-      }));
+      // The store issues the ref (before the first byte is encrypted) and confirms the blob; the
+      // message carries the ref it confirmed.
+      ({ ref } = await store.create(
+        total,
+        async () =>
+          v1
+            ? v1BlobStream(await plaintext(), probe.size, blobKey, signal)
+            : (await plaintext()).pipeThrough(createEncryptStream(blobKey)),
+        {
+          ...(signal ? { signal } : {}),
+          onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),
+        },
+      ));
       if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
-      // 3. Only now, with the blob stored, describe it.
+      // 3. Only now, with the blob stored, describe it. A v1 event carries the store's own name for the
+      // blob when it has one (Happy's server: sessions/<sid>/attachments/<uuid>.enc).
       message = v1
-        ? buildHappyFileEvent(
-            probe,
-            store instanceof HappyServerStore ? store.serverRef(ref) : ref,
-            role,
-            options,
-          )
+        ? buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, role, options)
         : buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
     } catch (error) {
-      // Whatever failed after the upload, no blob stays behind under this ref (a retry uses a new one).
-      if (ref !== undefined) await store.delete(ref).catch(() => {});
+      // Whatever failed after the upload, no blob stays behind under this ref where the store can delete
+      // (Happy's server cannot: the blob stays until its session is deleted, and its ref is never returned).
+      if (ref !== undefined) await store.delete?.(ref).catch(() => {});
       if (signal?.aborted && !(error instanceof AbortedError)) {
         throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
       }

@@ -20,13 +20,15 @@ import {
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import {
+  type BlobBody,
   type BlobRange,
   type BlobStore,
   checkRange,
+  createWithPut,
   emptyStream,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
+  type WriteOptions,
 } from './blob-store.js';
 import { BLOB_ROUTE_PREFIX } from './media-server.js';
 import { lengthMismatch, readSizedBody, throwIfAborted } from './sized-body.js';
@@ -155,6 +157,21 @@ export class HttpBlobStore implements BlobStore {
   }
 
   /**
+   * Stores a new blob of exactly `size` bytes under a fresh ref (`media/<cuid2>`) and returns it once
+   * stored: one `PUT` of a fresh `media/<id>` (the media server takes client-chosen refs). `body(ref)` is called before the first byte is read.
+   *
+   * @throws the errors of {@link HttpBlobStore.put}.
+   * @example
+   * ```ts
+   * const { ref } = await store.create(ciphertextSize(n), (ref) =>
+   *   plaintext.pipeThrough(createEncryptStream(blobKey)));
+   * ```
+   */
+  create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
+    return createWithPut(this, size, body, options);
+  }
+
+  /**
    * Uploads exactly `size` bytes with one `PUT` and an exact `Content-Length`.
    *
    * @throws {StorageError} `ERR_UPLOAD_FAILED` (length mismatch, refused, network), `ERR_INVALID_REF`.
@@ -165,7 +182,7 @@ export class HttpBlobStore implements BlobStore {
     ref: string,
     body: ReadableStream<Uint8Array>,
     size: number,
-    options: PutOptions = {},
+    options: WriteOptions = {},
   ): Promise<void> {
     const url = new URL(this.urlOf(ref));
     assertNonNegativeInteger(size, 'size');

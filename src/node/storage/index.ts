@@ -14,12 +14,13 @@ export {
 export { parseRangeHeader, type RangeDecision } from '../http/range-header.js';
 export {
   assertWithinStoreLimit,
+  type BlobBody,
   type BlobRange,
   type BlobStore,
+  createWithPut,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
-  storeNewBlob,
+  type WriteOptions,
 } from './blob-store.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';

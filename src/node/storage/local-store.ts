@@ -17,14 +17,16 @@ import { diskError } from '../fs/disk-error.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { PARTIAL_FILE_NAMES, sweepStale } from '../fs/sweep.js';
 import {
+  type BlobBody,
   type BlobRange,
   type BlobStore,
   checkRange,
   clipRange,
+  createWithPut,
   emptyStream,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
+  type WriteOptions,
 } from './blob-store.js';
 import { fileHandleStream } from './file-stream.js';
 import { readSizedBody } from './sized-body.js';
@@ -118,6 +120,21 @@ export class LocalBlobStore implements BlobStore {
   }
 
   /**
+   * Stores a new blob of exactly `size` bytes under a fresh ref (`media/<cuid2>`) and returns it once
+   * stored: a file written under `.partial/` and renamed into place when complete. `body(ref)` is called before the first byte is read.
+   *
+   * @throws the errors of {@link LocalBlobStore.put}.
+   * @example
+   * ```ts
+   * const { ref } = await store.create(ciphertextSize(n), (ref) =>
+   *   plaintext.pipeThrough(createEncryptStream(blobKey)));
+   * ```
+   */
+  create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
+    return createWithPut(this, size, body, options);
+  }
+
+  /**
    * Stores exactly `size` bytes from `body` under `ref`, atomically.
    *
    * @throws {StorageError} `ERR_INVALID_REF` for a bad ref; `ERR_UPLOAD_FAILED` when the body is shorter
@@ -129,7 +146,7 @@ export class LocalBlobStore implements BlobStore {
     ref: string,
     body: ReadableStream<Uint8Array>,
     size: number,
-    options: PutOptions = {},
+    options: WriteOptions = {},
   ): Promise<void> {
     const target = this.pathOf(ref);
     assertNonNegativeInteger(size, 'size');

@@ -14,8 +14,11 @@ import { refuseBody, sendError, sendJson } from './media-server-replies.js';
 import { nodeReadableToWeb } from './node-readable.js';
 
 /** What the blob handlers need from the server: the store and the upload limit. */
+/** A store the media server can serve: its `PUT` and `DELETE` name the ref, so it needs both capabilities. */
+export type ServableStore = BlobStore & Required<Pick<BlobStore, 'put' | 'delete'>>;
+
 export interface BlobRouteContext {
-  store: BlobStore;
+  store: ServableStore;
   maxUploadBytes: number;
 }
 

@@ -35,6 +35,7 @@ import {
   handleBlobGet,
   handleBlobPut,
   refuseBlobMethod,
+  type ServableStore,
 } from './media-server-blob-routes.js';
 import {
   type BearerCheck,
@@ -65,7 +66,10 @@ export const DEFAULT_MAX_CONNECTIONS = 256;
 export interface MediaServerOptions {
   /** Directory of a {@link LocalBlobStore} to serve. */
   dir?: string;
-  /** Any store to serve (takes precedence over `dir`). */
+  /**
+   * Any store with the `put` and `delete` capabilities to serve (takes precedence over `dir`): the
+   * server's `PUT` names the ref, so a store that issues its own refs (Happy's server) cannot be served.
+   */
   store?: BlobStore;
   /** TCP port; 0 (default) picks a free one. */
   port?: number;
@@ -148,6 +152,10 @@ interface ServerSettings extends BlobRouteContext {
   token: string | undefined;
 }
 
+function isServable(store: BlobStore): store is ServableStore {
+  return typeof store.put === 'function' && typeof store.delete === 'function';
+}
+
 /** Checks the options in a fixed order (the first bad one is the one reported) and applies defaults. */
 function checkedSettings(options: MediaServerOptions): ServerSettings {
   if (options === null || typeof options !== 'object') {
@@ -155,6 +163,11 @@ function checkedSettings(options: MediaServerOptions): ServerSettings {
   }
   const store = options.store ?? (options.dir !== undefined ? new LocalBlobStore(options.dir) : undefined);
   if (!store) throw new InvalidArgumentError('expected a `dir` or a `store` to serve but received neither');
+  if (!isServable(store)) {
+    throw new InvalidArgumentError(
+      "expected a store that takes refs of the client's choosing (with put and delete) for `store`, but this one issues its own refs (e.g. Happy's server); serve a directory, an S3 store or another media server instead",
+    );
+  }
   const port = assertNonNegativeInteger(options.port ?? 0, 'port', 65535);
   const host = checkListenHost(options.host ?? '127.0.0.1');
   const timeouts = serverTimeouts(options);

@@ -18,14 +18,16 @@ import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
 import {
+  type BlobBody,
   type BlobRange,
   type BlobStore,
   checkRange,
   clipRange,
+  createWithPut,
   emptyStream,
   type GetOptions,
   mediaRefId,
-  type PutOptions,
+  type WriteOptions,
 } from './blob-store.js';
 import { nodeReadableToWeb } from './node-readable.js';
 import { readSizedBody, throwIfAborted } from './sized-body.js';
@@ -185,6 +187,21 @@ export class S3BlobStore implements BlobStore {
   }
 
   /**
+   * Stores a new blob of exactly `size` bytes under a fresh ref (`media/<cuid2>`) and returns it once
+   * stored: one PutObject or a multipart upload under a fresh `media/<id>`. `body(ref)` is called before the first byte is read.
+   *
+   * @throws the errors of {@link S3BlobStore.put}.
+   * @example
+   * ```ts
+   * const { ref } = await store.create(ciphertextSize(n), (ref) =>
+   *   plaintext.pipeThrough(createEncryptStream(blobKey)));
+   * ```
+   */
+  create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
+    return createWithPut(this, size, body, options);
+  }
+
+  /**
    * Uploads exactly `size` bytes: one PutObject up to `multipartThreshold`, multipart above.
    *
    * @throws {StorageError} `ERR_UPLOAD_FAILED` (length mismatch, server refused), `ERR_INVALID_REF`.
@@ -194,7 +211,7 @@ export class S3BlobStore implements BlobStore {
     ref: string,
     body: ReadableStream<Uint8Array>,
     size: number,
-    options: PutOptions = {},
+    options: WriteOptions = {},
   ): Promise<void> {
     const key = this.keyOf(ref);
     assertNonNegativeInteger(size, 'size');
@@ -239,7 +256,7 @@ export class S3BlobStore implements BlobStore {
     key: string,
     body: ReadableStream<Uint8Array>,
     size: number,
-    options: PutOptions,
+    options: WriteOptions,
   ): Promise<void> {
     const partSize = Math.max(this.partSize, Math.ceil(size / S3_MAX_PARTS));
     let uploadId: string | undefined;

@@ -5,7 +5,11 @@
  * test/node/storage/happy-server-store.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
+import type { BlobStore } from '../../../src/core/storage/blob-store.js';
+import {
+  HAPPY_MAX_ATTACHMENT_BYTES,
+  HappyServerStore,
+} from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { rejectionOf } from '../../helpers/errors.js';
 
@@ -75,7 +79,7 @@ describe('HappyServerStore (scripted server)', () => {
     });
     const store = new HappyServerStore({ ...opts, fetch });
     const bytes = new Uint8Array([1, 2, 3, 4, 5]);
-    const { ref } = await store.create(stream(bytes), bytes.length);
+    const { ref } = await store.create(bytes.length, () => stream(bytes));
     expect(ref).toBe(`media/${UUID}`);
     expect(seen.map((s) => s.method)).toEqual(['POST', 'POST']);
     expect(seen[0]?.auth).toBe(`Bearer ${TOKEN}`);
@@ -102,7 +106,7 @@ describe('HappyServerStore (scripted server)', () => {
       return calls < 5 ? new Response('oops', { status: 503 }) : json({ ok: true });
     });
     const store = new HappyServerStore({ ...opts, fetch: flaky.fetch });
-    expect((await store.create(stream(new Uint8Array(3)), 3)).ref).toBe(`media/${UUID}`);
+    expect((await store.create(3, () => stream(new Uint8Array(3)))).ref).toBe(`media/${UUID}`);
     expect(flaky.seen.map((s) => `${s.method} ${new URL(s.url).pathname.split('/').pop()}`)).toEqual([
       'POST request-upload',
       'POST request-upload',
@@ -114,7 +118,7 @@ describe('HappyServerStore (scripted server)', () => {
     for (const status of [401, 403, 404]) {
       const once = fake(() => json({ error: 'nope' }, status));
       const s = new HappyServerStore({ ...opts, fetch: once.fetch });
-      const error = await rejectionOf(s.create(stream(new Uint8Array(3)), 3));
+      const error = await rejectionOf(s.create(3, () => stream(new Uint8Array(3))));
       expect(error.message).toMatch(/^request-upload failed/);
       expect(once.seen.length, String(status)).toBe(1);
       const down = await rejectionOf(s.get(`media/${UUID}`));
@@ -124,7 +128,7 @@ describe('HappyServerStore (scripted server)', () => {
 
     const always = fake(() => json({ error: 'busy' }, 429));
     const limited = new HappyServerStore({ ...opts, retries: 2, fetch: always.fetch });
-    const error = await rejectionOf(limited.create(stream(new Uint8Array(3)), 3));
+    const error = await rejectionOf(limited.create(3, () => stream(new Uint8Array(3))));
     expect(error.code).toBe('ERR_UPLOAD_FAILED');
     expect(error.message).toMatch(/^request-upload failed.*429/);
     expect(always.seen.length).toBe(3);
@@ -138,7 +142,9 @@ describe('HappyServerStore (scripted server)', () => {
       ),
     );
     const store = new HappyServerStore({ ...opts, fetch });
-    expect((await rejectionOf(store.create(stream(new Uint8Array(3)), 3))).code).toBe('ERR_LIMIT_EXCEEDED');
+    expect((await rejectionOf(store.create(3, () => stream(new Uint8Array(3))))).code).toBe(
+      'ERR_LIMIT_EXCEEDED',
+    );
   });
 
   it('rewrites a loopback download URL to the server it talks to, and sends the token only there', async () => {
@@ -164,7 +170,7 @@ describe('HappyServerStore (scripted server)', () => {
     expect(foreign.seen[1]?.auth).toBeNull();
   });
 
-  it('validates its options and refs, and refuses put and delete (the server issues refs, cannot delete one)', async () => {
+  it('validates its options and refs, and has no put or delete (the server issues refs, cannot delete one)', async () => {
     for (const bad of [
       { ...opts, url: 'ftp://x' },
       { ...opts, url: 'http://u:p@x' },
@@ -176,18 +182,40 @@ describe('HappyServerStore (scripted server)', () => {
       );
     }
     const { fetch, seen } = fake(() => json({}));
-    const store = new HappyServerStore({ ...opts, fetch });
-    expect(store.serverRef(`media/${UUID}`)).toBe(SERVER_REF);
-    expect(store.mediaRef(SERVER_REF)).toBe(`media/${UUID}`);
-    expect(() => store.mediaRef(`sessions/other/attachments/${UUID}.enc`)).toThrow(
+    const store: BlobStore = new HappyServerStore({ ...opts, fetch });
+    expect(store.serverRef?.(`media/${UUID}`)).toBe(SERVER_REF);
+    expect(store.mediaRef?.(SERVER_REF)).toBe(`media/${UUID}`);
+    expect(() => store.mediaRef?.(`sessions/other/attachments/${UUID}.enc`)).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_REF' }),
     );
-    expect((await rejectionOf(store.put(`media/${UUID}`, stream(new Uint8Array(1)), 1))).code).toBe(
-      'ERR_NOT_IMPLEMENTED',
-    );
-    expect((await rejectionOf(store.delete(`media/${UUID}`))).code).toBe('ERR_NOT_IMPLEMENTED');
-    expect((await rejectionOf(store.delete('media/not-a-uuid'))).code).toBe('ERR_INVALID_REF');
-    expect((await rejectionOf(store.create(stream(new Uint8Array(5)), 6))).code).toBe('ERR_UPLOAD_FAILED');
+    expect(store.put).toBeUndefined();
+    expect(store.delete).toBeUndefined();
+    expect((await rejectionOf(store.get('media/not-a-uuid'))).code).toBe('ERR_INVALID_REF');
+    expect(
+      (await rejectionOf(store.create(HAPPY_MAX_ATTACHMENT_BYTES + 1, () => stream(new Uint8Array(1))))).code,
+    ).toBe('ERR_LIMIT_EXCEEDED');
     expect(seen).toEqual([]);
+  });
+
+  it('create hands the ref request-upload issued to the body before reading it; a short body uploads nothing', async () => {
+    const { fetch, seen } = fake(() =>
+      json({
+        ref: SERVER_REF,
+        uploadUrl: `http://127.0.0.1:3005/v1/sessions/${SID}/attachments/${UUID}.enc`,
+        method: 'PUT',
+      }),
+    );
+    const store = new HappyServerStore({ ...opts, fetch });
+    const given: string[] = [];
+    const error = await rejectionOf(
+      store.create(6, (ref) => {
+        given.push(ref);
+        expect(seen.map((s) => new URL(s.url).pathname.split('/').pop())).toEqual(['request-upload']);
+        return stream(new Uint8Array(5));
+      }),
+    );
+    expect(error.code).toBe('ERR_UPLOAD_FAILED');
+    expect(given).toEqual([`media/${UUID}`]);
+    expect(seen.length).toBe(1);
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { createMediaRef, fileMessage, photoMessage, videoMessage } from '../../../src/core/protocol/index.js';
+import { fileMessage, photoMessage, videoMessage } from '../../../src/core/protocol/index.js';
 import { MediaCache, openMedia } from '../../../src/node/playback/index.js';
 import {
   type BlobStore,
@@ -31,9 +31,8 @@ let server: { url: string; close(): Promise<void> };
 let proxy: FaultProxy;
 
 async function put(store: BlobStore, plain: Uint8Array): Promise<string> {
-  const ref = createMediaRef();
   const ct = await encryptBlob(plain, key);
-  await store.put(ref, new Blob([ct as Uint8Array<ArrayBuffer>]).stream(), ct.length);
+  const { ref } = await store.create(ct.length, () => new Blob([ct as Uint8Array<ArrayBuffer>]).stream());
   return ref;
 }
 

@@ -11,16 +11,20 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciphertextSize, decryptBlob } from '../../../src/core/blob/index.js';
 import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
+import { StorageError } from '../../../src/core/errors.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import type { SendProgress } from '../../../src/node/send/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import {
+  type BlobBody,
   type BlobStore,
   LocalBlobStore,
   type MediaServer,
+  mediaRefId,
   openStore,
   startMediaServer,
+  type WriteOptions,
 } from '../../../src/node/storage/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect } from '../storage/store-contract.js';
@@ -234,6 +238,76 @@ describe('sendMedia over a local store', () => {
   });
 });
 
+/**
+ * A store that issues its own refs and names blobs itself, as Happy's server does, with neither `put` nor
+ * `delete`: sendMedia must work with it by its capabilities alone (no class is known to the pipeline).
+ */
+class IssuingStore implements BlobStore {
+  readonly issued: string[] = [];
+  constructor(private readonly inner: LocalBlobStore) {}
+  async create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
+    const ref = `media/${crypto.randomUUID()}`;
+    this.issued.push(ref);
+    await this.inner.put(ref, await body(ref), size, options);
+    return { ref };
+  }
+  get(...args: Parameters<BlobStore['get']>) {
+    return this.inner.get(...args);
+  }
+  head(ref: string) {
+    return this.inner.head(ref);
+  }
+  serverRef(ref: string): string {
+    return `vault/${mediaRefId(ref)}.bin`;
+  }
+  mediaRef(name: string): string {
+    const match = /^vault\/([0-9a-f-]{36})\.bin$/.exec(name);
+    if (!match) throw new StorageError('not a vault name', { code: 'ERR_INVALID_REF' });
+    return `media/${match[1]}`;
+  }
+}
+
+describe('sendMedia over a store that issues its refs (create only, no put or delete)', () => {
+  it('v2: the message carries the ref the store issued; v1: the event carries its server name', async () => {
+    const store = new IssuingStore(new LocalBlobStore(join(tmp.dir, 'issuing')));
+    const v2 = await sendMedia(samples.photo, { store, blobKey });
+    expect(store.issued).toEqual([v2.ref]);
+    expect(v2.message.ref).toBe(v2.ref);
+    const original = new Uint8Array(await readFile(samples.photo));
+    expect(
+      Buffer.from(await decryptBlob(await storedBytes(store, v2.ref), blobKey)).equals(Buffer.from(original)),
+    ).toBe(true);
+    const v1 = await sendMedia(samples.photo, { store, blobKey, format: 'v1' });
+    expect(v1.message.ev.ref).toBe(store.serverRef(v1.ref));
+    expect(store.mediaRef(v1.message.ev.ref)).toBe(v1.ref);
+  });
+
+  it('a failure after create (aborted once stored) throws, although the store cannot delete', async () => {
+    const store = new IssuingStore(new LocalBlobStore(join(tmp.dir, 'issuing-abort')));
+    const controller = new AbortController();
+    const sending = sendMedia(samples.file, {
+      store,
+      blobKey,
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.step === 'encrypt-upload' && event.done === event.total) controller.abort();
+      },
+    });
+    await expect(sending).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+  });
+
+  it('refuses a store without create before any work', async () => {
+    const legacy = {
+      put: async () => {},
+      get: async () => new ReadableStream(),
+      head: async () => ({ size: 0 }),
+    };
+    await expect(
+      sendMedia(samples.file, { store: legacy as unknown as BlobStore, blobKey }),
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+  });
+});
+
 describe('sendMedia over the HTTP media server', () => {
   let server: MediaServer;
   let backing: LocalBlobStore;
@@ -275,6 +349,6 @@ describe.skipIf(!process.env.HAPPY_MEDIA_S3_ENDPOINT)('sendMedia over S3 (real s
     expect(stored.length).toBe(ciphertextSize(original.length));
     expect(indexOfBytes(stored, original.subarray(100, 148))).toBe(-1);
     expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
-    await store.delete(result.ref);
+    await store.delete?.(result.ref);
   });
 });

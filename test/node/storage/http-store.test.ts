@@ -6,6 +6,7 @@ import { encryptBlob, openBlobRandomAccess } from '../../../src/core/blob/index.
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import {
+  HappyServerStore,
   HttpBlobStore,
   LocalBlobStore,
   type MediaServer,
@@ -262,6 +263,13 @@ describe('media server under good and bad requests', () => {
     expect((await raw('DELETE', `/v1/blobs/${ref}`, auth)).status).toBe(204);
     expect((await raw('DELETE', `/v1/blobs/${ref}`, auth)).status).toBe(204);
     expect((await raw('GET', `/v1/blobs/${ref}`, auth)).status).toBe(404);
+  });
+
+  it('refuses to serve a store without put and delete (one that issues its own refs), before listening', async () => {
+    const issuing = new HappyServerStore({ url: 'http://127.0.0.1:9', token: 't', sessionId: 's1' });
+    await expect(startMediaServer({ store: issuing })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
   });
 });
 

@@ -15,7 +15,6 @@ import type { Command } from 'commander';
 import {
   type BlobStore,
   defaultCacheDir,
-  HappyServerStore,
   LimitError,
   MediaCache,
   type MediaInput,
@@ -77,23 +76,29 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** REF, MESSAGE.json, `-` (stdin), or the `{ "message": ... }` object that `happy-media send` prints. */
+/**
+ * REF, MESSAGE.json, `-` (stdin), the `{ "message": ... }` object that `happy-media send` prints, or a
+ * name the store's server gave the blob (a store with `mediaRef`: Happy's
+ * `sessions/<sid>/attachments/<uuid>.enc`).
+ */
 async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore): Promise<MediaInput> {
   let text: string | undefined;
-  // Happy's server names attachments sessions/<sid>/attachments/<uuid>.enc; its store maps that back.
-  if (store instanceof HappyServerStore && target.startsWith('sessions/')) target = store.mediaRef(target);
   if (target === '-') {
     text = await readStdin();
   } else if (!target.startsWith('media/')) {
     const info = await stat(target).catch(() => undefined);
-    if (!info?.isFile()) {
+    if (info?.isFile()) {
+      if (info.size > MAX_MESSAGE_FILE_BYTES)
+        throw new UsageError(`expected a message file of at most 1 MiB but ${target} is bigger`);
+      text = await readFile(target, 'utf8');
+    } else if (typeof store.mediaRef === 'function' && !info) {
+      // The server's name for the blob; a name of another session or shape is ERR_INVALID_REF.
+      target = store.mediaRef(target);
+    } else {
       throw new UsageError(
         `expected a media/<id> ref, a message .json file or - for REF|MESSAGE but received ${JSON.stringify(target.slice(0, 80))}`,
       );
     }
-    if (info.size > MAX_MESSAGE_FILE_BYTES)
-      throw new UsageError(`expected a message file of at most 1 MiB but ${target} is bigger`);
-    text = await readFile(target, 'utf8');
   }
   if (text === undefined) {
     const format = flags.format;
@@ -121,8 +126,9 @@ async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore)
   // Happy's own attachment message (what `send --format v1` prints): a v1 blob under the server's ref.
   const event = parseHappyFileEvent(parsed);
   if (event) {
+    // Its ref is the server's name for the blob where the store has one (Happy's server).
     const ref =
-      store instanceof HappyServerStore && event.ev.ref.startsWith('sessions/')
+      typeof store.mediaRef === 'function' && !event.ev.ref.startsWith('media/')
         ? store.mediaRef(event.ev.ref)
         : event.ev.ref;
     return {
