@@ -18,7 +18,6 @@ export {
   addBlobOptions,
   type BlobCommandFlags,
   chooseThreads,
-  copyFileToStdout,
   inputPieces,
   parseBlobFormatFlags,
   parseByteCount,
@@ -27,9 +26,9 @@ export {
 } from './blob/cli-support.js';
 export { pumpEngine } from './blob/engine-pipe.js';
 export { readJsonInput } from './envelope/read-input.js';
-// Private files: all-or-nothing writes, 0700 directories, and the sweep of crash leftovers.
-export { writeFileAllOrNothing } from './fs/atomic-file.js';
 export { diskError } from './fs/disk-error.js';
+// Private files: all-or-nothing writes, 0700 directories, and the sweep of crash leftovers.
+export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';
 export { sweepPendingRecords } from './fs/pending-record.js';
 export { createPrivateDirectory } from './fs/private-dir.js';
 export { sweepTempRoot } from './fs/sweep.js';

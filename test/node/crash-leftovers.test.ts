@@ -83,7 +83,7 @@ describe('leftovers of a killed CLI are removed by the next run', () => {
     await mkdir(tempRoot);
     const { child, writer } = await startStalledDecrypt('-', tempRoot);
     const leftover = await waitFor(
-      () => nonEmptyEntry(tempRoot, /^happy-media-decrypt-/),
+      () => nonEmptyEntry(tempRoot, /^happy-media-output-/),
       'the plaintext temp file',
     );
     await killed(child);

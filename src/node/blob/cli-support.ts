@@ -146,13 +146,19 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
   return joinBytes(parts);
 }
 
-/** Writes to stdout and waits for it to drain when its buffer is full (bounded memory). */
+/**
+ * Writes to stdout and waits for it to drain when its buffer is full (bounded memory).
+ *
+ * @throws {DiskError} `ERR_DISK` when stdout cannot take the bytes (`ENOSPC` from `> /dev/full`, `EIO`).
+ *   A reader that went away (`EPIPE`) ends the CLI quietly instead (`bin.ts`).
+ */
 export async function writeStdout(bytes: Uint8Array): Promise<void> {
-  // events.once rejects if stdout errors (e.g. EPIPE) while we wait.
-  if (!process.stdout.write(bytes)) await once(process.stdout, 'drain');
-}
-
-/** Copies a file to stdout piece by piece. */
-export async function copyFileToStdout(path: string): Promise<void> {
-  for await (const piece of inputPieces(path)) await writeStdout(piece);
+  if (!process.stdout.write(bytes)) {
+    try {
+      // events.once rejects if stdout errors (e.g. ENOSPC) while we wait.
+      await once(process.stdout, 'drain');
+    } catch (cause) {
+      throw diskError('write to stdout', cause);
+    }
+  }
 }

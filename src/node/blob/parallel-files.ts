@@ -32,8 +32,9 @@ import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from '../..
 import { blobLayout, chunkCount, chunkOffset } from '../../core/blob/sizes.js';
 import { assertBytes, randomBytes } from '../../core/bytes.js';
 import { DecryptionError, DiskError, InvalidArgumentError } from '../../core/errors.js';
-import { type AtomicFileWriter, writeFileAllOrNothing } from '../fs/atomic-file.js';
+import type { AtomicFileWriter } from '../fs/atomic-file.js';
 import { diskError } from '../fs/disk-error.js';
+import { writeFileAllOrNothing } from '../fs/output-file.js';
 import { MAX_WRITE_CALL_BYTES } from '../fs/write-size.js';
 import { type ChunkJob, type ChunkJobReply, chunkWorkerSource } from './parallel-worker.js';
 

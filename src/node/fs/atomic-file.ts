@@ -9,14 +9,12 @@
  * @module
  */
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { HappyMediaError } from '../../core/errors.js';
+import { join } from 'node:path';
 import { diskError } from './disk-error.js';
 import { removeOnExit } from './exit-cleanup.js';
 import { newOwnerStamp } from './owner-stamp.js';
 import { recordPending } from './pending-record.js';
 import { PRIVATE_FILE_MODE } from './private-dir.js';
-import { PARTIAL_FILE_NAMES, sweepStaleOnce } from './sweep.js';
 import { MAX_WRITE_CALL_BYTES } from './write-size.js';
 
 /** Options of {@link AtomicFileWriter.create}. */
@@ -162,32 +160,4 @@ export class AtomicFileWriter {
     this.#forget();
     await this.#unrecord();
   }
-}
-
-/**
- * Runs `fill(writer)` against a private temp file beside `outPath` and moves it to `outPath` only if
- * `fill` resolves; otherwise `outPath` is untouched (absent, or its earlier content). The first write
- * into a directory in this process also sweeps that directory of `.partial` leftovers of dead processes.
- *
- * @throws whatever `fill` throws (the temp file is removed first); {@link DiskError} for file-system
- *   failures.
- * @example
- * ```ts
- * await writeFileAllOrNothing('clip.mp4', async (out) => { for await (const b of plain) await out.write(b); });
- * ```
- */
-export async function writeFileAllOrNothing(
-  outPath: string,
-  fill: (writer: AtomicFileWriter) => Promise<void>,
-): Promise<void> {
-  const dir = dirname(outPath);
-  sweepStaleOnce(dir, PARTIAL_FILE_NAMES);
-  const writer = await AtomicFileWriter.create(dir, { label: basename(outPath), record: true });
-  try {
-    await fill(writer);
-  } catch (error) {
-    await writer.abort();
-    throw error instanceof HappyMediaError ? error : diskError('write', error, outPath);
-  }
-  await writer.commit(outPath);
 }

@@ -11,7 +11,7 @@
  *
  * Where sweeps run: every CLI command sweeps the OS temp dir and the pending-file record at start
  * ({@link sweepTempRoot}, `pending-record.ts`); a write
- * beside an output file sweeps that directory first (`atomic-file.ts`); the local store sweeps its
+ * beside an output file sweeps that directory first (`output-file.ts`); the local store sweeps its
  * `.partial/` on first use; the playback cache sweeps its staging directories when it loads.
  *
  * @internal Not exported from `happy-media/node`.

@@ -3,8 +3,8 @@
  * through files and stdin/stdout, key sources, ranges, v1, and the all-or-nothing rule: after any
  * failure exit 1, no OUT, no temp file, and the key never printed.
  */
-import { spawnSync } from 'node:child_process';
-import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob, encryptBlob } from '../../../src/core/blob/index.js';
@@ -225,5 +225,137 @@ describe('happy-media encrypt / decrypt', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/ERR_DISK/);
     await expect(stat(p('m.blob'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+/**
+ * An OUT that exists and is not a regular file is never replaced (issue 24, item 1): a device or FIFO
+ * is written through after full verification, a symbolic link's target is what gets written, and a
+ * directory or dangling link is refused. Before, the temp file was renamed over whatever OUT was.
+ */
+describe('OUT that is not a regular file', () => {
+  let blob: string;
+  beforeAll(async () => {
+    blob = p('out-kinds.blob');
+    const r = await runCli(['encrypt', '--key', keyB64, p('plain.bin'), blob]);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  /** A FIFO under the test dir with a `cat` reading it into `sink`; `done` resolves when cat ends. */
+  function fifoWithReader(name: string) {
+    const fifo = p(name);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = spawn('sh', ['-c', 'exec cat "$0" > "$1"', fifo, `${fifo}.read`], { stdio: 'ignore' });
+    const done = new Promise<number | null>((resolve) => reader.on('close', resolve));
+    return { fifo, read: `${fifo}.read`, done, stop: () => reader.kill('SIGKILL') };
+  }
+
+  it('decrypt into a FIFO writes the verified plaintext through it; the FIFO stays a FIFO', async () => {
+    const pipe = fifoWithReader('plain.fifo');
+    try {
+      const r = await runCli(['decrypt', '--key', keyB64, blob, pipe.fifo]);
+      expect(r.code, r.stderr).toBe(0);
+      expect((await lstat(pipe.fifo)).isFIFO()).toBe(true);
+      await pipe.done;
+      expect((await readFile(pipe.read)).equals(Buffer.from(plaintext))).toBe(true);
+    } finally {
+      pipe.stop();
+    }
+  });
+
+  it('a tampered blob writes nothing into the FIFO, and encrypt writes through it too', async () => {
+    const bad = Buffer.from(await readFile(blob));
+    bad[bad.length - 5]! ^= 1;
+    await writeFile(p('bad-fifo.blob'), bad);
+    const pipe = fifoWithReader('bad.fifo');
+    try {
+      const r = await runCli(['decrypt', '--key', keyB64, p('bad-fifo.blob'), pipe.fifo]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/ERR_DECRYPTION_FAILED/);
+      expect((await lstat(pipe.fifo)).isFIFO()).toBe(true);
+      // The reader is still waiting for a writer: nothing was opened, let alone written.
+      const e = await runCli(['encrypt', '--key', keyB64, p('plain.bin'), pipe.fifo]);
+      expect(e.code, e.stderr).toBe(0);
+      await pipe.done;
+      const sent = await readFile(pipe.read);
+      expect(Buffer.from(await decryptBlob(sent, key)).equals(Buffer.from(plaintext))).toBe(true);
+    } finally {
+      pipe.stop();
+    }
+  });
+
+  /**
+   * `/dev/<name>`, or as root a private copy of it under the test dir: run as root, a regression (the
+   * old code) would replace the machine's real device node with a plaintext file.
+   */
+  function device(name: 'null' | 'full'): string {
+    if (process.getuid?.() !== 0) return `/dev/${name}`;
+    const copy = p(`dev-${name}`);
+    const minor = name === 'null' ? '3' : '7';
+    expect(spawnSync('mknod', ['-m', '666', copy, 'c', '1', minor]).status).toBe(0);
+    return copy;
+  }
+
+  it('a character device is written through and stays a device (/dev/null)', async () => {
+    const target = device('null');
+    const before = await lstat(target);
+    const r = await runCli(['decrypt', '--key', keyB64, blob, target]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = await lstat(target);
+    expect(after.isCharacterDevice()).toBe(true);
+    expect(after.ino).toBe(before.ino);
+  });
+
+  it('/dev/full as OUT or as stdout is ERR_DISK (ENOSPC) in one line, exit 1, no stack trace', async () => {
+    const full = device('full');
+    for (const args of [
+      ['decrypt', '--key', keyB64, blob, full],
+      [
+        'sh',
+        '-c',
+        `exec "$0" "$1" decrypt --key ${keyB64} "$2" - > /dev/full`,
+        process.execPath,
+        CLI_BIN,
+        blob,
+      ],
+      [
+        'sh',
+        '-c',
+        `exec "$0" "$1" encrypt --key ${keyB64} "$2" - > /dev/full`,
+        process.execPath,
+        CLI_BIN,
+        p('plain.bin'),
+      ],
+    ]) {
+      const r =
+        args[0] === 'sh'
+          ? spawnSync(args[0], args.slice(1), { encoding: 'utf8', timeout: 60_000 })
+          : spawnSync(process.execPath, [CLI_BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^happy-media: ERR_DISK: could not write to (stdout|".*full") \(ENOSPC\)/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('a symbolic link to a file: the target is replaced, the link stays; a dangling link and a directory are refused', async () => {
+    await writeFile(p('target.out'), 'old');
+    await symlink(p('target.out'), p('link.out'));
+    let r = await runCli(['decrypt', '--key', keyB64, blob, p('link.out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await lstat(p('link.out'))).isSymbolicLink()).toBe(true);
+    expect((await readFile(p('target.out'))).equals(Buffer.from(plaintext))).toBe(true);
+
+    await symlink(p('nowhere'), p('dangling.out'));
+    r = await runCli(['decrypt', '--key', keyB64, blob, p('dangling.out')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ERR_DISK: will not write to .*dangling\.out.*symbolic link to nothing/);
+    expect((await lstat(p('dangling.out'))).isSymbolicLink()).toBe(true);
+    await expect(stat(p('nowhere'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    await mkdir(p('a-dir'));
+    r = await runCli(['encrypt', '--key', keyB64, p('plain.bin'), p('a-dir')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ERR_DISK: will not write to .*a-dir.*a directory/);
+    expect((await lstat(p('a-dir'))).isDirectory()).toBe(true);
   });
 });

@@ -7,8 +7,9 @@ import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskError, InvalidArgumentError } from '../../../src/core/errors.js';
-import { AtomicFileWriter, writeFileAllOrNothing } from '../../../src/node/fs/atomic-file.js';
+import { AtomicFileWriter } from '../../../src/node/fs/atomic-file.js';
 import { diskError } from '../../../src/node/fs/disk-error.js';
+import { writeFileAllOrNothing } from '../../../src/node/fs/output-file.js';
 import { newOwnerStamp, parseOwnerStamp } from '../../../src/node/fs/owner-stamp.js';
 import { sweepPendingRecords } from '../../../src/node/fs/pending-record.js';
 import { createPrivateDirectory } from '../../../src/node/fs/private-dir.js';

@@ -5,8 +5,6 @@
  *
  * @module
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   decryptFile,
@@ -23,26 +21,23 @@ import {
   type BlobCommandFlags,
   BlobDecryptor,
   chooseThreads,
-  copyFileToStdout,
-  createPrivateDirectory,
   inputPieces,
   parseBlobFormatFlags,
   parseByteCount,
   pumpEngine,
   readWholeInput,
+  writeAfterCompletion,
   writeFileAllOrNothing,
+  writeStdout,
 } from '../../internal.js';
 import { runAction } from '../run-action.js';
-
-/** Prefix of the private directory that holds plaintext for `decrypt IN -` (an owner stamp follows). */
-const DECRYPT_DIR_PREFIX = 'happy-media-decrypt-';
 
 interface DecryptFlags extends BlobCommandFlags {
   offset?: string;
   length?: string;
 }
 
-/** Decrypts into `outPath` (a real file), all or nothing. */
+/** Decrypts into `outPath` (see `writeFileAllOrNothing` for what it may be), all or nothing. */
 async function decryptToFile(
   inPath: string,
   outPath: string,
@@ -105,21 +100,17 @@ export function registerDecrypt(program: Command): void {
           ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
         };
         const key = await resolveKey(flags);
-        // The output is always a file: stdout gets a verified temp file's copy.
+        // The output is always a file first: stdout gets a verified temp file's copy.
         const threads = await chooseThreads(flags, inPath, true);
         if (outPath !== '-') {
           await decryptToFile(inPath, outPath, key, format, context, range, threads);
           return;
         }
         // stdout cannot be un-written: verify everything into a private temp file, then copy it out.
-        const dir = await createPrivateDirectory(tmpdir(), DECRYPT_DIR_PREFIX);
-        try {
-          const temp = join(dir.path, 'plaintext');
-          await decryptToFile(inPath, temp, key, format, context, range, threads);
-          await copyFileToStdout(temp);
-        } finally {
-          await dir.remove();
-        }
+        await writeAfterCompletion(
+          (temp) => decryptToFile(inPath, temp, key, format, context, range, threads),
+          writeStdout,
+        );
       }),
     );
 }
