@@ -208,6 +208,17 @@ const UNIVERSAL = [
   'withRetries',
   'wrapForApp',
   'wrapForCli',
+  'CALL_UNFINISHED_ERROR',
+  'DEFAULT_MAX_MEDIA_BYTES',
+  'MAPPER_PROVIDERS',
+  'SKIP_REASONS',
+  'SessionWriter',
+  'createAgentMapper',
+  'describeMediaMessage',
+  'getMapperProvider',
+  'mapAgentOutput',
+  'mapperProviderNames',
+  'systemClock',
 ];
 
 /** Value exports the Node entry adds to the universal ones. */
@@ -299,9 +310,17 @@ describe('public exports', () => {
       'src/index.ts',
       'src/node/index.ts',
       'src/node/internal.ts',
-      ...['blob', 'crypto', 'envelope', 'happy', 'playback', 'protocol', 'storage', 'transport'].map(
-        (area) => `src/core/${area}/index.ts`,
-      ),
+      ...[
+        'blob',
+        'crypto',
+        'envelope',
+        'happy',
+        'mappers',
+        'playback',
+        'protocol',
+        'storage',
+        'transport',
+      ].map((area) => `src/core/${area}/index.ts`),
       ...['blob', 'envelope', 'media', 'playback', 'send', 'storage'].map(
         (area) => `src/node/${area}/index.ts`,
       ),

@@ -1,0 +1,187 @@
+/**
+ * What a provider mapper is, and the one way to run one: {@link createAgentMapper} gives a mapper for a
+ * provider (by name, from the registry in `providers.ts`, or a provider object), and
+ * {@link mapAgentOutput} maps a whole sequence of events at once.
+ *
+ * A provider is one file: a {@link MapperProvider} whose `create` returns the event handler that
+ * translates that provider's events into calls on a {@link SessionWriter}. Everything stateful about
+ * the v2 stream (ids, times, turns, calls, permissions, media, skips) lives in the writer; the handler
+ * holds only what is specific to its provider (buffers, id maps, dedupe sets).
+ *
+ * @module
+ */
+import { describeValue } from '../bytes.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { SessionMessage, TurnStatus } from '../protocol/index.js';
+import { getMapperProvider } from './providers.js';
+import { SessionWriter, type SessionWriterOptions } from './session-writer.js';
+import type { SkipCounts } from './skips.js';
+
+/** What the caller knows about an event besides the event itself. */
+export interface EventContext {
+  /** When the event was recorded (e.g. the server's `createdAt`), Unix ms, for events that carry no time. */
+  time?: number;
+  /** A stable id of the record the event came from (e.g. the server message id); messages may derive their ids from it. */
+  recordId?: string;
+}
+
+/**
+ * The event handler of one provider, bound to a writer. It must not throw on provider input: what it
+ * does not understand it counts on `writer.skips` and ignores.
+ */
+export interface ProviderMapper {
+  /** Translates one provider event into writer calls (awaiting media uploads when there are any). */
+  push(event: unknown, context: EventContext): void | Promise<void>;
+  /**
+   * Translates the `data` of one of Happy's legacy records whose `content.type` is the provider's
+   * {@link MapperProvider.legacyContentType} (`{ role: 'agent', content: { type, data } }`).
+   */
+  pushLegacy?(data: unknown, context: EventContext): void | Promise<void>;
+  /** Input ended: flush what is buffered (the writer then closes the open turn). */
+  end?(): void | Promise<void>;
+}
+
+/** One provider: its name (as `happy-media map --from NAME` takes it) and how to make its handler. */
+export interface MapperProvider {
+  /** Short lower-case name, e.g. `claude`. */
+  readonly name: string;
+  /** One line for `--help`: what input it reads. */
+  readonly summary: string;
+  /** Creates the provider's handler over a writer (shared when several providers write one transcript). */
+  create(writer: SessionWriter): ProviderMapper;
+  /** `content.type` of Happy's legacy agent records this provider's `pushLegacy` reads (`codex`, `acp`). */
+  readonly legacyContentType?: string;
+}
+
+/** Options of {@link createAgentMapper}: the writer's. */
+export type AgentMapperOptions = SessionWriterOptions;
+
+/** A running mapper: feed provider events in order, get v2 messages out. */
+export interface AgentMapper {
+  /** The provider's name. */
+  readonly provider: string;
+  /** The writer underneath (its state: `openTurn`, `messageCount`). */
+  readonly writer: SessionWriter;
+  /**
+   * Maps one provider event and resolves with the messages it produced, in stream order (often none,
+   * sometimes several). Calls are serialised: a second `push` waits for the first.
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` after {@link AgentMapper.end}.
+   * @throws {StreamError} `ERR_STREAM_INVALID` only with `verify: true`, when a mapper bug would write an invalid stream.
+   */
+  push(event: unknown, context?: EventContext): Promise<SessionMessage[]>;
+  /**
+   * Input ended: flushes buffered events, ends every open call and the open turn (`status`, default
+   * `completed` when no call was left open and `cancelled` otherwise), and resolves with the last
+   * messages. The stream is then complete.
+   */
+  end(options?: { status?: TurnStatus }): Promise<SessionMessage[]>;
+  /** What was read and not written, by reason. */
+  skipped(): SkipCounts;
+}
+
+/**
+ * Creates a mapper for `provider`: a registered name (`claude`, `happy`, …; see
+ * {@link mapperProviderNames}) or a provider object.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for an unknown provider name or bad options.
+ * @example
+ * ```ts
+ * const mapper = createAgentMapper('claude', { media });
+ * for await (const event of sdkMessages) send(await mapper.push(event));
+ * send(await mapper.end());
+ * ```
+ */
+export function createAgentMapper(
+  provider: string | MapperProvider,
+  options: AgentMapperOptions = {},
+): AgentMapper {
+  if (typeof provider === 'string') provider = getMapperProvider(provider);
+  if (
+    provider === null ||
+    typeof provider !== 'object' ||
+    typeof provider.name !== 'string' ||
+    typeof provider.create !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      `expected a MapperProvider { name, summary, create } for \`provider\` but received ${describeValue(provider)}`,
+    );
+  }
+  const writer = new SessionWriter(options);
+  const handler = provider.create(writer);
+  let queue: Promise<unknown> = Promise.resolve();
+  let ended = false;
+
+  const serialised = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  return {
+    provider: provider.name,
+    writer,
+    push(event, context = {}) {
+      if (ended) {
+        return Promise.reject(
+          new InvalidArgumentError('the mapper has ended: create a new one for a new stream'),
+        );
+      }
+      return serialised(async () => {
+        await handler.push(event, context);
+        return writer.take();
+      });
+    },
+    end(options = {}) {
+      if (ended) return Promise.resolve([]);
+      ended = true;
+      return serialised(async () => {
+        await handler.end?.();
+        const status = options.status ?? (writer.openCalls().length > 0 ? 'cancelled' : 'completed');
+        writer.endTurn(status);
+        return writer.take();
+      });
+    },
+    skipped: () => writer.skips.counts(),
+  };
+}
+
+/** What {@link mapAgentOutput} produced. */
+export interface MappedOutput {
+  /** The whole v2 stream, complete (every turn ended). */
+  messages: SessionMessage[];
+  /** What was read and not written, by reason. */
+  skipped: SkipCounts;
+}
+
+/**
+ * Maps a whole sequence of provider events (an array, a generator, an async iterable) and ends the
+ * stream.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for bad options or `events` that are not iterable.
+ * @example
+ * ```ts
+ * const { messages, skipped } = await mapAgentOutput('claude', lines.map((line) => JSON.parse(line)));
+ * ```
+ */
+export async function mapAgentOutput(
+  provider: string | MapperProvider,
+  events: Iterable<unknown> | AsyncIterable<unknown>,
+  options: AgentMapperOptions = {},
+): Promise<MappedOutput> {
+  if (
+    events === null ||
+    typeof events !== 'object' ||
+    (typeof (events as Iterable<unknown>)[Symbol.iterator] !== 'function' &&
+      typeof (events as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function')
+  ) {
+    throw new InvalidArgumentError(
+      `expected an iterable of events for \`events\` but received ${describeValue(events)}`,
+    );
+  }
+  const mapper = createAgentMapper(provider, options);
+  const messages: SessionMessage[] = [];
+  for await (const event of events) messages.push(...(await mapper.push(event)));
+  messages.push(...(await mapper.end()));
+  return { messages, skipped: mapper.skipped() };
+}
