@@ -213,6 +213,15 @@ export {
   systemClock,
   type VideoDescription,
 } from './core/mappers/index.js';
+// Media: ThumbHash from RGBA, or from a JPEG/PNG decoded in pure JavaScript (docs/media.md).
+export {
+  THUMBHASH_IMAGE_MAX_PIXELS,
+  THUMBHASH_MAX_SIDE,
+  type ThumbhashImageOptions,
+  thumbhashFromImage,
+  thumbhashFromRgba,
+  thumbhashInputSize,
+} from './core/media/index.js';
 // Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
 export {
   chunkedResumePoint,

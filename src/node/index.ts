@@ -63,12 +63,11 @@ export {
   sanitizeFileName,
   sniffMimeType,
   TEXT_TYPES_BY_EXTENSION,
-  THUMBHASH_MAX_SIDE,
   type ToolName,
   type ToolStatus,
+  // Same name and result as the universal entry's, for every format sharp reads (and file paths): in
+  // Node it takes the universal one's place.
   thumbhashFromImage,
-  thumbhashFromRgba,
-  thumbhashInputSize,
 } from './media/index.js';
 // Playback: download, decrypt, verify, cache, serve to a player.
 export {

@@ -13,13 +13,8 @@ import { thumbHashToAverageRGBA } from 'thumbhash';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../src/core/bytes.js';
 import { HappyMediaError } from '../../src/core/errors.js';
-import {
-  type MediaProbe,
-  probeMedia,
-  thumbhashFromImage,
-  thumbhashFromRgba,
-  thumbhashInputSize,
-} from '../../src/node/media/index.js';
+import { thumbhashFromRgba, thumbhashInputSize } from '../../src/core/media/index.js';
+import { type MediaProbe, probeMedia, thumbhashFromImage } from '../../src/node/media/index.js';
 import { runCli } from '../helpers/cli.js';
 import { corpusPath, hasCorpus, readCorpusCsv, readCorpusJson } from '../helpers/corpus.js';
 import { ffmpegChildren } from '../node/media/samples.js';

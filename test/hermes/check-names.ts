@@ -11,4 +11,5 @@ export const HERMES_CHECKS = [
   'random access: ranges decrypt to the exact bytes',
   'downloadMedia: fetch source with a dropped connection into a memory sink',
   'downloadMedia: tampered blob aborts the sink, v1 blob verified whole',
+  'thumbhashFromImage: JPEG (EXIF orientation 6) and interlaced palette PNG give the Node run’s hashes',
 ] as const;

@@ -33,12 +33,14 @@ import {
   parseSessionMessage,
   randomBytes,
   sealMessage,
+  thumbhashFromImage,
   toBase64,
   toHex,
 } from '../../src/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };
 import golden from '../fixtures/happy-formats.json' with { type: 'json' };
+import thumbhashImages from '../fixtures/thumbhash-images.json' with { type: 'json' };
 import { rejectionCodeOf } from '../helpers/errors.js';
 import { fakeFetch } from '../helpers/fake-fetch.js';
 import { HERMES_CHECKS } from './check-names.js';
@@ -298,6 +300,17 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     );
     assert(same(out, small), 'v1');
   },
+  'thumbhashFromImage: JPEG (EXIF orientation 6) and interlaced palette PNG give the Node run’s hashes':
+    async () => {
+      for (const image of thumbhashImages.images) {
+        const hash = await thumbhashFromImage(fromBase64(image.base64));
+        assert(hash === image.hash, `${image.name}: ${hash}`);
+      }
+      assert(
+        (await rejectionCodeOf(() => thumbhashFromImage(utf8('GIF89a not really')))) === 'ERR_PROBE_FAILED',
+        'other format',
+      );
+    },
 };
 
 async function main(): Promise<void> {

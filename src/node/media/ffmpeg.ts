@@ -25,6 +25,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { AbortedError, LimitError, ProbeError } from '../../core/errors.js';
+import { THUMBHASH_MAX_SIDE } from '../../core/media/thumbhash.js';
 import {
   BINARY_ENV,
   type BinarySource,
@@ -33,7 +34,6 @@ import {
   type ToolName,
 } from './ffmpeg-binaries.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
-import { THUMBHASH_MAX_SIDE } from './thumbhash.js';
 
 /** Demuxers ffprobe/ffmpeg may use on untrusted input (containers, audio, single images). */
 export const DEMUXER_WHITELIST = [

@@ -24,10 +24,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { InvalidArgumentError, LimitError, ProbeError } from '../../core/errors.js';
+import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from '../../core/media/thumbhash.js';
 import { loadSharp, type SharpFunction } from './lazy-deps.js';
 import { sniffMimeType } from './mime.js';
 import { assertWithinPixelLimit, DEFAULT_MAX_INPUT_PIXELS, DEFAULT_MAX_SVG_BYTES } from './options.js';
-import { THUMBHASH_MAX_SIDE, thumbhashFromRgba } from './thumbhash.js';
 
 /** Displayed size and ThumbHash of a picture. */
 export interface PictureProbe {

@@ -23,5 +23,4 @@ export {
   type ProbeOptions,
 } from './options.js';
 export { AUDIO_ONLY_TYPES, probeMedia } from './probe.js';
-export { THUMBHASH_MAX_SIDE, thumbhashFromRgba, thumbhashInputSize } from './thumbhash.js';
 export type { MediaKind, MediaProbe, ProbeStreamInput } from './types.js';

@@ -26,6 +26,7 @@
  * @module
  */
 import { LimitError, ProbeError } from '../../core/errors.js';
+import { thumbhashFromRgba, thumbhashInputSize } from '../../core/media/thumbhash.js';
 import {
   earlyFrameRgba,
   type FfprobeResult,
@@ -36,7 +37,6 @@ import {
   type SizedFrame,
 } from './ffmpeg.js';
 import { assertWithinPixelLimit, type ResolvedProbeOptions } from './options.js';
-import { thumbhashFromRgba, thumbhashInputSize } from './thumbhash.js';
 
 /** What {@link probeVideo} extracts. */
 export interface VideoProbe {

@@ -1,10 +1,10 @@
 import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from 'thumbhash';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../../src/core/bytes.js';
+import { thumbhashInputSize } from '../../../src/core/media/thumbhash.js';
 import { earlyFrameRgba, ffprobe } from '../../../src/node/media/ffmpeg.js';
 import { probeMedia } from '../../../src/node/media/index.js';
 import { resolveProbeOptions } from '../../../src/node/media/options.js';
-import { thumbhashInputSize } from '../../../src/node/media/thumbhash.js';
 import { ffmpegChildren, sample, samplesDir } from './samples.js';
 
 beforeAll(() => samplesDir());

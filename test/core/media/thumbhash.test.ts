@@ -1,7 +1,7 @@
 import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from 'thumbhash';
 import { describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../../src/core/bytes.js';
-import { thumbhashFromRgba, thumbhashInputSize } from '../../../src/node/media/index.js';
+import { thumbhashFromRgba, thumbhashInputSize } from '../../../src/core/media/index.js';
 
 // Golden figures from the reference encoder (npm thumbhash 0.1.1 == evanw/thumbhash js/thumbhash.js),
 // as published in the corpus's thumbhash/rgba_vectors.json; the full set runs in test/conformance.

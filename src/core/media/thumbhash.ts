@@ -4,8 +4,8 @@
  * @module
  */
 import { rgbaToThumbHash } from 'thumbhash';
-import { assertBytes, assertNonNegativeInteger, toBase64 } from '../../core/bytes.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { assertBytes, assertNonNegativeInteger, toBase64 } from '../bytes.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** The encoder's input limit: both sides at most 100 pixels. */
 export const THUMBHASH_MAX_SIDE = 100;
