@@ -97,6 +97,7 @@ export {
   encryptLegacy,
   encryptV1Blob,
   getEnvelopeAesGcm,
+  HAPPY_MAX_ATTACHMENT_BYTES,
   KEY_BYTES,
   LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,
@@ -243,7 +244,6 @@ export {
   resumableDownload,
   type StoreRangeSourceOptions,
   storeRangeSource,
-  V1_MAX_BLOB_BYTES,
 } from './core/playback/index.js';
 // Session Protocol v2: schemas, builders, refs, stream validation (docs/protocol.md).
 export {
@@ -391,7 +391,6 @@ export {
   type BlobStore,
   createWithPut,
   type GetOptions,
-  HAPPY_MAX_ATTACHMENT_BYTES,
   HappyServerStore,
   type HappyServerStoreOptions,
   mediaRefId,

@@ -96,7 +96,6 @@ const UNIVERSAL = [
   'UserTextMessageSchema',
   'UserVideoMessageSchema',
   'V1_BLOB_MAX_PLAINTEXT_BYTES',
-  'V1_MAX_BLOB_BYTES',
   'VideoMessageSchema',
   'accountKeys',
   'assertSessionKey',

@@ -33,6 +33,7 @@ export {
   DATA_KEY_OVERHEAD_BYTES,
   DATA_KEY_TAG_BYTES,
   dataKeyCiphertextSize,
+  HAPPY_MAX_ATTACHMENT_BYTES,
   KEY_BYTES,
   LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,

@@ -5,7 +5,7 @@
  * v2 blobs stream: frames from {@link resumableDownload} (whole 16400-byte chunk ciphertexts, resumed at
  * frame boundaries after dropped connections) go through the blob layer's decrypt engine, which releases
  * a chunk only after its tag verified; released bytes go to the sink. v1 blobs (whole-blob secretbox, at
- * most {@link V1_MAX_BLOB_BYTES}) are downloaded whole and verified before one write. The sink's `commit`
+ * most Happy's {@link HAPPY_MAX_ATTACHMENT_BYTES}) are downloaded whole and verified before one write. The sink's `commit`
  * runs only after the last chunk verified and the size matched; any failure calls its `abort`.
  *
  * @module
@@ -14,7 +14,7 @@ import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/consta
 import { BlobDecryptor } from '../blob/decryptor.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { LEGACY_OVERHEAD_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../envelope/layout.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { decryptV1Blob } from '../envelope/v1-blob.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import {
@@ -27,14 +27,6 @@ import { assertStoreAndKey, type MediaInput, type MediaRequest, toMediaRequest }
 import type { MediaSink } from './media-sink.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
-
-/**
- * Largest v1 (whole-blob secretbox) ciphertext playback accepts: it is verified whole in memory before any
- * byte is released. Happy caps v1 attachments at {@link V1_BLOB_MAX_PLAINTEXT_BYTES} (10 MiB) of plaintext.
- */
-export const V1_MAX_BLOB_BYTES = V1_BLOB_MAX_PLAINTEXT_BYTES + LEGACY_OVERHEAD_BYTES;
-/** Bytes a v1 blob adds to its plaintext (24-byte nonce + 16-byte tag), from the envelope layer. */
-export const V1_OVERHEAD_BYTES = LEGACY_OVERHEAD_BYTES;
 
 /**
  * Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node), or a
@@ -64,18 +56,27 @@ export interface DownloadMediaOptions<T> {
   retryDelayMs?: number;
 }
 
-/** Checks the stored size against what the (authenticated) message announced, before downloading. */
+/**
+ * Checks the stored size against what the (authenticated) message announced, before downloading, and
+ * returns the plaintext size. Every playback path (downloadMedia, openMedia, serveMedia) uses it: a v1
+ * blob is verified whole in memory, so it is refused above Happy's cap
+ * ({@link HAPPY_MAX_ATTACHMENT_BYTES} of ciphertext, which no v1 attachment of Happy's can exceed).
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over the cap.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a length no blob of the format can have, or a
+ *   plaintext size other than the message's.
+ */
 export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: number): number {
   let size: number;
   if (request.format === 'v1') {
-    if (ciphertextBytes > V1_MAX_BLOB_BYTES) {
+    if (ciphertextBytes > HAPPY_MAX_ATTACHMENT_BYTES) {
       throw new LimitError(
-        `the v1 blob ${request.ref} is ${ciphertextBytes} bytes, more than the ${V1_MAX_BLOB_BYTES}-byte limit for whole-blob decryption`,
+        `the v1 blob ${request.ref} is ${ciphertextBytes} bytes, more than Happy's ${HAPPY_MAX_ATTACHMENT_BYTES}-byte attachment cap; a v1 blob is verified whole in memory, so none larger is opened`,
       );
     }
     // A v1 blob shorter than its overhead cannot be authentic.
-    if (ciphertextBytes < V1_OVERHEAD_BYTES) throw new DecryptionError();
-    size = ciphertextBytes - V1_OVERHEAD_BYTES;
+    if (ciphertextBytes < LEGACY_OVERHEAD_BYTES) throw new DecryptionError();
+    size = ciphertextBytes - LEGACY_OVERHEAD_BYTES;
   } else {
     try {
       size = plaintextSize(ciphertextBytes);
@@ -152,7 +153,7 @@ function aborted(signal: AbortSignal | undefined): AbortedError {
  *   (`format: 'v1'` for Happy's whole-blob secretbox attachments, at most 10 MiB).
  * @throws {StorageError} download leg: `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`, `ERR_INVALID_REF`.
  * @throws {DecryptionError} decrypt leg: `ERR_DECRYPTION_FAILED` (wrong key, tampering, wrong size).
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over {@link V1_MAX_BLOB_BYTES}.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over {@link HAPPY_MAX_ATTACHMENT_BYTES}.
  * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts.
  * @throws {InvalidArgumentError} / {SchemaError} for bad arguments or a malformed message (before any I/O).
  *   Whatever the sink throws is passed through.

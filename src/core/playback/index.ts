@@ -10,7 +10,6 @@ export {
   type DownloadMediaOptions,
   downloadMedia,
   type MediaDownloadSource,
-  V1_MAX_BLOB_BYTES,
 } from './download-media.js';
 export { type FetchBlobSourceOptions, fetchBlobSource, type MediaUrl } from './fetch-blob-source.js';
 export type { MediaInput, MediaRefInput } from './media-request.js';

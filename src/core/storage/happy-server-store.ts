@@ -24,6 +24,7 @@
  * @module
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../envelope/layout.js';
 import {
   AbortedError,
   type HappyMediaError,
@@ -47,9 +48,6 @@ import {
   type WriteOptions,
 } from './blob-store.js';
 import { readSizedBody, throwIfAborted } from './sized-body.js';
-
-/** Happy's limit per attachment: 10 MiB of ciphertext (the app, the CLI and the server all apply it). */
-export const HAPPY_MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
 /** Options of {@link HappyServerStore}. */
 export interface HappyServerStoreOptions {

@@ -15,7 +15,6 @@ export {
   type WriteOptions,
 } from './blob-store.js';
 export {
-  HAPPY_MAX_ATTACHMENT_BYTES,
   HappyServerStore,
   type HappyServerStoreOptions,
 } from './happy-server-store.js';

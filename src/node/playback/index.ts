@@ -7,7 +7,6 @@
 // Registers the node:crypto blob backend: playback should never fall back to pure-JS AES in Node.
 import '../blob/index.js';
 
-export { V1_MAX_BLOB_BYTES } from '../../core/playback/download-media.js';
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
 export {
   chunkedResumePoint,

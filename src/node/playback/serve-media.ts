@@ -19,8 +19,8 @@ import type { AddressInfo } from 'node:net';
 import { type BlobReader, bufferRangeSource, openBlobRandomAccess } from '../../core/blob/index.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
-import { DecryptionError, LimitError, StorageError } from '../../core/errors.js';
-import { V1_MAX_BLOB_BYTES, V1_OVERHEAD_BYTES } from '../../core/playback/download-media.js';
+import { DecryptionError, StorageError } from '../../core/errors.js';
+import { expectedPlaintextSize } from '../../core/playback/download-media.js';
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
@@ -65,12 +65,8 @@ async function openReader(
 ): Promise<BlobReader> {
   if (request.format === 'v1') {
     const size = await headWithRetries(options.store, request.ref, options);
-    if (size > V1_MAX_BLOB_BYTES) {
-      throw new LimitError(
-        `the v1 blob ${request.ref} is ${size} bytes, over the ${V1_MAX_BLOB_BYTES}-byte limit`,
-      );
-    }
-    if (size < V1_OVERHEAD_BYTES) throw new DecryptionError();
+    // The one v1 size check (Happy's cap, the overhead, the message's size), shared with downloadMedia.
+    expectedPlaintextSize(request, size);
     const plain = decryptV1Blob(
       await readStoreRange(options.store, request.ref, 0, size, options),
       options.blobKey,

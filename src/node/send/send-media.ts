@@ -15,6 +15,7 @@ import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core
 import type { EncryptedEnvelope, SessionKey } from '../../core/envelope/index.js';
 import {
   encryptV1Blob,
+  HAPPY_MAX_ATTACHMENT_BYTES,
   LEGACY_OVERHEAD_BYTES,
   sealMessage,
   sealRaw,
@@ -319,7 +320,7 @@ export async function sendMedia(
     const v1 = options.format === 'v1';
     if (v1 && probe.size > V1_BLOB_MAX_PLAINTEXT_BYTES) {
       throw new LimitError(
-        `a v1 blob holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes (Happy's cap) but the file has ${probe.size}; nothing was uploaded. Send it as v2 through an S3 store or a media server`,
+        `a v1 blob holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes of plaintext (Happy's ${HAPPY_MAX_ATTACHMENT_BYTES}-byte attachment cap minus the ${LEGACY_OVERHEAD_BYTES}-byte overhead) but the file has ${probe.size}; nothing was uploaded. Send it as v2 (without --format v1) through an S3 store or a media server, which have no such cap`,
       );
     }
     const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);

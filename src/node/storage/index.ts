@@ -7,7 +7,6 @@
 
 export { storeRangeSource } from '../../core/playback/store-reads.js';
 export {
-  HAPPY_MAX_ATTACHMENT_BYTES,
   HappyServerStore,
   type HappyServerStoreOptions,
 } from '../../core/storage/happy-server-store.js';

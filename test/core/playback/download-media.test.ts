@@ -7,13 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
 import {
-  downloadMedia,
-  type MediaSink,
-  memorySink,
-  V1_MAX_BLOB_BYTES,
-} from '../../../src/core/playback/index.js';
+  encryptV1Blob,
+  HAPPY_MAX_ATTACHMENT_BYTES,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from '../../../src/core/envelope/index.js';
+import { downloadMedia, type MediaSink, memorySink } from '../../../src/core/playback/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
 import { fakeFetch } from '../../helpers/fake-fetch.js';
 import { MemoryStore } from '../../node/playback/helpers/memory-store.js';
@@ -207,13 +206,30 @@ describe('downloadMedia from a store', () => {
       ),
     ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
     expect(tampered.events).toEqual(['abort']);
-    expect(V1_MAX_BLOB_BYTES).toBe(V1_BLOB_MAX_PLAINTEXT_BYTES + 40);
-    const huge = new MemoryStore();
-    huge.put(REF, new Uint8Array(V1_MAX_BLOB_BYTES + 1));
-    await expect(
-      downloadMedia({ ref: REF, format: 'v1' }, { source: huge, blobKey: key, sink: memorySink() }),
-    ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
-    expect(huge.gets).toHaveLength(0);
+  });
+
+  it("v1 at Happy's cap: 10485720 bytes of plaintext (10485760 stored) play; one byte more is refused before any download", async () => {
+    expect(HAPPY_MAX_ATTACHMENT_BYTES).toBe(10_485_760);
+    expect(V1_BLOB_MAX_PLAINTEXT_BYTES).toBe(10_485_720);
+    const largest = pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES, 7);
+    const atCap = storeWith(encryptV1Blob(largest, key));
+    const out = await downloadMedia(
+      { ref: REF, format: 'v1', size: largest.length },
+      { source: atCap, blobKey: key, sink: memorySink() },
+    );
+    expect(out.length).toBe(V1_BLOB_MAX_PLAINTEXT_BYTES);
+    expect(Buffer.from(out).equals(Buffer.from(largest))).toBe(true);
+
+    const over = new MemoryStore();
+    over.put(REF, encryptV1Blob(pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES + 1, 8), key));
+    const refused = await downloadMedia(
+      { ref: REF, format: 'v1' },
+      { source: over, blobKey: key, sink: memorySink() },
+    ).catch((e: Error & { code?: string }) => e);
+    expect(refused).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+    expect((refused as Error).message).toContain('10485761');
+    expect((refused as Error).message).toContain('10485760');
+    expect(over.gets).toHaveLength(0);
   });
 
   it('bad arguments fail before any I/O', async () => {

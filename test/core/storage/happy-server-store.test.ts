@@ -5,11 +5,9 @@
  * test/node/storage/happy-server-store.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../src/core/envelope/layout.js';
 import type { BlobStore } from '../../../src/core/storage/blob-store.js';
-import {
-  HAPPY_MAX_ATTACHMENT_BYTES,
-  HappyServerStore,
-} from '../../../src/core/storage/happy-server-store.js';
+import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { rejectionOf } from '../../helpers/errors.js';
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
 import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
+import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';
@@ -114,6 +115,51 @@ describe('happy-media play', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /);
     expect((await readdir(cacheDir)).filter((n) => n !== 'index.json')).toEqual([]);
+  });
+
+  it("plays a v1 blob at Happy's cap (10485720 bytes of plaintext, 10485760 stored) and refuses one byte more", async () => {
+    const { LocalBlobStore } = await import('../../../src/node/storage/index.js');
+    const local = new LocalBlobStore(store);
+    const largest = pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES, 12);
+    const atCap = encryptV1Blob(largest, key);
+    expect(atCap.length).toBe(10_485_760);
+    const { ref: atCapRef } = await local.create(atCap.length, () =>
+      new Blob([atCap as Uint8Array<ArrayBuffer>]).stream(),
+    );
+    const over = encryptV1Blob(pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES + 1, 13), key);
+    const { ref: overRef } = await local.create(over.length, () =>
+      new Blob([over as Uint8Array<ArrayBuffer>]).stream(),
+    );
+    const cacheDir = join(tmp.dir, 'cache-v1-cap');
+    const played = await runCli([
+      'play',
+      atCapRef,
+      '--format',
+      'v1',
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      cacheDir,
+    ]);
+    expect(played.code, played.stderr).toBe(0);
+    expect(sameBytes(await readFile(played.stdout.trim()), largest)).toBe(true);
+    const refused = await runCli([
+      'play',
+      overRef,
+      '--format',
+      'v1',
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      cacheDir,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ERR_LIMIT_EXCEEDED');
+    expect(refused.stderr).toContain('10485760');
   });
 
   it('reports a missing blob as ERR_NOT_FOUND and a missing key as usage (exit 2)', async () => {

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { encryptV1Blob } from '../../../src/core/envelope/index.js';
+import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
 import { type MediaEndpoint, serveMedia } from '../../../src/node/playback/index.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
@@ -205,6 +205,28 @@ describe('serveMedia', () => {
     } finally {
       await v1.close();
     }
+  });
+
+  it("v1 at Happy's cap: 10485760 stored bytes are served; 10485761 are refused before the blob is read", async () => {
+    const largest = pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES, 10);
+    const v1Store = new MemoryStore();
+    v1Store.put(REF, encryptV1Blob(largest, key));
+    const atCap = await serveMedia({ ref: REF, format: 'v1' }, { store: v1Store, blobKey: key });
+    try {
+      expect(atCap.size).toBe(V1_BLOB_MAX_PLAINTEXT_BYTES);
+      const { body } = await get(atCap.url, { Range: `bytes=${V1_BLOB_MAX_PLAINTEXT_BYTES - 10}-` });
+      expect(sameBytes(body, largest.subarray(V1_BLOB_MAX_PLAINTEXT_BYTES - 10))).toBe(true);
+    } finally {
+      await atCap.close();
+    }
+    const over = new MemoryStore();
+    over.put(REF, encryptV1Blob(pseudoRandomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES + 1, 11), key));
+    await expect(serveMedia({ ref: REF, format: 'v1' }, { store: over, blobKey: key })).rejects.toMatchObject(
+      {
+        code: 'ERR_LIMIT_EXCEEDED',
+      },
+    );
+    expect(over.gets).toHaveLength(0);
   });
 
   it('stops answering after close', async () => {

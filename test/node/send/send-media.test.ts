@@ -9,14 +9,22 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ciphertextSize, decryptBlob } from '../../../src/core/blob/index.js';
-import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
+import { ciphertextSize, decryptBlob, plaintextSize } from '../../../src/core/blob/index.js';
+import {
+  dataKey,
+  decryptV1Blob,
+  HAPPY_MAX_ATTACHMENT_BYTES,
+  legacyKey,
+  openMessage,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from '../../../src/core/envelope/index.js';
 import { StorageError } from '../../../src/core/errors.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import type { SendProgress } from '../../../src/node/send/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import {
+  assertWithinStoreLimit,
   type BlobBody,
   type BlobStore,
   LocalBlobStore,
@@ -244,8 +252,12 @@ describe('sendMedia over a local store', () => {
  */
 class IssuingStore implements BlobStore {
   readonly issued: string[] = [];
-  constructor(private readonly inner: LocalBlobStore) {}
+  constructor(
+    private readonly inner: LocalBlobStore,
+    readonly maxBlobBytes?: number,
+  ) {}
   async create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
+    assertWithinStoreLimit(this, size);
     const ref = `media/${crypto.randomUUID()}`;
     this.issued.push(ref);
     await this.inner.put(ref, await body(ref), size, options);
@@ -305,6 +317,57 @@ describe('sendMedia over a store that issues its refs (create only, no put or de
     await expect(
       sendMedia(samples.file, { store: legacy as unknown as BlobStore, blobKey }),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+  });
+});
+
+describe("sendMedia at Happy's 10 MiB cap (one constant: 10485760 bytes of ciphertext)", () => {
+  it('v1: 10485720 bytes of plaintext go (10485760 stored); 10485721 and a 10 MiB file are refused before any upload, advising v2', async () => {
+    expect(HAPPY_MAX_ATTACHMENT_BYTES).toBe(10_485_760);
+    expect(V1_BLOB_MAX_PLAINTEXT_BYTES).toBe(HAPPY_MAX_ATTACHMENT_BYTES - 40);
+    const dir = join(tmp.dir, 'v1-cap');
+    const store = new LocalBlobStore(dir);
+    const largest = join(tmp.dir, 'v1-largest.bin');
+    await writeFile(largest, randomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES));
+    const sent = await sendMedia(largest, { store, blobKey, format: 'v1' });
+    expect(sent.ciphertextSize).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    expect((await store.head(sent.ref)).size).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    expect(
+      Buffer.from(decryptV1Blob(await storedBytes(store, sent.ref), blobKey)).equals(await readFile(largest)),
+    ).toBe(true);
+    for (const size of [V1_BLOB_MAX_PLAINTEXT_BYTES + 1, HAPPY_MAX_ATTACHMENT_BYTES]) {
+      const over = join(tmp.dir, `v1-over-${size}.bin`);
+      await writeFile(over, randomBytes(size));
+      const capped = new IssuingStore(
+        new LocalBlobStore(join(tmp.dir, `v1-over-${size}`)),
+        HAPPY_MAX_ATTACHMENT_BYTES,
+      );
+      for (const target of [store, capped]) {
+        const error = await sendMedia(over, { store: target, blobKey, format: 'v1' }).catch((e: Error) => e);
+        expect(error).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+        expect((error as Error).message).toContain('at most 10485720 bytes of plaintext');
+        expect((error as Error).message).toContain('as v2');
+      }
+      expect(capped.issued).toEqual([]);
+    }
+    expect(await readdir(join(dir, 'media'))).toEqual([mediaRefId(sent.ref)]);
+  });
+
+  it('v2 on a store capped at 10485760: a file of plaintextSize(10485760) goes; one byte more is refused before create', async () => {
+    const fits = plaintextSize(HAPPY_MAX_ATTACHMENT_BYTES);
+    expect(ciphertextSize(fits)).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    const store = new IssuingStore(new LocalBlobStore(join(tmp.dir, 'v2-cap')), HAPPY_MAX_ATTACHMENT_BYTES);
+    const atCap = join(tmp.dir, 'v2-at-cap.bin');
+    await writeFile(atCap, randomBytes(fits));
+    const sent = await sendMedia(atCap, { store, blobKey });
+    expect(sent.ciphertextSize).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    expect((await store.head(sent.ref)).size).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    const over = join(tmp.dir, 'v2-over-cap.bin');
+    await writeFile(over, randomBytes(fits + 1));
+    const error = await sendMedia(over, { store, blobKey }).catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+    expect((error as Error).message).toContain('10485761');
+    expect((error as Error).message).toMatch(/S3 store|media server/);
+    expect(store.issued).toEqual([sent.ref]);
   });
 });
 

@@ -292,6 +292,17 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     const sent = await sendMedia(max, { store: counted, blobKey, format: 'v1' });
     expect(sent.ciphertextSize).toBe(10 * 1024 * 1024);
     expect((await counted.head(sent.ref)).size).toBe(10 * 1024 * 1024);
+    expect(refused.message).toContain('at most 10485720 bytes of plaintext');
+    // And it plays back from the server (the event's server ref mapped back), byte for byte.
+    const opened = await openMedia(
+      { ref: counted.mediaRef(sent.message.ev.ref), format: 'v1', size: sent.message.ev.size },
+      { store: counted, blobKey },
+    );
+    try {
+      expect((await readFile(opened.path)).equals(await readFile(max))).toBe(true);
+    } finally {
+      await opened.dispose();
+    }
   });
 
   it('CLI: send --store happy+http://… --session --format v1, then play the printed message; the token stays out of argv and output', async () => {

@@ -10,11 +10,10 @@ import {
   decryptFile,
   decryptFileParallel,
   decryptV1Blob,
+  HAPPY_MAX_ATTACHMENT_BYTES,
   InvalidArgumentError,
-  LEGACY_OVERHEAD_BYTES,
   resolveKey,
   UsageError,
-  V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from '../../index.js';
 import {
   addBlobOptions,
@@ -49,10 +48,7 @@ async function decryptToFile(
 ): Promise<void> {
   const hasRange = range.offset !== undefined || range.length !== undefined;
   if (format === 'v1') {
-    const plain = decryptV1Blob(
-      await readWholeInput(inPath, V1_BLOB_MAX_PLAINTEXT_BYTES + LEGACY_OVERHEAD_BYTES),
-      key,
-    );
+    const plain = decryptV1Blob(await readWholeInput(inPath, HAPPY_MAX_ATTACHMENT_BYTES), key);
     const start = range.offset ?? 0;
     const end = range.length === undefined ? plain.length : start + range.length;
     if (start > plain.length || end > plain.length) {
