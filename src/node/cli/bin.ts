@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { diskError } from '../fs/disk-error.js';
+import { diskError } from '../internal.js';
 import { main } from './main.js';
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
