@@ -35,6 +35,14 @@ export {
   nodeEnvelopeAesGcm,
   resolveKey,
 } from './envelope/index.js';
+// Happy's server from Node: credentials files, sending a file into a session.
+export {
+  HAPPY_MAX_PLAINTEXT_BYTES,
+  readHappyCredentialsFile,
+  type SendToSessionOptions,
+  type SendToSessionResult,
+  sendToSession,
+} from './happy/index.js';
 // Media probing (sharp, libheif, ffmpeg).
 export {
   AUDIO_ONLY_TYPES,

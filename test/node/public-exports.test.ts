@@ -239,6 +239,7 @@ const NODE_ONLY = [
   'DEFAULT_S3_PART_BYTES',
   'DEMUXER_WHITELIST',
   'FALLBACK_FILE_NAME',
+  'HAPPY_MAX_PLAINTEXT_BYTES',
   'HEALTH_ROUTE',
   'HttpBlobStore',
   'KEY_ENV_VARIABLE',
@@ -276,9 +277,11 @@ const NODE_ONLY = [
   'parseRangeHeader',
   'privateFileSink',
   'probeMedia',
+  'readHappyCredentialsFile',
   'resolveKey',
   'sanitizeFileName',
   'sendMedia',
+  'sendToSession',
   'serveMedia',
   'sniffMimeType',
   'startMediaServer',
@@ -329,7 +332,7 @@ describe('public exports', () => {
         'storage',
         'transport',
       ].map((area) => `src/core/${area}/index.ts`),
-      ...['blob', 'envelope', 'media', 'playback', 'send', 'storage'].map(
+      ...['blob', 'envelope', 'happy', 'media', 'playback', 'send', 'storage'].map(
         (area) => `src/node/${area}/index.ts`,
       ),
     ];

@@ -1,0 +1,13 @@
+/**
+ * Public surface of the Node side of Happy's server: credentials from a file, and one call that sends a
+ * file into a session (probe → encrypt → upload → message → append).
+ *
+ * @module
+ */
+export { readHappyCredentialsFile } from './credentials-file.js';
+export {
+  HAPPY_MAX_PLAINTEXT_BYTES,
+  type SendToSessionOptions,
+  type SendToSessionResult,
+  sendToSession,
+} from './send-to-session.js';

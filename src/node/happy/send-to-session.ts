@@ -1,0 +1,137 @@
+/**
+ * A photo, video or file into a Happy session in one call: probe → encrypt → upload to the session's
+ * attachments → build the message → append it to the session. The message is appended only after the
+ * server confirmed the blob (upload-first), and its `seq` comes back.
+ *
+ * Happy's server takes at most 10 MiB of ciphertext per attachment, and Happy's app fetches attachments
+ * only from there (it has no S3 or media-server path), so a bigger file is refused before anything is
+ * probed or uploaded, with the largest size that fits in each format.
+ *
+ * @module
+ */
+import { stat } from 'node:fs/promises';
+import { ciphertextSize } from '../../core/blob/sizes.js';
+import { describeValue } from '../../core/bytes.js';
+import { LEGACY_OVERHEAD_BYTES } from '../../core/envelope/layout.js';
+import { InvalidArgumentError, LimitError } from '../../core/errors.js';
+import type { HappyClient, HappySession } from '../../core/happy/index.js';
+import type { HappyFileEvent, MediaMessage } from '../../core/protocol/index.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../core/storage/happy-server-store.js';
+import type { MediaProbe } from '../media/index.js';
+import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index.js';
+
+/** Options of {@link sendToSession}. */
+export interface SendToSessionOptions
+  extends Pick<SendOptions, 'role' | 'turn' | 'signal' | 'onProgress' | 'probeOptions' | 'messageOptions'> {
+  /** The signed-in account. */
+  client: HappyClient;
+  /** The session to send into (from `client.openSession` or `client.createSession`). */
+  session: HappySession;
+  /**
+   * `v2` (default): a Cobblestone-256 blob and a v2 `photo`/`video`/`file` message (invisible to today's
+   * app). `v1`: a whole-file secretbox blob and Happy's `file` event, what today's app opens.
+   */
+  format?: 'v2' | 'v1';
+}
+
+/** What {@link sendToSession} did. */
+export interface SendToSessionResult {
+  /** The message appended to the session: a v2 message, or Happy's v1 `file` event. */
+  message: MediaMessage | HappyFileEvent;
+  /** Its sequence number in the session. */
+  seq: number;
+  /** The blob's ref in the session's store (`media/<uuid>`). */
+  ref: string;
+  /** Bytes uploaded. */
+  ciphertextSize: number;
+  /** What probing found. */
+  probe: MediaProbe;
+}
+
+/** The largest plaintext whose v2 blob fits in `limit` bytes (ciphertextSize grows with the plaintext). */
+function largestV2Plaintext(limit: number): number {
+  let low = 0;
+  let high = limit;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (ciphertextSize(mid) <= limit) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** The largest file Happy's server carries in each format (v1: the limit minus secretbox's 40 bytes). */
+export const HAPPY_MAX_PLAINTEXT_BYTES = {
+  v1: HAPPY_MAX_ATTACHMENT_BYTES - LEGACY_OVERHEAD_BYTES,
+  v2: largestV2Plaintext(HAPPY_MAX_ATTACHMENT_BYTES),
+} as const;
+
+/**
+ * Refuses a file Happy's server cannot carry, saying what would fit and that the app has no other path.
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when `size` is over the format's limit.
+ */
+export function assertFitsHappyAttachment(size: number, format: 'v2' | 'v1', name: string): void {
+  const limit = HAPPY_MAX_PLAINTEXT_BYTES[format];
+  if (size <= limit) return;
+  throw new LimitError(
+    `${name} is ${size} bytes; Happy's server takes at most ${HAPPY_MAX_ATTACHMENT_BYTES} bytes per attachment, ` +
+      `which holds a file of at most ${limit} bytes as ${format} (${HAPPY_MAX_PLAINTEXT_BYTES.v1} as v1, ` +
+      `${HAPPY_MAX_PLAINTEXT_BYTES.v2} as v2). Happy's app fetches attachments only from Happy's server: ` +
+      'it has no S3 or media-server path today, so a larger file cannot reach the app as an attachment. ' +
+      'Send a smaller version (re-encode the video, scale the photo, compress the file); nothing was uploaded',
+  );
+}
+
+/**
+ * Sends a file (or stream) into the session and appends its message.
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when the file is larger
+ *   than Happy's attachments hold (see {@link HAPPY_MAX_PLAINTEXT_BYTES}).
+ * @throws the errors of `sendMedia` (probe, upload) and `HappyClient.appendMessages` (`ERR_NOT_FOUND`,
+ *   `ERR_UNAUTHORIZED`, `ERR_UPLOAD_FAILED`); when the append fails, the uploaded blob stays (Happy's
+ *   server deletes attachments only with their session).
+ * @example
+ * ```ts
+ * const client = await HappyClient.connect({ url, credentials: await readHappyCredentialsFile(path) });
+ * const session = await client.openSession(sessionId);
+ * const { message, seq } = await sendToSession('photo.jpg', { client, session, format: 'v1' });
+ * ```
+ */
+export async function sendToSession(
+  input: string | SendStreamInput,
+  options: SendToSessionOptions,
+): Promise<SendToSessionResult> {
+  if (options === null || typeof options !== 'object' || !options.client || !options.session) {
+    throw new InvalidArgumentError(
+      `expected \`{ client, session }\` for \`options\` but received ${describeValue(options)}`,
+    );
+  }
+  const { client, session, format = 'v2', ...rest } = options;
+  if (format !== 'v2' && format !== 'v1') {
+    throw new InvalidArgumentError(
+      `expected 'v2' or 'v1' for \`format\` but received ${describeValue(format)}`,
+    );
+  }
+  if (typeof input === 'string') {
+    const info = await stat(input).catch(() => undefined);
+    // An unreadable path is reported by the probe, with the project's one message for it.
+    if (info?.isFile()) assertFitsHappyAttachment(info.size, format, input);
+  } else if (input && typeof input === 'object' && Number.isSafeInteger(input.size)) {
+    assertFitsHappyAttachment(input.size, format, input.name);
+  }
+  const store = client.attachmentStore(session);
+  const sent = await sendMedia(input, { ...rest, store, blobKey: session.blobKey, format });
+  const [appended] = await client.appendMessages(
+    session,
+    [sent.message],
+    rest.signal ? { signal: rest.signal } : {},
+  );
+  return {
+    message: sent.message,
+    seq: (appended as { seq: number }).seq,
+    ref: sent.ref,
+    ciphertextSize: sent.ciphertextSize,
+    probe: sent.probe,
+  };
+}
