@@ -27,6 +27,8 @@ describe('happy-media CLI', () => {
       'serve',
       'send',
       'play',
+      'sessions',
+      'transcript',
     ]) {
       expect(r.stdout).toMatch(new RegExp(`^\\s+${c}\\b`, 'm'));
     }

@@ -69,6 +69,14 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'download, verify and decrypt a media message to a private file (or stream it)',
     load: async () => (await import('./commands/play.js')).registerPlay,
   },
+  sessions: {
+    summary: "list the account's sessions on Happy's server",
+    load: async () => (await import('./commands/sessions.js')).registerSessions,
+  },
+  transcript: {
+    summary: "read a session back from Happy's server as v2 JSON lines",
+    load: async () => (await import('./commands/transcript.js')).registerTranscript,
+  },
 };
 
 /** Names of every command, in listing order. */

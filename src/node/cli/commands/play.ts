@@ -24,7 +24,9 @@ import {
   serveMedia,
   UsageError,
 } from '../../index.js';
+import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
+import { findSessionMedia } from '../session-media.js';
 import { openCliStore } from '../store-options.js';
 
 /** Default cache budget of the CLI (bytes). */
@@ -32,7 +34,7 @@ const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
 /** A message file is small JSON; anything bigger is not one. */
 const MAX_MESSAGE_FILE_BYTES = 1024 * 1024;
 
-interface PlayFlags {
+interface PlayFlags extends HappyFlags {
   store?: string;
   token?: string;
   tokenFile?: string;
@@ -154,14 +156,57 @@ function launchOpener(target: string): void {
   child.unref();
 }
 
+/** REF|MESSAGE with `--store` and the blob key's flags. */
+async function fromStore(
+  target: string,
+  flags: PlayFlags,
+): Promise<{ store: BlobStore; blobKey: Uint8Array; input: MediaInput }> {
+  const blobKey = await resolveKey({ key: flags.key, keyFile: flags.keyFile });
+  const { store } = await openCliStore(flags);
+  return { store, blobKey, input: await resolveTarget(target, flags, store) };
+}
+
+/** MESSAGE_ID in a Happy session: the store, key and message all come from the session. */
+async function fromSession(
+  id: string,
+  flags: PlayFlags,
+): Promise<{ store: BlobStore; blobKey: Uint8Array; input: MediaInput }> {
+  const refused = (
+    [
+      ['store', '--store'],
+      ['key', '--key'],
+      ['keyFile', '--key-file'],
+      ['token', '--token'],
+      ['tokenFile', '--token-file'],
+      ['format', '--format'],
+      ['mimeType', '--mime-type'],
+      ['name', '--name'],
+    ] as const
+  )
+    .filter(([key]) => flags[key] !== undefined)
+    .map(([, flag]) => flag);
+  if (refused.length > 0) {
+    throw new UsageError(
+      `${refused.join(', ')} cannot go with --happy: the session's message gives the blob, its key and its format`,
+    );
+  }
+  const client = await connectHappy(flags);
+  const session = await openHappySession(client, flags.session);
+  const store = client.attachmentStore(session);
+  return { store, blobKey: session.blobKey, input: await findSessionMedia(client, session, store, id) };
+}
+
 /** Registers `play` on the program. */
 export function registerPlay(program: Command): void {
-  program
+  const command = program
     .command('play')
     .description(
       'download and verify a photo/video/file; print the verified file path (or serve it on loopback)',
     )
-    .argument('<REF|MESSAGE.json>', 'a media/<id> ref, a message JSON file, or - for stdin')
+    .argument(
+      '<REF|MESSAGE.json|MESSAGE_ID>',
+      'a media/<id> ref, a message JSON file, or - for stdin; with --happy, the id of a message in the session',
+    )
     .option(
       '--store <DIR|URL|s3://...>',
       'where the encrypted blob is: DIR, http(s)://, s3://, happy+https://host (default: $HAPPY_MEDIA_STORE or the local blob dir)',
@@ -172,7 +217,7 @@ export function registerPlay(program: Command): void {
     )
     .option(
       '--session <ID>',
-      'Happy session of the blob, with --store happy+https://host (or set HAPPY_MEDIA_SESSION)',
+      'Happy session of the message (with --happy) or of the blob (with --store happy+https://host) (or set HAPPY_MEDIA_SESSION)',
     )
     .option(
       '--key <B64>',
@@ -191,70 +236,76 @@ export function registerPlay(program: Command): void {
     .option('--serve', 'print a loopback URL for streaming playback and serve until interrupted')
     .option('--port <N>', 'port for --serve (default: any free port)')
     .option('--open', 'open the verified file (or the --serve URL) with the desktop opener')
-    .action(
-      runAction(async (target: string, flags: PlayFlags) => {
-        const blobKey = await resolveKey({ key: flags.key, keyFile: flags.keyFile });
-        const retries = parseCount(flags.retries, '--retries', 100);
-        const { store } = await openCliStore(flags);
-        const input = await resolveTarget(target, flags, store);
-
-        if (flags.serve) {
-          const port = parseCount(flags.port, '--port', 65535);
-          const endpoint = await serveMedia(input, {
-            store,
-            blobKey,
-            ...(port === undefined ? {} : { port }),
-            ...(retries === undefined ? {} : { retries }),
-          });
-          process.stdout.write(`${endpoint.url}\n`);
-          if (flags.open) launchOpener(endpoint.url);
-          await new Promise<void>((resolve) => {
-            process.once('SIGINT', resolve);
-            process.once('SIGTERM', resolve);
-          });
-          await endpoint.close();
-          return;
-        }
-
-        const cache = new MediaCache({
-          dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
-          maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
-        });
-        const abort = new AbortController();
-        const onSignal = () => abort.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
-        const tty = process.stderr.isTTY === true;
-        let shown = -1;
-        try {
-          const media = await openMedia(input, {
-            store,
-            blobKey,
-            cache,
-            signal: abort.signal,
-            ...(retries === undefined ? {} : { retries }),
-            onProgress: ({ done, total }) => {
-              const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
-              if (tty && percent !== shown) {
-                shown = percent;
-                process.stderr.write(`\rdownloading and verifying: ${percent}%`);
-              }
-            },
-          });
-          if (tty && shown >= 0) process.stderr.write('\n');
-          if (!media.cached) {
-            await media.dispose();
-            throw new LimitError(
-              `the file is ${media.size} bytes, more than the cache budget of ${cache.maxBytes}; raise --cache-max-bytes`,
-            );
-          }
-          process.stdout.write(`${media.path}\n`);
-          if (flags.open) launchOpener(media.path);
-          await media.dispose();
-        } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
-      }),
+    .addHelpText(
+      'after',
+      '\nExamples:\n  happy-media play media/tz4a98xxat96iws9zmbrgj3a --store ./blobs --key-file blob.key\n' +
+        '  happy-media play --happy https://api.cluster-fluster.com --secret-file ~/.happy/access.key --session ID MESSAGE_ID',
     );
+  addHappyOptions(command).action(
+    runAction(async (target: string, flags: PlayFlags) => {
+      const retries = parseCount(flags.retries, '--retries', 100);
+      const { store, blobKey, input } =
+        flags.happy !== undefined || flags.secretFile !== undefined
+          ? await fromSession(target, flags)
+          : await fromStore(target, flags);
+
+      if (flags.serve) {
+        const port = parseCount(flags.port, '--port', 65535);
+        const endpoint = await serveMedia(input, {
+          store,
+          blobKey,
+          ...(port === undefined ? {} : { port }),
+          ...(retries === undefined ? {} : { retries }),
+        });
+        process.stdout.write(`${endpoint.url}\n`);
+        if (flags.open) launchOpener(endpoint.url);
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await endpoint.close();
+        return;
+      }
+
+      const cache = new MediaCache({
+        dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
+        maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
+      });
+      const abort = new AbortController();
+      const onSignal = () => abort.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const tty = process.stderr.isTTY === true;
+      let shown = -1;
+      try {
+        const media = await openMedia(input, {
+          store,
+          blobKey,
+          cache,
+          signal: abort.signal,
+          ...(retries === undefined ? {} : { retries }),
+          onProgress: ({ done, total }) => {
+            const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
+            if (tty && percent !== shown) {
+              shown = percent;
+              process.stderr.write(`\rdownloading and verifying: ${percent}%`);
+            }
+          },
+        });
+        if (tty && shown >= 0) process.stderr.write('\n');
+        if (!media.cached) {
+          await media.dispose();
+          throw new LimitError(
+            `the file is ${media.size} bytes, more than the cache budget of ${cache.maxBytes}; raise --cache-max-bytes`,
+          );
+        }
+        process.stdout.write(`${media.path}\n`);
+        if (flags.open) launchOpener(media.path);
+        await media.dispose();
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }),
+  );
 }

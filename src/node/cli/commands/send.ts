@@ -19,13 +19,15 @@ import {
   resolveKey,
   type SendProgress,
   sendMedia,
+  sendToSession,
   sessionKey,
   UsageError,
 } from '../../index.js';
+import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 
-interface SendCliOptions {
+interface SendCliOptions extends HappyFlags {
   store?: string;
   key?: string;
   keyFile?: string;
@@ -87,11 +89,63 @@ function progressReporter(): { update: (event: SendProgress) => void; stop: () =
   };
 }
 
+/** Options that name keys or stores, which the session gives with --happy. */
+const NOT_WITH_HAPPY: [keyof SendCliOptions, string][] = [
+  ['store', '--store'],
+  ['key', '--key'],
+  ['keyFile', '--key-file'],
+  ['sealKey', '--seal-key'],
+  ['sealKeyFile', '--seal-key-file'],
+  ['variant', '--variant'],
+  ['token', '--token'],
+  ['tokenFile', '--token-file'],
+];
+
+/**
+ * `send FILE --happy URL --session ID`: probe → encrypt → upload to the session's attachments → build the
+ * message → append it to the session; prints `{ message, seq }`.
+ */
+async function sendIntoSession(file: string, options: SendCliOptions): Promise<void> {
+  const given = NOT_WITH_HAPPY.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0) {
+    throw new UsageError(
+      `${given.join(', ')} cannot go with --happy: the session gives the store, the keys and the token (signed in with --secret-file)`,
+    );
+  }
+  const client = await connectHappy(options);
+  const session = await openHappySession(client, options.session);
+  const aborter = new AbortController();
+  const onSignal = () => aborter.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const progress = progressReporter();
+  try {
+    const result = await sendToSession(file, {
+      client,
+      session,
+      role: options.role,
+      turn: options.turn,
+      signal: aborter.signal,
+      onProgress: progress.update,
+      ...(options.format ? { format: options.format } : {}),
+    });
+    progress.stop();
+    process.stdout.write(`${JSON.stringify({ message: result.message, seq: result.seq })}\n`);
+    if (result.probe.warning) process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 /** Registers `send` on the program. */
 export function registerSend(program: Command): void {
-  program
+  const command = program
     .command('send')
-    .description('probe, encrypt and upload a file; print its v2 message (and envelope) as JSON')
+    .description(
+      'probe, encrypt and upload a file; print its v2 message (and envelope) as JSON; with --happy, send it into a Happy session',
+    )
     .argument('<file>', 'the photo, video or file to send')
     .option(
       '--store <spec>',
@@ -115,7 +169,7 @@ export function registerSend(program: Command): void {
     .option('--token-file <path>', 'file holding the bearer token (or set HAPPY_MEDIA_TOKEN)')
     .option(
       '--session <id>',
-      'Happy session to attach to, with --store happy+https://host (or set HAPPY_MEDIA_SESSION)',
+      'Happy session to send into (with --happy) or attach to (with --store happy+https://host) (or set HAPPY_MEDIA_SESSION)',
     )
     .addOption(
       new Option(
@@ -126,46 +180,49 @@ export function registerSend(program: Command): void {
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media keygen --out blob.key\n  happy-media send shot.png --store ./blobs --key-file blob.key\n' +
-        '  happy-media send clip.mp4 --store http://127.0.0.1:8787 --key-file blob.key --turn t1 --seal-key-file session.key',
-    )
-    .action(
-      runAction(async (file: string, options: SendCliOptions) => {
-        const blobKey = await resolveKey(options);
-        const seal = await resolveSealKey(options);
-        if (!seal && options.variant !== undefined) {
-          throw new UsageError(
-            '--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)',
-          );
-        }
-        const { store } = await openCliStore(options);
-        const aborter = new AbortController();
-        const onSignal = () => aborter.abort(new Error('interrupted'));
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
-        const progress = progressReporter();
-        try {
-          const result = await sendMedia(file, {
-            store,
-            blobKey,
-            role: options.role,
-            turn: options.turn,
-            sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
-            signal: aborter.signal,
-            onProgress: progress.update,
-            ...(options.format ? { format: options.format } : {}),
-          });
-          progress.stop();
-          const out = result.envelope
-            ? { message: result.message, envelope: result.envelope }
-            : { message: result.message };
-          process.stdout.write(`${JSON.stringify(out)}\n`);
-          if (result.probe.warning)
-            process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
-        } finally {
-          progress.stop();
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
-      }),
+        '  happy-media send clip.mp4 --store http://127.0.0.1:8787 --key-file blob.key --turn t1 --seal-key-file session.key\n' +
+        '  happy-media send photo.jpg --happy https://api.cluster-fluster.com --secret-file ~/.happy/access.key --session ID --format v1',
     );
+  addHappyOptions(command).action(
+    runAction(async (file: string, options: SendCliOptions) => {
+      if (options.happy !== undefined || options.secretFile !== undefined) {
+        await sendIntoSession(file, options);
+        return;
+      }
+      const blobKey = await resolveKey(options);
+      const seal = await resolveSealKey(options);
+      if (!seal && options.variant !== undefined) {
+        throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
+      }
+      const { store } = await openCliStore(options);
+      const aborter = new AbortController();
+      const onSignal = () => aborter.abort(new Error('interrupted'));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const progress = progressReporter();
+      try {
+        const result = await sendMedia(file, {
+          store,
+          blobKey,
+          role: options.role,
+          turn: options.turn,
+          sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
+          signal: aborter.signal,
+          onProgress: progress.update,
+          ...(options.format ? { format: options.format } : {}),
+        });
+        progress.stop();
+        const out = result.envelope
+          ? { message: result.message, envelope: result.envelope }
+          : { message: result.message };
+        process.stdout.write(`${JSON.stringify(out)}\n`);
+        if (result.probe.warning)
+          process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
+      } finally {
+        progress.stop();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }),
+  );
 }
