@@ -12,11 +12,10 @@
 import { stat } from 'node:fs/promises';
 import { ciphertextSize } from '../../core/blob/sizes.js';
 import { describeValue } from '../../core/bytes.js';
-import { LEGACY_OVERHEAD_BYTES } from '../../core/envelope/layout.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../core/envelope/layout.js';
 import { InvalidArgumentError, LimitError } from '../../core/errors.js';
 import type { HappyClient, HappySession } from '../../core/happy/index.js';
 import type { HappyFileEvent, MediaMessage } from '../../core/protocol/index.js';
-import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../core/storage/happy-server-store.js';
 import type { MediaProbe } from '../media/index.js';
 import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index.js';
 
@@ -62,7 +61,7 @@ function largestV2Plaintext(limit: number): number {
 
 /** The largest file Happy's server carries in each format (v1: the limit minus secretbox's 40 bytes). */
 export const HAPPY_MAX_PLAINTEXT_BYTES = {
-  v1: HAPPY_MAX_ATTACHMENT_BYTES - LEGACY_OVERHEAD_BYTES,
+  v1: V1_BLOB_MAX_PLAINTEXT_BYTES,
   v2: largestV2Plaintext(HAPPY_MAX_ATTACHMENT_BYTES),
 } as const;
 
