@@ -7,9 +7,10 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { MapperProvider } from './agent-mapper.js';
+import { codexProvider } from './codex.js';
 
 /** Every built-in provider, in the order `--help` lists them. */
-export const MAPPER_PROVIDERS: readonly MapperProvider[] = [];
+export const MAPPER_PROVIDERS: readonly MapperProvider[] = [codexProvider];
 
 /** Names of every built-in provider. */
 export function mapperProviderNames(): string[] {
