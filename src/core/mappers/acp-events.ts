@@ -1,0 +1,199 @@
+/**
+ * What an Agent Client Protocol (ACP) session carries, as tolerant zod schemas: JSON-RPC 2.0 messages
+ * in both directions — `session/prompt` and its response (`stopReason`), `session/update`
+ * notifications (message and thought chunks, tool calls and their updates, plans, usage),
+ * `session/request_permission` and its outcome, `session/cancel` — and the content blocks inside them.
+ *
+ * Shapes follow the ACP JSON schema v1 (agentclientprotocol/agent-client-protocol @ b7f00054, schema/v1;
+ * the corpus copy is `../shared/corpus/protocol/acp/schema.v1.json`). Reading is tolerant in the way the
+ * schema itself asks (`x-deserialize-default-on-error`): unknown fields are dropped, enum-like fields are
+ * plain strings, a malformed optional field falls back to absent, and invalid items of a list are left
+ * out. An unknown method or `sessionUpdate` kind is not an error: the mapper counts it as skipped.
+ *
+ * @module
+ */
+import * as z from 'zod';
+
+/** An optional field that becomes `undefined` when it is malformed, as ACP's schema asks. */
+function lenient<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined);
+}
+
+/** A list whose malformed items are left out, as ACP's schema asks (`x-deserialize-skip-invalid-items`). */
+function validItems<T extends z.ZodType>(item: T) {
+  return z.array(z.unknown()).transform((values) => {
+    const kept: z.infer<T>[] = [];
+    for (const value of values) {
+      const parsed = item.safeParse(value);
+      if (parsed.success) kept.push(parsed.data);
+    }
+    return kept;
+  });
+}
+
+/** An optional list of {@link validItems}: absent or malformed reads as empty. */
+function skipInvalid<T extends z.ZodType>(item: T) {
+  return validItems(item)
+    .optional()
+    .catch(undefined)
+    .transform((values) => values ?? []);
+}
+
+// --- content -------------------------------------------------------------------------------------
+
+/**
+ * A content block (`ContentBlock`): `text`, `image` (base64 `data` + `mimeType`, optional `uri`),
+ * `audio`, `resource_link` (a reference by `uri`) or `resource` (embedded text or base64 `blob`).
+ * Unknown block types parse with only their `type`.
+ */
+export const ContentBlockSchema = z.object({
+  type: z.string(),
+  text: lenient(z.string()),
+  data: lenient(z.string()),
+  mimeType: lenient(z.string().nullable()),
+  uri: lenient(z.string().nullable()),
+  name: lenient(z.string()),
+  title: lenient(z.string().nullable()),
+  size: lenient(z.number().nullable()),
+  resource: lenient(
+    z.object({
+      uri: z.string(),
+      mimeType: lenient(z.string().nullable()),
+      text: lenient(z.string()),
+      blob: lenient(z.string()),
+    }),
+  ),
+});
+/** A content block. */
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+/** Tool call content (`ToolCallContent`): `content` (a block), `diff` or `terminal`. */
+export const ToolCallContentSchema = z.object({
+  type: z.string(),
+  content: lenient(ContentBlockSchema),
+  path: lenient(z.string()),
+  oldText: lenient(z.string().nullable()),
+  newText: lenient(z.string()),
+  terminalId: lenient(z.string()),
+});
+/** One item of a tool call's content. */
+export type ToolCallContent = z.infer<typeof ToolCallContentSchema>;
+
+/** A file location a tool call touches. */
+export const ToolCallLocationSchema = z.object({ path: z.string(), line: lenient(z.number().nullable()) });
+
+/**
+ * The fields of `ToolCall` and `ToolCallUpdate`: only `toolCallId` is required (ACP also requires a
+ * `tool_call`'s `title`; one without is still read, titled by its kind); the rest replaces what was
+ * known when present.
+ */
+export const ToolCallFieldsSchema = z.object({
+  toolCallId: z.string(),
+  title: lenient(z.string().nullable()),
+  kind: lenient(z.string().nullable()),
+  status: lenient(z.string().nullable()),
+  content: z
+    .unknown()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value === null) return undefined;
+      const parsed = skipInvalid(ToolCallContentSchema).safeParse(value);
+      if (!parsed.success) {
+        context.addIssue({ code: 'custom', message: 'expected a list of tool call content' });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
+  locations: z
+    .unknown()
+    .optional()
+    .transform((value) =>
+      value === undefined || value === null ? undefined : skipInvalid(ToolCallLocationSchema).parse(value),
+    ),
+  rawInput: z.unknown().optional(),
+  rawOutput: z.unknown().optional(),
+});
+/** A tool call or a tool call update. */
+export type ToolCallFields = z.infer<typeof ToolCallFieldsSchema>;
+
+// --- session/update ------------------------------------------------------------------------------
+
+/** `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`: one block of a streamed message. */
+export const ContentChunkSchema = z.object({
+  sessionUpdate: z.string(),
+  content: ContentBlockSchema,
+  messageId: lenient(z.string().nullable()),
+});
+/** A streamed message chunk. */
+export type ContentChunk = z.infer<typeof ContentChunkSchema>;
+
+/** `plan`: the agent's whole plan, replacing the previous one. */
+export const PlanUpdateSchema = z.object({
+  sessionUpdate: z.literal('plan'),
+  entries: skipInvalid(z.object({ content: z.string(), priority: lenient(z.string()), status: z.string() })),
+});
+/** A plan update. */
+export type PlanUpdate = z.infer<typeof PlanUpdateSchema>;
+
+/**
+ * `sessionUpdate` kinds the mapper knows and deliberately does not turn into messages (session state,
+ * not transcript): usage, commands, modes, configuration, session title. Counted as skipped, `ignored`.
+ */
+export const IGNORED_SESSION_UPDATES: ReadonlySet<string> = new Set([
+  'usage_update',
+  'available_commands_update',
+  'current_mode_update',
+  'config_option_update',
+  'session_info_update',
+]);
+
+// --- JSON-RPC ------------------------------------------------------------------------------------
+
+/** A JSON-RPC request id. */
+export const RequestIdSchema = z.union([z.string(), z.number()]);
+
+/** A JSON-RPC 2.0 message, either direction: a request, a notification or a response. */
+export const JsonRpcMessageSchema = z.object({
+  jsonrpc: z.string().optional(),
+  id: RequestIdSchema.nullish(),
+  method: z.string().optional(),
+  params: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: lenient(z.object({ code: z.number().optional(), message: z.string().default('') })),
+});
+/** A JSON-RPC message. */
+export type JsonRpcMessage = z.infer<typeof JsonRpcMessageSchema>;
+
+/** `session/update` params. */
+export const SessionNotificationSchema = z.object({
+  sessionId: z.string().optional(),
+  update: z.object({ sessionUpdate: z.string() }).loose(),
+});
+
+/** `session/prompt` params: the user's prompt as content blocks. */
+export const PromptRequestSchema = z.object({
+  sessionId: z.string().optional(),
+  prompt: validItems(ContentBlockSchema),
+});
+
+/** A permission option: `optionId`, `name`, `kind` (`allow_once | allow_always | reject_once | reject_always`). */
+export const AcpPermissionOptionSchema = z.object({
+  optionId: z.string(),
+  name: z.string(),
+  kind: z.string(),
+});
+
+/** `session/request_permission` params. */
+export const RequestPermissionSchema = z.object({
+  sessionId: z.string().optional(),
+  toolCall: ToolCallFieldsSchema,
+  options: z.array(AcpPermissionOptionSchema),
+});
+
+/** The result of `session/request_permission`: an option was selected, or the request was cancelled. */
+export const RequestPermissionResultSchema = z.object({
+  outcome: z.object({ outcome: z.string(), optionId: lenient(z.string()) }),
+});
+
+/** The result of `session/prompt`: why the turn stopped. */
+export const PromptResultSchema = z.object({ stopReason: z.string() });
