@@ -6,11 +6,12 @@
  * @module
  */
 import { InvalidArgumentError } from '../errors.js';
+import { acpProvider } from './acp.js';
 import type { MapperProvider } from './agent-mapper.js';
 import { codexProvider } from './codex.js';
 
 /** Every built-in provider, in the order `--help` lists them. */
-export const MAPPER_PROVIDERS: readonly MapperProvider[] = [codexProvider];
+export const MAPPER_PROVIDERS: readonly MapperProvider[] = [codexProvider, acpProvider];
 
 /** Names of every built-in provider. */
 export function mapperProviderNames(): string[] {
