@@ -322,7 +322,7 @@ function decisionId(decision: unknown): string | undefined {
 
 // --- injected context ---------------------------------------------------------------------------
 
-// User-role history items Codex writes itself (environment, instructions, AGENTS.md), not the user.
+// User-role history items Codex writes itself (environment, user and project instructions), not the user.
 const INJECTED =
   /^(<(environment_context|user_instructions|INSTRUCTIONS|user_shell_command|turn_aborted|subagent_notification)\b|# AGENTS\.md instructions)/;
 
