@@ -38,3 +38,6 @@ export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unr
 export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.
 export { defaultCacheDir, sweepCacheLeftovers } from './playback/media-cache.js';
+// Child processes: the environment without secrets.
+export { childEnvironment, SECRET_ENV_VARIABLES } from './process/child-environment.js';
+export { forwardSignalsToChildren } from './process/child-processes.js';

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-import { diskError } from '../internal.js';
+import { diskError, forwardSignalsToChildren } from '../internal.js';
 import { main } from './main.js';
+
+// SIGTERM, SIGINT and SIGHUP kill ffprobe/ffmpeg before the CLI dies by them (only while one runs).
+forwardSignalsToChildren();
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // `happy-media --help | head` closes stdout early; that is the reader's choice, not a failure.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { FfprobeStream } from '../media/ffmpeg.js';
+import { childEnvironment } from '../process/child-environment.js';
 import { minimalPdf } from './pdf.js';
 
 const execFileAsync = promisify(execFile);
@@ -89,7 +90,7 @@ async function encodeClip(ffmpegPath: string, out: string, notes: string[]): Pro
           'mp4',
           out,
         ],
-        { timeout: FFMPEG_TIMEOUT_MS },
+        { timeout: FFMPEG_TIMEOUT_MS, env: childEnvironment() },
       );
       return;
     } catch (error) {
@@ -106,7 +107,7 @@ async function storedRotation(ffprobePath: string, path: string): Promise<number
   const { stdout } = await execFileAsync(
     ffprobePath,
     ['-v', 'error', '-select_streams', 'v:0', '-print_format', 'json', '-show_streams', `file:${path}`],
-    { timeout: FFMPEG_TIMEOUT_MS },
+    { timeout: FFMPEG_TIMEOUT_MS, env: childEnvironment() },
   );
   const stream = (JSON.parse(stdout) as { streams?: FfprobeStream[] }).streams?.[0];
   const matrix = stream?.side_data_list?.find((d) => d.side_data_type === 'Display Matrix');
@@ -123,13 +124,14 @@ async function remuxRotated(tools: DemoTools, raw: string, path: string, notes: 
   const out = ['-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', path];
   await execFileAsync(tools.ffmpeg, [...COMMON, '-i', raw, '-metadata:s:v:0', `rotate=${rotation}`, ...out], {
     timeout: FFMPEG_TIMEOUT_MS,
+    env: childEnvironment(),
   });
   if (Math.abs(await storedRotation(tools.ffprobe, path)) === rotation) return;
   // -display_rotation is counter-clockwise; the rotate tag was clockwise.
   await execFileAsync(
     tools.ffmpeg,
     [...COMMON, '-display_rotation:v:0', String(-rotation), '-i', raw, ...out],
-    { timeout: FFMPEG_TIMEOUT_MS },
+    { timeout: FFMPEG_TIMEOUT_MS, env: childEnvironment() },
   );
   if (Math.abs(await storedRotation(tools.ffprobe, path)) !== rotation) {
     notes.push(`${tools.ffmpeg} wrote no display matrix: the video is stored upright, not sideways`);

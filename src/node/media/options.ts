@@ -18,6 +18,12 @@ export interface ProbeOptions {
   probeTimeoutMs?: number;
   /** Most bytes read from a child's stdout (and stderr) before it is killed. Default 4 MiB. */
   maxProbeOutputBytes?: number;
+  /**
+   * Data memory each ffprobe/ffmpeg child may use, in bytes (`ulimit -d` on Linux and macOS): a file
+   * that needs more to decode (e.g. a 64-byte BMP claiming 16000×16000 pixels) is sent as a `file` with
+   * an `ERR_LIMIT_EXCEEDED` warning instead of costing gigabytes. Default {@link DEFAULT_MAX_TOOL_MEMORY_BYTES}.
+   */
+  maxToolMemoryBytes?: number;
   /** Largest SVG read into memory for rasterising, in bytes. Default 8 MiB. */
   maxSvgBytes?: number;
   /** Largest HEIC/HEIF file decoded in memory (libheif wasm), in bytes. Default 64 MiB. */
@@ -60,6 +66,13 @@ export function assertWithinPixelLimit(
 
 /** Default per-process timeout, in milliseconds. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 15_000;
+/**
+ * Default data-memory limit of each ffprobe/ffmpeg child: 640 MiB. The largest real need measured is
+ * the first frame of an 8K 10-bit HEVC video (one decoding thread): 464 MiB with Debian's ffmpeg 5.1,
+ * under 256 MiB with the bundled static build. A 56-byte BMP claiming 16000×16000 RGB pixels (within
+ * the pixel limit) drove ffprobe and ffmpeg to ~800 MB each; under this limit its allocation fails.
+ */
+export const DEFAULT_MAX_TOOL_MEMORY_BYTES = 640 * 1024 * 1024;
 /** Default cap on a child's output, in bytes. */
 export const DEFAULT_MAX_PROBE_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Default cap on an SVG's size, in bytes. */
@@ -72,6 +85,7 @@ export interface ResolvedProbeOptions {
   maxInputPixels: number;
   probeTimeoutMs: number;
   maxProbeOutputBytes: number;
+  maxToolMemoryBytes: number;
   maxSvgBytes: number;
   maxHeicBytes: number;
   ffprobePath: string;
@@ -108,6 +122,11 @@ export function resolveProbeOptions(options: ProbeOptions = {}): ResolvedProbeOp
       options.maxProbeOutputBytes,
       'maxProbeOutputBytes',
       DEFAULT_MAX_PROBE_OUTPUT_BYTES,
+    ),
+    maxToolMemoryBytes: positive(
+      options.maxToolMemoryBytes,
+      'maxToolMemoryBytes',
+      DEFAULT_MAX_TOOL_MEMORY_BYTES,
     ),
     maxSvgBytes: positive(options.maxSvgBytes, 'maxSvgBytes', DEFAULT_MAX_SVG_BYTES),
     maxHeicBytes: positive(options.maxHeicBytes, 'maxHeicBytes', DEFAULT_MAX_HEIC_BYTES),

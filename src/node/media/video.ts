@@ -225,8 +225,22 @@ export async function posterThumbhash(
   const times = [0, 0.5 * duration];
   for (const [i, at] of times.entries()) {
     if (i > 0 && (bestLuma >= DARK_FRAME_LUMA || at <= times[0]!)) break;
-    let frame =
-      i === 0 && firstFrame ? firstFrame : await frameRgba(path, index, at, size.width, size.height, options);
+    let frame: Uint8Array | undefined;
+    try {
+      frame =
+        i === 0 && firstFrame
+          ? firstFrame
+          : await frameRgba(path, index, at, size.width, size.height, options);
+    } catch (error) {
+      // A later frame costs more (a seek decodes from the keyframe before it, within the tool's memory
+      // limit); failing there keeps the dark first frame rather than losing the poster.
+      if (
+        best &&
+        (error instanceof LimitError || (error instanceof ProbeError && error.code !== 'ERR_FFMPEG_MISSING'))
+      )
+        break;
+      throw error;
+    }
     if (!frame && at > 0 && !best) frame = await frameRgba(path, index, 0, size.width, size.height, options);
     if (!frame) continue;
     const luma = meanLuma(frame);

@@ -82,6 +82,20 @@ describe('misbehaving children are killed and reported; nothing is left running'
     expect(await ffmpegChildren()).toEqual([]);
   });
 
+  it('a dark first frame is kept when the later poster frame fails (e.g. over the memory limit)', async () => {
+    // h264.mp4 fades in from black (160×120 → a 100×75 thumbhash frame): the first frame, decoded beside
+    // ffprobe as PAM, is black; the second try at half the duration is what a memory limit can refuse.
+    const header = 'P7\\nWIDTH 100\\nHEIGHT 75\\nDEPTH 4\\nMAXVAL 255\\nTUPLTYPE RGB_ALPHA\\nENDHDR\\n';
+    const ffmpeg = await fakeTool(
+      'dark-then-fail',
+      `case "$*" in *pam*) printf '${header}'; head -c 30000 /dev/zero ;; *) echo 'Cannot allocate memory' >&2; exit 1 ;; esac`,
+    );
+    const probe = await probeMedia(sample('h264.mp4'), { ffmpegPath: ffmpeg });
+    expect(probe).toMatchObject({ kind: 'video', width: 160, height: 120 });
+    expect(probe.thumbhash).toEqual(expect.any(String));
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
   it('an abort kills the child and rejects with ERR_ABORTED', async () => {
     const hung = await fakeTool('hung-abort', 'exec sleep 30');
     const controller = new AbortController();
@@ -89,6 +103,45 @@ describe('misbehaving children are killed and reported; nothing is left running'
     setTimeout(() => controller.abort(), 200);
     await expect(pending).rejects.toMatchObject({ code: 'ERR_ABORTED' });
     expect(await ffmpegChildren()).toEqual([]);
+  });
+});
+
+describe('a tiny file cannot make ffprobe/ffmpeg allocate gigabytes (maxToolMemoryBytes)', () => {
+  /** A BMP header claiming `width`×`height` 24-bit pixels, followed by two bytes of pixel data. */
+  function tinyBmp(width: number, height: number): Buffer {
+    const info = Buffer.alloc(40);
+    info.writeUInt32LE(40, 0);
+    info.writeInt32LE(width, 4);
+    info.writeInt32LE(height, 8);
+    info.writeUInt16LE(1, 12);
+    info.writeUInt16LE(24, 14);
+    const header = Buffer.alloc(14);
+    header.write('BM', 0, 'latin1');
+    header.writeUInt32LE(14 + 40 + 2, 2);
+    header.writeUInt32LE(14 + 40, 10);
+    return Buffer.concat([header, info, Buffer.from([0, 0])]);
+  }
+
+  it('a 56-byte BMP claiming 16000×16000 (within the pixel limit) stops at the memory limit', async () => {
+    const path = join(tmp.dir, 'tiny.bmp');
+    await writeFile(path, tinyBmp(16000, 16000));
+    // 768 MB of pixels: ffprobe and ffmpeg each grew to ~0.8 GB before failing on the missing data.
+    const probe = await probeMedia(path);
+    expect(probe).toMatchObject({ kind: 'file', mimeType: 'image/bmp', size: 56 });
+    expect(probe.warning).toMatch(
+      /ERR_LIMIT_EXCEEDED: ff(probe|mpeg) needed more than its 671088640 bytes of memory \(maxToolMemoryBytes\)/,
+    );
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
+  it('the limit is an option: a real BMP decodes under the default and fails under a tiny one', async () => {
+    expect((await probeMedia(sample('image.bmp'))).kind).toBe('photo');
+    const starved = await probeMedia(sample('image.bmp'), { maxToolMemoryBytes: 1024 * 1024 });
+    expect(starved.kind).toBe('file');
+    expect(starved.warning).toMatch(/ERR_LIMIT_EXCEEDED.*maxToolMemoryBytes|ERR_PROBE_FAILED/);
+    await expect(probeMedia(sample('image.bmp'), { maxToolMemoryBytes: 0 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
   });
 });
 

@@ -24,6 +24,7 @@ import {
   serveMedia,
   UsageError,
 } from '../../index.js';
+import { childEnvironment } from '../../internal.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
@@ -148,8 +149,9 @@ function launchOpener(target: string): void {
   const opener =
     process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   // An argument array (no shell), detached so the player outlives us; failure is reported, not fatal:
-  // the file is verified and its path is already printed.
-  const child = spawn(opener, [target], { detached: true, stdio: 'ignore' });
+  // the file is verified and its path is already printed. The opener and the player it starts outlive
+  // the CLI, so they get the environment without our keys and tokens.
+  const child = spawn(opener, [target], { detached: true, stdio: 'ignore', env: childEnvironment() });
   child.on('error', (error) =>
     process.stderr.write(`happy-media: warning: could not run ${opener}: ${error.message}\n`),
   );
