@@ -41,6 +41,12 @@ import { requestToken } from './sign-in.js';
 export interface HappyClientOptions extends HappyApiOptions {
   /** The account: its secret, or Happy CLI's content public key and token (see {@link HappyCredentials}). */
   credentials: HappyCredentials;
+  /**
+   * A bearer token this account already holds on this server (Happy's app keeps one beside the secret),
+   * used instead of signing in. Default: sign in with the secret, or use the token that came with Happy
+   * CLI's public-key credentials.
+   */
+  token?: string;
   /** Cancels signing in. */
   signal?: AbortSignal;
 }
@@ -230,9 +236,9 @@ export class HappyClient {
   }
 
   /**
-   * Signs in: with the account secret through `POST /v1/auth` (a fresh token, on any server); with
-   * Happy CLI's content public key, the token that came with it is used as it is (a request it does not
-   * pass fails later with `ERR_UNAUTHORIZED`).
+   * Signs in: with the account secret through `POST /v1/auth` (a fresh token, on any server), unless a
+   * `token` is given; with Happy CLI's content public key, the token that came with it is used as it is
+   * (a request it does not pass fails later with `ERR_UNAUTHORIZED`).
    *
    * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for bad options or credentials.
    * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` when the server does not verify the signature.
@@ -249,11 +255,17 @@ export class HappyClient {
         `expected credentials from parseHappyCredentials() for \`credentials\` but received ${describeValue(credentials)}`,
       );
     }
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.trim() === '')) {
+      throw new InvalidArgumentError(
+        `expected a bearer token for \`token\` but received ${describeValue(options.token)}`,
+      );
+    }
     const keys = accountKeys(credentials);
     const token =
-      credentials.kind === 'secret'
+      options.token?.trim() ??
+      (credentials.kind === 'secret'
         ? await requestToken(api, credentials.secret, options.signal)
-        : credentials.token;
+        : credentials.token);
     return new HappyClient(api, token, keys);
   }
 
