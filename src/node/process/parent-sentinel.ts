@@ -24,7 +24,7 @@ const SENTINEL_SCRIPT = [
   "groups=' '",
   'while IFS= read -r line; do',
   '  case $line in',
-  '    +*) groups="$groups${line#+} " ;;',
+  `    +*) groups="$groups\${line#+} " ;;`,
   `    -*) kept=' '; for g in $groups; do [ "$g" = "\${line#-}" ] || kept="$kept$g "; done; groups=$kept ;;`,
   '  esac',
   'done',

@@ -211,3 +211,98 @@ describe('happy-media play', () => {
     }
   });
 });
+
+/**
+ * `play --open` (issue 24, items 5 and 4): the extension comes from the sender's message, so only an
+ * allowlist of media and document types reaches the desktop opener; anything else is saved and not
+ * opened, with a message. The opener (and the player it starts) gets no secret in its environment.
+ */
+describe('happy-media play --open', () => {
+  /** A fake `xdg-open`/`open` first on the PATH that records its argument and environment. */
+  let opened = 0;
+  async function fakeOpener(): Promise<{ path: string; record: string }> {
+    opened += 1;
+    const bin = join(tmp.dir, `opener-bin-${opened}`);
+    await mkdir(bin, { recursive: true });
+    const record = join(tmp.dir, `opener-record-${opened}`);
+    const script = `#!/bin/sh\n{ echo "ARG=$1"; env; } > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`;
+    for (const name of ['xdg-open', 'open']) await writeFile(join(bin, name), script, { mode: 0o700 });
+    return { path: `${bin}:${process.env.PATH ?? ''}`, record };
+  }
+
+  async function waitForFile(path: string): Promise<string> {
+    const until = Date.now() + 15_000;
+    for (;;) {
+      try {
+        return await readFile(path, 'utf8');
+      } catch {
+        if (Date.now() > until) throw new Error(`${path} never appeared`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  it('opens a video, with no key or token in the opener environment', async () => {
+    const opener = await fakeOpener();
+    const result = await runCli(
+      [
+        'play',
+        REF,
+        '--store',
+        store,
+        '--mime-type',
+        'video/mp4',
+        '--open',
+        '--cache-dir',
+        join(tmp.dir, 'c-open'),
+      ],
+      { env: { PATH: opener.path, HAPPY_MEDIA_KEY: toBase64(key), HAPPY_MEDIA_TOKEN: 'tok-secret' } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const recorded = await waitForFile(opener.record);
+    const path = result.stdout.trim();
+    expect(recorded).toContain(`ARG=${path}`);
+    expect(path.endsWith('.mp4')).toBe(true);
+    expect(recorded).not.toContain('HAPPY_MEDIA_KEY');
+    expect(recorded).not.toContain(toBase64(key));
+    expect(recorded).not.toContain('tok-secret');
+  });
+
+  it.each([
+    ['evil.desktop', undefined],
+    ['run.command', undefined],
+    ['setup.exe', undefined],
+    ['page', 'text/html'],
+    ['drawing', 'image/svg+xml'],
+    ['archive', 'application/zip'],
+  ])('saves but does not open %s (%s)', async (name, mimeType) => {
+    const opener = await fakeOpener();
+    const result = await runCli(
+      [
+        'play',
+        REF,
+        '--store',
+        store,
+        '--key-file',
+        keyFile,
+        '--name',
+        name,
+        ...(mimeType === undefined ? [] : ['--mime-type', mimeType]),
+        '--open',
+        '--cache-dir',
+        join(tmp.dir, `c-${name}`),
+      ],
+      { env: { PATH: opener.path } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const path = result.stdout.trim();
+    expect(sameBytes(await readFile(path), plain)).toBe(true);
+    expect(result.stderr).toMatch(
+      /^happy-media: not opened: a \.\w+ file is not a photo, video, audio, PDF or text file/,
+    );
+    expect(result.stderr).toContain(path);
+    // Give a (wrongly) started opener time to write its record; none may appear.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(readFile(opener.record, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

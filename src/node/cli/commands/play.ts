@@ -5,11 +5,11 @@
  * authenticated. The file lives in the playback cache (default `~/.cache/happy-media/media`, or
  * `--cache-dir` / `HAPPY_MEDIA_CACHE_DIR`), so it stays after the command exits; delete that directory
  * to clean up. `--serve` prints a loopback URL for streaming playback instead and serves until SIGINT or
- * SIGTERM. `--open` hands the path (or URL) to the desktop's opener.
+ * SIGTERM. `--open` hands the path (or URL) to the desktop's opener when it is a photo, video, audio,
+ * PDF or text file (`../desktop-opener.ts`).
  *
  * @module
  */
-import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
@@ -24,7 +24,7 @@ import {
   serveMedia,
   UsageError,
 } from '../../index.js';
-import { childEnvironment } from '../../internal.js';
+import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
@@ -145,19 +145,6 @@ async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore)
   return parsed as MediaInput;
 }
 
-function launchOpener(target: string): void {
-  const opener =
-    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  // An argument array (no shell), detached so the player outlives us; failure is reported, not fatal:
-  // the file is verified and its path is already printed. The opener and the player it starts outlive
-  // the CLI, so they get the environment without our keys and tokens.
-  const child = spawn(opener, [target], { detached: true, stdio: 'ignore', env: childEnvironment() });
-  child.on('error', (error) =>
-    process.stderr.write(`happy-media: warning: could not run ${opener}: ${error.message}\n`),
-  );
-  child.unref();
-}
-
 /** REF|MESSAGE with `--store` and the blob key's flags. */
 async function fromStore(
   target: string,
@@ -237,7 +224,10 @@ export function registerPlay(program: Command): void {
     .option('--retries <N>', 'consecutive failed download attempts tolerated (default 5)')
     .option('--serve', 'print a loopback URL for streaming playback and serve until interrupted')
     .option('--port <N>', 'port for --serve (default: any free port)')
-    .option('--open', 'open the verified file (or the --serve URL) with the desktop opener')
+    .option(
+      '--open',
+      'open the verified file (or the --serve URL) with the desktop opener: photos, videos, audio, PDF and text only',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media play media/tz4a98xxat96iws9zmbrgj3a --store ./blobs --key-file blob.key\n' +
@@ -260,7 +250,7 @@ export function registerPlay(program: Command): void {
           ...(retries === undefined ? {} : { retries }),
         });
         process.stdout.write(`${endpoint.url}\n`);
-        if (flags.open) launchOpener(endpoint.url);
+        if (flags.open) openOnDesktop(endpoint.url);
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);
@@ -302,7 +292,7 @@ export function registerPlay(program: Command): void {
           );
         }
         process.stdout.write(`${media.path}\n`);
-        if (flags.open) launchOpener(media.path);
+        if (flags.open) openOnDesktop(media.path);
         await media.dispose();
       } finally {
         process.off('SIGINT', onSignal);
