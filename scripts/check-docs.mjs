@@ -3,7 +3,7 @@
  * Docs check: finds statements in the docs that the repository contradicts.
  *
  * - dependency lists: every package in docs/architecture.md's entry table ("may import") is a dependency
- *   in package.json, every (optional) dependency is listed there, and a sentence saying a package "is in
+ *   in package.json (regular, optional or peer), every such dependency is listed there, and a sentence saying a package "is in
  *   package.json" or "is not a dependency" agrees with package.json;
  * - scripts: every `npm run X` in the docs, README files and .ci/run names a script of package.json;
  * - files: every repo path the docs cite (links, and `src/…`, `docs/…`, … paths in code spans) exists, and a
@@ -46,6 +46,7 @@ function readPackage(root) {
   const runtime = new Set([
     ...Object.keys(pkg.dependencies ?? {}),
     ...Object.keys(pkg.optionalDependencies ?? {}),
+    ...Object.keys(pkg.peerDependencies ?? {}),
   ]);
   const all = new Set([...runtime, ...Object.keys(pkg.devDependencies ?? {})]);
   return { runtime, all, scripts: new Set(Object.keys(pkg.scripts ?? {})) };

@@ -141,6 +141,7 @@ export {
   InvalidArgumentError,
   isHappyMediaError,
   LimitError,
+  MissingDependencyError,
   ProbeError,
   type ProbeErrorCode,
   SchemaError,

@@ -42,7 +42,9 @@ export type ErrorCode =
   // local disk
   | 'ERR_DISK'
   // control flow
-  | 'ERR_ABORTED';
+  | 'ERR_ABORTED'
+  // installation
+  | 'ERR_DEPENDENCY_MISSING';
 
 /** Options accepted by every error constructor. */
 export interface HappyMediaErrorOptions {
@@ -217,6 +219,28 @@ export class AbortedError extends HappyMediaError {
 
   constructor(message = 'the operation was aborted', options?: HappyMediaErrorOptions) {
     super('ERR_ABORTED', message, options);
+  }
+}
+
+/**
+ * An optional package that this call needs is not installed (e.g. sharp for image probing, the S3 client
+ * for an S3 store): `happy-media` keeps its Node media stack as optional peer dependencies so an app that
+ * uses only the universal entry installs none of it. The message names the package and how to install it.
+ *
+ * @example
+ * ```ts
+ * try { await probeMedia('photo.jpg'); }
+ * catch (e) { if (e instanceof MissingDependencyError) console.error(`npm i ${e.dependency}`); }
+ * ```
+ */
+export class MissingDependencyError extends HappyMediaError {
+  declare readonly code: 'ERR_DEPENDENCY_MISSING';
+  /** The npm package that is missing, e.g. `sharp`. */
+  readonly dependency: string;
+
+  constructor(dependency: string, message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_DEPENDENCY_MISSING', message, options);
+    this.dependency = dependency;
   }
 }
 

@@ -21,6 +21,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  /** Options for node itself, before the script (e.g. `['--import', hook]`). */
+  nodeOptions?: string[];
 }
 
 /** Runs `happy-media ...args`, optionally feeding `input` on stdin. */
@@ -31,7 +33,7 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 /** Runs `node script ...args`, optionally feeding `input` on stdin. */
 export function runNodeProgram(script: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
       env: { ...process.env, ...options.env },
       cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],

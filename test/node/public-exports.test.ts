@@ -59,6 +59,7 @@ const UNIVERSAL = [
   'MESSAGE_TYPES',
   'MessageTypeSchema',
   'MimeTypeSchema',
+  'MissingDependencyError',
   'NonNegativeIntegerSchema',
   'PUBLIC_KEY_BOX_OVERHEAD_BYTES',
   'PUBLIC_KEY_BYTES',

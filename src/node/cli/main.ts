@@ -11,8 +11,17 @@
  * @module
  */
 import { createRequire } from 'node:module';
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
+import { importOptional } from '../optional-dependency.js';
 import { EXIT_USAGE } from './exit-codes.js';
+
+/**
+ * commander, an optional peer of happy-media (happy-media-cli brings it): imported here, first thing, so
+ * a library-only install that runs the bin gets one ERR_DEPENDENCY_MISSING line saying what to install.
+ */
+function loadCommander(): Promise<typeof import('commander')> {
+  return importOptional('commander', 'the happy-media command line', () => import('commander'));
+}
 
 /** Registers one command (its options, help and action) on the program. */
 type Register = (program: Command) => void;
@@ -100,6 +109,7 @@ function packageVersion(): string {
  * listed by summary; without it, every command is fully registered (slower; for tests and tooling).
  */
 export async function buildProgram(only?: string): Promise<Command> {
+  const { Command } = await loadCommander();
   const program = new Command('happy-media')
     .description('End-to-end encrypted media and Session Protocol v2 for Happy')
     .version(packageVersion(), '-V, --version', 'print the version of happy-media')
@@ -126,7 +136,9 @@ export async function buildProgram(only?: string): Promise<Command> {
 
 /** Runs the CLI with the given argv (defaults to `process.argv`). Resolves when the command is done. */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  let commander: typeof import('commander') | undefined;
   try {
+    commander = await loadCommander();
     const named = commandNamed(argv.slice(2));
     if (named !== undefined) {
       // Before the command runs: plaintext a killed run left behind must not survive this one. Only
@@ -137,7 +149,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     const program = await buildProgram(named ?? '');
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
+    if (commander !== undefined && error instanceof commander.CommanderError) {
       // --help and --version end with exit code 0; usage errors with 2.
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;

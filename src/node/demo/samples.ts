@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import sharp from 'sharp';
 import type { FfprobeStream } from '../media/ffmpeg.js';
+import { loadSharp } from '../media/lazy-deps.js';
 import { childEnvironment } from '../process/child-environment.js';
 import { minimalPdf } from './pdf.js';
 
@@ -50,6 +50,7 @@ async function makePhoto(path: string): Promise<void> {
   <circle cx="${width * 0.72}" cy="${height * 0.35}" r="${height * 0.12}" fill="#fefcbf"/>
   <text x="40" y="${height - 40}" font-family="sans-serif" font-size="48" fill="#fff">happy-media demo</text>
 </svg>`;
+  const sharp = await loadSharp();
   await sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toFile(path);
 }
 

@@ -26,7 +26,7 @@ export async function makeSamples(rec: DemoRecorder, samplesDir: string): Promis
       for (const t of [tools.ffmpeg, tools.ffprobe]) s.info(`${t.source.padEnd(8)} ${t.path}: ${t.version}`);
     } else
       s.skip(
-        `the rotated phone video needs ffmpeg/ffprobe (npm install happy-media's optional dependencies, apt-get install ffmpeg, or set FFMPEG_PATH/FFPROBE_PATH): ${tools.ffmpeg.error ?? tools.ffprobe.error ?? ''}`,
+        `the rotated phone video needs ffmpeg/ffprobe (install happy-media-cli, which brings them, apt-get install ffmpeg, or set FFMPEG_PATH/FFPROBE_PATH): ${tools.ffmpeg.error ?? tools.ffprobe.error ?? ''}`,
       );
     const made = await createDemoSamples(samplesDir, video);
     for (const note of made.notes) s.info(`note: ${note}`);

@@ -2,9 +2,10 @@
  * Which ffmpeg and ffprobe binaries run: the one place that decides.
  *
  * Order: an explicit option (`ffmpegPath`/`ffprobePath`) → the `FFMPEG_PATH`/`FFPROBE_PATH` environment
- * variable → a system binary on the `PATH` → the binary bundled through the optional dependencies
- * `@ffmpeg-installer/ffmpeg` and `@ffprobe-installer/ffprobe` (static builds, one package per platform),
- * so `npm install` alone gives video support where the system has no ffmpeg.
+ * variable → a system binary on the `PATH` → the binary bundled through `@ffmpeg-installer/ffmpeg` and
+ * `@ffprobe-installer/ffprobe` (static builds, one package per platform; optional peers of happy-media,
+ * dependencies of happy-media-cli), so installing the CLI alone gives video support where the system has
+ * no ffmpeg. They are resolved when first needed, never at import.
  *
  * **Why the run bit is checked here.** Those platform packages set the executable bit in an install
  * script (`chmod u+x`), and npm blocks or skips dependencies' install scripts unless the project approves
@@ -56,7 +57,7 @@ export const BINARY_ENV: Readonly<Record<ToolName, string>> = {
   ffprobe: 'FFPROBE_PATH',
 };
 
-/** The npm package that bundles each tool (an optional dependency of happy-media). */
+/** The npm package that bundles each tool (an optional peer dependency of happy-media; happy-media-cli brings it). */
 export const BUNDLED_PACKAGE: Readonly<Record<ToolName, string>> = {
   ffmpeg: '@ffmpeg-installer/ffmpeg',
   ffprobe: '@ffprobe-installer/ffprobe',
@@ -175,7 +176,7 @@ export function bundledBinary(tool: ToolName): { path?: string; problem?: string
     result = {
       problem:
         code === 'MODULE_NOT_FOUND'
-          ? `${platformPackage} is not installed (optional dependency of happy-media; none for this platform, or installed with --omit=optional)`
+          ? `${platformPackage} is not installed (${BUNDLED_PACKAGE[tool]} is an optional peer of happy-media that happy-media-cli brings; none for this platform, or installed with --omit=optional)`
           : `the bundled ${tool} (${platformPackage}) could not be made executable: ${(error as Error).message}`,
     };
   }

@@ -30,6 +30,7 @@ import { killChild, spawnChild } from '../process/child-processes.js';
 import {
   BINARY_ENV,
   type BinarySource,
+  BUNDLED_PACKAGE,
   bundledBinary,
   locateBinary,
   type ToolName,
@@ -109,7 +110,8 @@ export function ffmpegMissingMessage(tool: ToolName, binary: string): string {
   const bundled = bundledBinary(tool).problem;
   return (
     `${tool} was not found or cannot be run (tried "${binary}"); video probing needs ffmpeg and ffprobe` +
-    `${bundled ? ` (${bundled})` : ''}: reinstall happy-media with its optional dependencies, ` +
+    `${bundled ? ` (${bundled})` : ''}: install happy-media-cli (it brings them) or add ` +
+    `${BUNDLED_PACKAGE.ffmpeg} and ${BUNDLED_PACKAGE.ffprobe} beside happy-media, ` +
     `install them (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) ` +
     `or point at the binaries with ${env} (and ${other}) or the ffmpegPath/ffprobePath options`
   );

@@ -2,14 +2,16 @@
  * The heavy media dependencies (sharp's libvips, libheif compiled to WebAssembly, file-type's parsers),
  * each imported on first use rather than when `happy-media/node` is imported.
  *
- * Why: the CLI and the benchmarks import the library through its public entry; loading these up front
+ * Why: they are optional peer dependencies (an app that never probes does not install them; a missing
+ * one is a MissingDependencyError naming it, see ../optional-dependency.ts), and loading them up front
  * made every start (even `happy-media encrypt`, which needs none of them) pay their load time and some
- * 35 MB of resident memory. A failed load (say, no sharp binary for this platform) now surfaces at the
+ * 35 MB of resident memory. A failed load (say, no sharp binary for this platform) surfaces at the
  * first call that needs it, as that call's error.
  *
  * @module
  */
 import type sharpFunction from 'sharp';
+import { importOptional } from '../optional-dependency.js';
 
 /** The `sharp()` function. */
 export type SharpFunction = typeof sharpFunction;
@@ -24,20 +26,40 @@ let sharpLoad: Promise<SharpFunction> | undefined;
 let heicLoad: Promise<HeicDecode> | undefined;
 let fileTypeLoad: Promise<FileTypeReaders> | undefined;
 
-/** sharp, loaded once on first use. */
+/**
+ * sharp, loaded once on first use.
+ *
+ * @throws {MissingDependencyError} when sharp is not installed.
+ */
 export function loadSharp(): Promise<SharpFunction> {
-  sharpLoad ??= import('sharp').then((module) => module.default);
+  sharpLoad ??= importOptional('sharp', 'reading and resizing images', () => import('sharp')).then(
+    (module) => module.default,
+  );
   return sharpLoad;
 }
 
-/** heic-decode, loaded once on first use. */
+/**
+ * heic-decode, loaded once on first use.
+ *
+ * @throws {MissingDependencyError} when heic-decode is not installed.
+ */
 export function loadHeicDecode(): Promise<HeicDecode> {
-  heicLoad ??= import('heic-decode').then((module) => module.default);
+  heicLoad ??= importOptional('heic-decode', 'decoding HEIC/HEIF photos', () => import('heic-decode')).then(
+    (module) => module.default,
+  );
   return heicLoad;
 }
 
-/** file-type, loaded once on first use. */
+/**
+ * file-type, loaded once on first use.
+ *
+ * @throws {MissingDependencyError} when file-type is not installed.
+ */
 export function loadFileType(): Promise<FileTypeReaders> {
-  fileTypeLoad ??= import('file-type');
+  fileTypeLoad ??= importOptional(
+    'file-type',
+    "detecting a file's type by its content",
+    () => import('file-type'),
+  );
   return fileTypeLoad;
 }

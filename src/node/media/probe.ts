@@ -17,6 +17,7 @@ import {
   type HappyMediaError,
   InvalidArgumentError,
   LimitError,
+  MissingDependencyError,
   ProbeError,
 } from '../../core/errors.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
@@ -184,7 +185,7 @@ async function probePath(path: string, name: string, options: ResolvedProbeOptio
     size = info.size;
     mimeType = await sniffMimeType(path, name);
   } catch (error) {
-    if (error instanceof ProbeError) throw error;
+    if (error instanceof ProbeError || error instanceof MissingDependencyError) throw error;
     throw unreadableInput(path, readFailureReason(error), error);
   }
   const base = { size, name };
@@ -222,6 +223,8 @@ function ordered(probe: MediaProbe): MediaProbe {
  *   permission); `ERR_FFMPEG_MISSING` when a video needs ffprobe/ffmpeg and they cannot be found.
  * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts (children killed, temp files gone).
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for bad options or a stream of the wrong size.
+ * @throws {MissingDependencyError} `ERR_DEPENDENCY_MISSING` when a package this file needs (file-type,
+ *   sharp, heic-decode: optional peers of happy-media) is not installed.
  * @example
  * ```ts
  * const probe = await probeMedia('IMG_0001.HEIC');

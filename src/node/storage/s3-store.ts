@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import { importOptional } from '../optional-dependency.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -64,7 +65,7 @@ export interface S3BlobStoreOptions {
 type S3Module = typeof import('@aws-sdk/client-s3');
 let s3Module: Promise<S3Module> | undefined;
 function loadS3(): Promise<S3Module> {
-  s3Module ??= import('@aws-sdk/client-s3');
+  s3Module ??= importOptional('@aws-sdk/client-s3', 'the S3 store', () => import('@aws-sdk/client-s3'));
   return s3Module;
 }
 

@@ -11,7 +11,6 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import {
   decodeKey,
@@ -23,6 +22,7 @@ import {
   sessionKey,
   UsageError,
 } from '../../index.js';
+import { importOptional } from '../../optional-dependency.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
@@ -63,10 +63,20 @@ async function resolveSealKey(options: SendCliOptions): Promise<Uint8Array | und
   return fromEnv ? decodeKey(fromEnv, SEAL_KEY_ENV_VARIABLE) : undefined;
 }
 
-/** A progress bar on stderr when it is a terminal; a no-op otherwise (logs and pipes stay clean). */
-function progressReporter(): { update: (event: SendProgress) => void; stop: () => void } {
+/**
+ * A progress bar on stderr when it is a terminal; a no-op otherwise (logs and pipes stay clean).
+ * cli-progress (an optional peer of happy-media) is loaded only for the terminal.
+ *
+ * @throws {MissingDependencyError} on a terminal without cli-progress installed.
+ */
+async function progressReporter(): Promise<{ update: (event: SendProgress) => void; stop: () => void }> {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
-  let bar: cliProgress.SingleBar | undefined;
+  const cliProgress = await importOptional(
+    'cli-progress',
+    'the progress bar of happy-media send',
+    () => import('cli-progress'),
+  );
+  let bar: InstanceType<typeof cliProgress.SingleBar> | undefined;
   return {
     update(event) {
       if (event.step === 'probe') return;
@@ -114,11 +124,11 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
   }
   const client = await connectHappy(options);
   const session = await openHappySession(client, options.session);
+  const progress = await progressReporter();
   const aborter = new AbortController();
   const onSignal = () => aborter.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const progress = progressReporter();
   try {
     const result = await sendToSession(file, {
       client,
@@ -195,11 +205,11 @@ export function registerSend(program: Command): void {
         throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
       }
       const { store } = await openCliStore(options);
+      const progress = await progressReporter();
       const aborter = new AbortController();
       const onSignal = () => aborter.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const progress = progressReporter();
       try {
         const result = await sendMedia(file, {
           store,
