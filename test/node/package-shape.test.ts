@@ -66,7 +66,7 @@ describe('package shape', () => {
     ]);
   });
 
-  it('happy-media ships its build without source maps or sources (their size is most of the package)', () => {
-    expect(library.files).toEqual(['dist/src', '!dist/src/**/*.map', 'README.md', 'docs']);
+  it('happy-media ships its build and README only: no source maps, sources or docs (an app needs none)', () => {
+    expect(library.files).toEqual(['dist/src', '!dist/src/**/*.map', 'README.md']);
   });
 });
