@@ -73,9 +73,10 @@ export interface AgentMapper {
   /**
    * Input ended: flushes buffered events, ends every open call and the open turn (`status`, default
    * `completed` when no call was left open and `cancelled` otherwise), and resolves with the last
-   * messages. The stream is then complete.
+   * messages. The stream is then complete. With `close: false` the open turn stays open (a page of a
+   * session that may still be running).
    */
-  end(options?: { status?: TurnStatus }): Promise<SessionMessage[]>;
+  end(options?: { status?: TurnStatus; close?: boolean }): Promise<SessionMessage[]>;
   /** What was read and not written, by reason. */
   skipped(): SkipCounts;
 }
@@ -137,8 +138,9 @@ export function createAgentMapper(
       ended = true;
       return serialised(async () => {
         await handler.end?.();
-        const status = options.status ?? (writer.openCalls().length > 0 ? 'cancelled' : 'completed');
-        writer.endTurn(status);
+        if (options.close !== false) {
+          writer.endTurn(options.status ?? (writer.openCalls().length > 0 ? 'cancelled' : 'completed'));
+        }
         return writer.take();
       });
     },

@@ -8,10 +8,11 @@
 import { InvalidArgumentError } from '../errors.js';
 import { acpProvider } from './acp.js';
 import type { MapperProvider } from './agent-mapper.js';
+import { claudeMapperProvider } from './claude/claude-provider.js';
 import { codexProvider } from './codex.js';
 
 /** Every built-in provider, in the order `--help` lists them. */
-export const MAPPER_PROVIDERS: readonly MapperProvider[] = [codexProvider, acpProvider];
+export const MAPPER_PROVIDERS: readonly MapperProvider[] = [claudeMapperProvider, codexProvider, acpProvider];
 
 /** Names of every built-in provider. */
 export function mapperProviderNames(): string[] {

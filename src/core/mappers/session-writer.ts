@@ -4,7 +4,8 @@
  * an image appeared inside it); the writer turns that into validated v2 messages that always form a
  * valid stream:
  *
- * - ids (cuid2, or the caller's id seam) and times (the provider's, never going backwards, or the clock's);
+ * - ids (cuid2, or the caller's id seam) and times (the provider's, never going backwards; the clock's
+ *   for streams whose events carry no time);
  * - turns: agent messages open one when none is open; {@link SessionWriter.endTurn} closes every call
  *   still open (with an `error`) before `turn-end`, so even `completed` turns validate;
  * - tool calls by provider key: the provider's id is the `callId` when it is a valid id not used yet,
@@ -84,7 +85,7 @@ export interface Placement {
   parent?: string;
   /** Stream id of the subagent writing this message ({@link SessionWriter.agentIdFor}). */
   agentId?: string;
-  /** Provider time of the event, Unix ms; the clock's when absent. Never written below the last time. */
+  /** Provider time of the event, Unix ms (see the writer's time rule when absent). Never written below the last time. */
   time?: number;
   /** Preferred message id: kept when it is a valid id not used yet, else a fresh one. */
   id?: string;
@@ -134,6 +135,7 @@ interface CallRecord {
   description: string;
   args: Record<string, unknown>;
   pending: PermissionOption[] | undefined;
+  asked: boolean;
 }
 
 /** Error text of a call its turn ended before it returned. */
@@ -182,6 +184,7 @@ export class SessionWriter {
   #out: SessionMessage[] = [];
   #written = 0;
   #lastTime = 0;
+  #providerTimes = false;
   readonly #ids = new Set<string>();
   readonly #turns = new Set<string>();
   #turn: string | undefined;
@@ -267,12 +270,20 @@ export class SessionWriter {
       : this.#freshId();
   }
 
+  /**
+   * The time of the next message: the provider's hint; without one, the last time written once the
+   * events have carried their own times (a recorded log keeps its timeline), else the clock's.
+   */
   #time(hint: number | undefined): number {
-    let time = hint;
-    if (typeof time !== 'number' || !Number.isFinite(time) || time < 0 || time > Number.MAX_SAFE_INTEGER) {
-      time = this.#clock.now();
+    let time: number;
+    if (typeof hint === 'number' && Number.isFinite(hint) && hint >= 0 && hint <= Number.MAX_SAFE_INTEGER) {
+      time = Math.floor(hint);
+      this.#providerTimes = true;
+    } else if (this.#providerTimes) {
+      time = this.#lastTime;
+    } else {
+      time = Math.floor(this.#clock.now());
     }
-    time = Math.floor(time);
     return Math.max(time, this.#lastTime);
   }
 
@@ -436,6 +447,7 @@ export class SessionWriter {
       description,
       args,
       pending: undefined,
+      asked: false,
     });
     this.#emit(message);
     return callId;
@@ -496,6 +508,11 @@ export class SessionWriter {
     return this.#calls.get(key)?.pending !== undefined;
   }
 
+  /** True when a permission request was written for the call known by `key` (answered or not). */
+  wasPermissionAsked(key: string): boolean {
+    return this.#calls.get(key)?.asked === true;
+  }
+
   /**
    * Writes a `permission-request` for the open call known by `key` (toolName, title, description and
    * args default to the call's). Returns false, counting `unmatched-permission`, when the call is not
@@ -529,6 +546,7 @@ export class SessionWriter {
       this.#at(place),
     );
     call.pending = message.options;
+    call.asked = true;
     this.#emit(message);
     return true;
   }

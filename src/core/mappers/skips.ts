@@ -22,7 +22,8 @@
  * - `media-too-large`: media over `maxMediaBytes`; a `service` message says so.
  * - `media-not-uploaded`: media while no `media` handler is configured; a `service` message says so.
  * - `media-upload-failed`: the `media` handler failed; a `service` message says so.
- * - `unreadable-line`: a JSONL line that is not JSON or is too long (reading files, e.g. the CLI).
+ * - `unreadable`: input that cannot be read at all: a JSONL line that is not JSON or is too long, a
+ *   stored record that does not decrypt.
  */
 export type SkipReason =
   | 'unknown-event'
@@ -38,7 +39,7 @@ export type SkipReason =
   | 'media-too-large'
   | 'media-not-uploaded'
   | 'media-upload-failed'
-  | 'unreadable-line';
+  | 'unreadable';
 
 /** Every {@link SkipReason}, in a fixed order (for reports). */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -55,7 +56,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   'media-too-large',
   'media-not-uploaded',
   'media-upload-failed',
-  'unreadable-line',
+  'unreadable',
 ];
 
 /** One skip, as told to `onSkip`. */

@@ -372,7 +372,7 @@ describe('SessionWriter: property', () => {
         w.endTurn('completed');
         expectValidStream(w.take());
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 });

@@ -1,0 +1,734 @@
+/**
+ * The Claude Code mapper: the Agent SDK / `claude --output-format stream-json` messages and the session
+ * JSONL Claude Code writes (`~/.claude/projects/…/<session>.jsonl`), which share their message shapes,
+ * into Session Protocol v2. The mapping table and every decision: docs/mappers.md, "Claude Code".
+ *
+ * @module
+ */
+import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
+import type { Placement, SessionWriter } from '../session-writer.js';
+import { MAX_DESCRIPTION_LENGTH } from '../titles.js';
+import {
+  CLAUDE_PERMISSION_OPTIONS,
+  isInterruptText,
+  isRejectionText,
+  legacyPermissionOption,
+  parseCanUseTool,
+  parseControlResponse,
+} from './claude-permissions.js';
+import { isSubagentTool, summarizeClaudeTool } from './claude-tools.js';
+
+type Json = Record<string, unknown>;
+
+/** Longest `error` text the mapper writes on a `tool-call-end`, in characters. */
+export const MAX_TOOL_ERROR_LENGTH = 4096;
+
+/** Event types Claude Code and the SDK write that are not part of a transcript. */
+const NOT_DISPLAYED_TYPES = new Set([
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'change',
+  'progress',
+  'custom-title',
+  'stream_event',
+  'tool_progress',
+  'auth_status',
+  'keep_alive',
+  'control_cancel_request',
+]);
+
+/** How many assistant message ids the block dedupe remembers. */
+const REMEMBERED_MESSAGES = 64;
+
+function record(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function errorText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return 'the tool reported an error';
+  return trimmed.length > MAX_TOOL_ERROR_LENGTH ? `${trimmed.slice(0, MAX_TOOL_ERROR_LENGTH - 1)}…` : trimmed;
+}
+
+function normalizePrompt(text: string): string {
+  return text.trim();
+}
+
+/** Media inside a content block: base64 data and what the block says about it. */
+interface InlineMedia {
+  data: string;
+  mimeType?: string;
+  noun: 'image' | 'document';
+}
+
+/** Reads an `image`/`document` block; `undefined` with a reason for sources that are not inline base64. */
+function inlineMedia(block: Json): InlineMedia | 'unsupported' {
+  const source = record(block.source);
+  const noun = block.type === 'document' ? 'document' : 'image';
+  if (source?.type !== 'base64' || typeof source.data !== 'string') return 'unsupported';
+  const mimeType = nonEmpty(source.media_type);
+  return { data: source.data, noun, ...(mimeType === undefined ? {} : { mimeType }) };
+}
+
+/** Who wrote a message: the main agent (`{}`), a subagent under its spawning call, or `buffer` (spawning call not seen yet). */
+type Attribution = Pick<Placement, 'parent' | 'agentId'> | 'buffer';
+
+class ClaudeMapper implements ProviderMapper {
+  readonly #writer: SessionWriter;
+  readonly #seenUuids = new Set<string>();
+  readonly #blocks = new Map<string, Set<string>>();
+  /** Task calls whose sidechain has not shown itself yet, by prompt. */
+  readonly #taskPrompts = new Map<string, string[]>();
+  /** Sidechain message uuid → its subagent (spawning call key and agent key). */
+  readonly #sidechains = new Map<string, { parent?: string; agentKey: string }>();
+  /** SDK messages of a subagent whose spawning call has not been seen yet, by that call's id. */
+  readonly #buffered = new Map<string, { event: Json; context: EventContext }[]>();
+  /** `can_use_tool` request id → the call it asked about. */
+  readonly #requests = new Map<string, string>();
+  /** Tool name of every call started, by key (to match requests that do not name their call). */
+  readonly #toolNames = new Map<string, string>();
+  #flushing = false;
+
+  constructor(writer: SessionWriter) {
+    this.#writer = writer;
+  }
+
+  async push(event: unknown, context: EventContext): Promise<void> {
+    const e = record(event);
+    if (e === undefined) {
+      this.#writer.skips.skip(
+        'unknown-event',
+        `a ${event === null ? 'null' : typeof event} instead of an object`,
+      );
+      return;
+    }
+    await this.#dispatch(e, context);
+  }
+
+  async end(): Promise<void> {
+    // Subagent messages whose spawning call never came: written without parentId, under their agent.
+    this.#flushing = true;
+    const buffered = [...this.#buffered.values()].flat();
+    this.#buffered.clear();
+    for (const { event, context } of buffered) await this.#dispatch(event, context);
+  }
+
+  // --- dispatch ---
+
+  async #dispatch(event: Json, context: EventContext): Promise<void> {
+    const type = typeof event.type === 'string' ? event.type : undefined;
+    const uuid = nonEmpty(event.uuid);
+    if (uuid !== undefined && this.#seenUuids.has(uuid)) {
+      this.#writer.skips.skip('duplicate', `${type ?? 'event'} ${uuid} written twice`);
+      return;
+    }
+    const time = this.#time(event, context);
+    switch (type) {
+      case 'assistant':
+      case 'user': {
+        const attribution = this.#attribute(event);
+        if (attribution === 'buffer') {
+          const parent = nonEmpty(event.parent_tool_use_id) ?? (event.parentToolUseId as string);
+          const queue = this.#buffered.get(parent) ?? [];
+          queue.push({ event, context });
+          this.#buffered.set(parent, queue);
+          return;
+        }
+        if (uuid !== undefined) this.#seenUuids.add(uuid);
+        const place: Placement = { ...attribution, ...(time === undefined ? {} : { time }) };
+        if (type === 'assistant') await this.#assistant(event, place);
+        else await this.#user(event, place);
+        return;
+      }
+      case 'system':
+        this.#system(event, time);
+        break;
+      case 'result':
+        this.#result(event, time);
+        break;
+      case 'attachment':
+        this.#attachment(event, time);
+        break;
+      case 'control_request':
+        await this.#controlRequest(event, time);
+        break;
+      case 'control_response':
+        this.#controlResponse(event, time);
+        break;
+      default:
+        if (type !== undefined && NOT_DISPLAYED_TYPES.has(type)) {
+          this.#writer.skips.skip('not-displayed', type);
+        } else {
+          this.#writer.skips.skip(
+            'unknown-event',
+            type === undefined ? 'an event without a type' : `type "${type.slice(0, 40)}"`,
+          );
+        }
+        return;
+    }
+    if (uuid !== undefined) this.#seenUuids.add(uuid);
+  }
+
+  #time(event: Json, context: EventContext): number | undefined {
+    if (typeof event.timestamp === 'string') {
+      const parsed = Date.parse(event.timestamp);
+      if (Number.isFinite(parsed)) return parsed;
+    }
+    return context.time;
+  }
+
+  // --- subagents ---
+
+  /** Which subagent wrote `event` (see docs/mappers.md, "Subagents"), remembering it for the event's children. */
+  #attribute(event: Json): Attribution {
+    const explicit = nonEmpty(event.parent_tool_use_id) ?? nonEmpty(event.parentToolUseId);
+    let found: { parent?: string; agentKey: string } | undefined;
+    if (explicit !== undefined) {
+      if (this.#writer.callIdOf(explicit) === undefined) {
+        if (!this.#flushing) return 'buffer';
+        found = { agentKey: explicit };
+      } else {
+        found = { parent: explicit, agentKey: explicit };
+      }
+    } else {
+      const parentUuid = nonEmpty(event.parentUuid);
+      if (parentUuid !== undefined) found = this.#sidechains.get(parentUuid);
+      if (found === undefined && event.isSidechain === true) {
+        const parent = this.#spawningTask(event);
+        found =
+          parent === undefined
+            ? { agentKey: `sidechain:${nonEmpty(event.uuid) ?? 'unknown'}` }
+            : { parent, agentKey: parent };
+      }
+    }
+    if (found === undefined) return {};
+    const uuid = nonEmpty(event.uuid);
+    if (uuid !== undefined) this.#sidechains.set(uuid, found);
+    return {
+      ...(found.parent === undefined ? {} : { parent: found.parent }),
+      agentId: this.#writer.agentIdFor(found.agentKey),
+    };
+  }
+
+  /** The Task call a sidechain's first message belongs to: by its prompt, else the only Task waiting. */
+  #spawningTask(event: Json): string | undefined {
+    const content = record(event.message)?.content;
+    let prompt: string | undefined;
+    if (typeof content === 'string') prompt = content;
+    else if (Array.isArray(content)) {
+      const first = record(content[0]);
+      if (first?.type === 'text' && typeof first.text === 'string') prompt = first.text;
+    }
+    if (prompt !== undefined) {
+      const queue = this.#taskPrompts.get(normalizePrompt(prompt));
+      const key = queue?.shift();
+      if (key !== undefined) {
+        if (queue!.length === 0) this.#taskPrompts.delete(normalizePrompt(prompt));
+        return key;
+      }
+    }
+    const waiting = [...this.#taskPrompts.values()].flat();
+    if (waiting.length !== 1) return undefined;
+    const key = waiting[0]!;
+    this.#forgetTask(key);
+    return key;
+  }
+
+  #forgetTask(key: string): void {
+    for (const [prompt, keys] of this.#taskPrompts) {
+      const at = keys.indexOf(key);
+      if (at < 0) continue;
+      keys.splice(at, 1);
+      if (keys.length === 0) this.#taskPrompts.delete(prompt);
+    }
+  }
+
+  // --- assistant ---
+
+  async #assistant(event: Json, place: Placement): Promise<void> {
+    const message = record(event.message);
+    const isApiError =
+      event.isApiErrorMessage === true ||
+      (typeof event.error === 'string' && message?.model === '<synthetic>');
+    const content = message?.content;
+    if (isApiError) {
+      this.#apiError(event, content, place);
+      return;
+    }
+    if (typeof content === 'string') {
+      this.#agentText(content, false, nonEmpty(message?.id), place);
+      return;
+    }
+    if (!Array.isArray(content)) {
+      this.#writer.skips.skip('malformed-event', 'an assistant message without content blocks');
+      return;
+    }
+    const messageId = nonEmpty(message?.id);
+    for (const item of content) {
+      const block = record(item);
+      if (block === undefined) {
+        this.#writer.skips.skip('malformed-event', 'a content block that is not an object');
+        continue;
+      }
+      await this.#assistantBlock(block, messageId, place);
+    }
+  }
+
+  async #assistantBlock(block: Json, messageId: string | undefined, place: Placement): Promise<void> {
+    const type = typeof block.type === 'string' ? block.type : '';
+    switch (type) {
+      case 'text':
+        this.#agentText(block.text, false, messageId, place);
+        return;
+      case 'thinking':
+        this.#agentText(block.thinking, true, messageId, place);
+        return;
+      case 'redacted_thinking':
+        this.#writer.skips.skip('not-displayed', 'redacted thinking');
+        return;
+      case 'tool_use':
+      case 'server_tool_use':
+      case 'mcp_tool_use': {
+        const key = nonEmpty(block.id);
+        const name = nonEmpty(block.name);
+        if (key === undefined || name === undefined) {
+          this.#writer.skips.skip('malformed-event', `a ${type} block without id or name`);
+          return;
+        }
+        await this.#startTool(key, name, block.input, place);
+        return;
+      }
+      case 'image': {
+        const media = inlineMedia(block);
+        if (media === 'unsupported')
+          this.#writer.skips.skip('unsupported-content', 'an image that is not inline base64');
+        else
+          await this.#writer.media(
+            media.data,
+            { role: 'agent', noun: media.noun, ...(media.mimeType ? { mimeType: media.mimeType } : {}) },
+            place,
+          );
+        return;
+      }
+      default:
+        break;
+    }
+    // Results of server-side tools arrive inside the assistant message (web search, code execution, MCP).
+    const serverResult = type.endsWith('_tool_result') ? nonEmpty(block.tool_use_id) : undefined;
+    if (serverResult !== undefined) {
+      const resultContent = record(block.content);
+      const failed =
+        block.is_error === true ||
+        (typeof resultContent?.type === 'string' && resultContent.type.endsWith('_error'));
+      this.#writer.endCall(serverResult, {
+        ...place,
+        ...(failed
+          ? { error: errorText(String(resultContent?.error_code ?? 'the server tool failed')) }
+          : {}),
+      });
+      return;
+    }
+    this.#writer.skips.skip('unsupported-content', `assistant block "${type.slice(0, 40)}"`);
+  }
+
+  /** Writes agent text once per assistant message (Claude Code writes some lines twice). */
+  #agentText(value: unknown, thinking: boolean, messageId: string | undefined, place: Placement): void {
+    if (typeof value !== 'string') {
+      this.#writer.skips.skip(
+        'malformed-event',
+        thinking ? 'a thinking block without text' : 'a text block without text',
+      );
+      return;
+    }
+    if (value.trim().length === 0) {
+      this.#writer.skips.skip('not-displayed', thinking ? 'empty thinking' : 'empty text');
+      return;
+    }
+    if (messageId !== undefined) {
+      const key = `${thinking ? 'thinking' : 'text'}\u0000${value}`;
+      let seen = this.#blocks.get(messageId);
+      if (seen === undefined) {
+        seen = new Set();
+        this.#blocks.set(messageId, seen);
+        if (this.#blocks.size > REMEMBERED_MESSAGES) this.#blocks.delete(this.#blocks.keys().next().value!);
+      }
+      if (seen.has(key)) {
+        this.#writer.skips.skip('duplicate', `a text block of message ${messageId} written twice`);
+        return;
+      }
+      seen.add(key);
+    }
+    this.#writer.agentText(value, { ...place, thinking });
+  }
+
+  /** Starts a Claude tool call; a subagent call then gets the SDK messages that came before it. */
+  async #startTool(key: string, name: string, input: unknown, place: Placement): Promise<void> {
+    const args = record(input) ?? (input === undefined ? {} : { input });
+    const summary = summarizeClaudeTool(name, args);
+    const callId = this.#writer.startCall(
+      key,
+      {
+        toolName: name,
+        title: summary.title,
+        description: summary.description,
+        args,
+        ...(summary.agentTitle === undefined ? {} : { agentTitle: summary.agentTitle }),
+      },
+      place,
+    );
+    if (callId === undefined) return;
+    this.#toolNames.set(key, name);
+    if (!isSubagentTool(name)) return;
+    const prompt = typeof args.prompt === 'string' ? normalizePrompt(args.prompt) : '';
+    if (prompt.length > 0) {
+      const queue = this.#taskPrompts.get(prompt) ?? [];
+      queue.push(key);
+      this.#taskPrompts.set(prompt, queue);
+    }
+    await this.#replay(key);
+  }
+
+  /** Replays SDK subagent messages that arrived before their spawning call. */
+  async #replay(key: string): Promise<void> {
+    const queue = this.#buffered.get(key);
+    if (queue === undefined) return;
+    this.#buffered.delete(key);
+    for (const { event, context } of queue) await this.#dispatch(event, context);
+  }
+
+  #apiError(event: Json, content: unknown, place: Placement): void {
+    const texts = Array.isArray(content)
+      ? content
+          .map((block) => record(block))
+          .filter((block) => block?.type === 'text' && typeof block.text === 'string')
+          .map((block) => block!.text as string)
+      : typeof content === 'string'
+        ? [content]
+        : [];
+    const code = [
+      nonEmpty(event.error),
+      typeof event.apiErrorStatus === 'number' ? `HTTP ${event.apiErrorStatus}` : undefined,
+    ]
+      .filter((part) => part !== undefined)
+      .join(', ');
+    const text = texts.join('\n').trim();
+    this.#writer.ensureTurn(place);
+    this.#writer.service(`API error${code ? ` (${code})` : ''}${text ? `: ${text}` : ''}`, place);
+    // A subagent's failed request fails the subagent's call, not the turn; the main agent's fails the turn.
+    if (place.parent === undefined) this.#writer.endTurn('failed', place);
+  }
+
+  // --- user ---
+
+  async #user(event: Json, place: Placement): Promise<void> {
+    if (event.isMeta === true || event.isSynthetic === true) {
+      this.#writer.skips.skip('not-displayed', 'a context message for the model (isMeta)');
+      return;
+    }
+    if (event.isCompactSummary === true) {
+      this.#writer.skips.skip('not-displayed', 'the summary a compaction left for the model');
+      return;
+    }
+    const content = record(event.message)?.content;
+    const inSubagent = place.agentId !== undefined;
+    if (typeof content === 'string') {
+      if (isInterruptText(content)) this.#interrupt(place);
+      else if (inSubagent) this.#writer.agentText(content, place);
+      else await this.#prompt([{ type: 'text', text: content }], place);
+      return;
+    }
+    if (!Array.isArray(content)) {
+      this.#writer.skips.skip('malformed-event', 'a user message without content');
+      return;
+    }
+    const blocks = content.map((item) => record(item) ?? {});
+    if (!inSubagent && !blocks.some((block) => block.type === 'tool_result')) {
+      await this.#prompt(blocks, place);
+      return;
+    }
+    for (const block of blocks) {
+      if (block.type === 'tool_result') await this.#toolResult(block, place);
+      else await this.#userBlock(block, inSubagent ? 'agent' : 'user', place);
+    }
+  }
+
+  /** A prompt: ends the turn before it (the agent answered it), then the user's text and media. */
+  async #prompt(blocks: Json[], place: Placement): Promise<void> {
+    const texts = blocks.filter((block) => block.type === 'text' && typeof block.text === 'string');
+    if (
+      texts.length > 0 &&
+      texts.length === blocks.length &&
+      texts.every((block) => isInterruptText(block.text as string))
+    ) {
+      this.#interrupt(place);
+      return;
+    }
+    this.#writer.endTurn('completed', place);
+    for (const block of blocks) await this.#userBlock(block, 'user', place);
+  }
+
+  /** A text, image or document block on the user side (`role`: `agent` inside a subagent). */
+  async #userBlock(block: Json, role: 'user' | 'agent', place: Placement): Promise<void> {
+    if (block.type === 'text') {
+      const text = block.text;
+      if (typeof text !== 'string') this.#writer.skips.skip('malformed-event', 'a text block without text');
+      else if (isInterruptText(text)) this.#interrupt(place);
+      else if (text.trim().length === 0) this.#writer.skips.skip('not-displayed', 'empty text');
+      else if (role === 'agent') this.#writer.agentText(text, place);
+      else this.#writer.userText(text, place);
+      return;
+    }
+    if (block.type === 'image' || block.type === 'document') {
+      const media = inlineMedia(block);
+      if (media === 'unsupported') {
+        this.#writer.skips.skip('unsupported-content', `a ${String(block.type)} that is not inline base64`);
+      } else {
+        await this.#writer.media(
+          media.data,
+          { role, noun: media.noun, ...(media.mimeType ? { mimeType: media.mimeType } : {}) },
+          place,
+        );
+      }
+      return;
+    }
+    this.#writer.skips.skip('unsupported-content', `user block "${String(block.type).slice(0, 40)}"`);
+  }
+
+  async #toolResult(block: Json, place: Placement): Promise<void> {
+    const key = nonEmpty(block.tool_use_id);
+    if (key === undefined) {
+      this.#writer.skips.skip('malformed-event', 'a tool_result without tool_use_id');
+      return;
+    }
+    const texts: string[] = [];
+    const media: InlineMedia[] = [];
+    const content = block.content;
+    if (typeof content === 'string') texts.push(content);
+    else if (Array.isArray(content)) {
+      for (const item of content) {
+        const part = record(item);
+        if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+        else if (part?.type === 'image' || part?.type === 'document') {
+          const found = inlineMedia(part);
+          if (found === 'unsupported')
+            this.#writer.skips.skip(
+              'unsupported-content',
+              `a ${String(part.type)} in a tool result that is not inline base64`,
+            );
+          else media.push(found);
+        }
+      }
+    }
+    const text = texts.join('\n');
+    const isError = block.is_error === true;
+    this.#permissionFromResult(key, text, isError, block.permissions, place);
+    const inCall: Placement = { ...place, parent: key };
+    for (const item of media) {
+      await this.#writer.media(
+        item.data,
+        { role: 'agent', noun: item.noun, ...(item.mimeType ? { mimeType: item.mimeType } : {}) },
+        inCall,
+      );
+    }
+    this.#writer.endCall(key, { ...place, ...(isError ? { error: errorText(text) } : {}) });
+    this.#forgetTask(key);
+  }
+
+  /**
+   * The permission trail a tool result implies: Happy's recorded decision (legacy `permissions`), the
+   * answer to a pending `can_use_tool` request (rejected, unanswered when interrupted, else allowed:
+   * the tool ran), or a rejection seen only in the result's text.
+   */
+  #permissionFromResult(
+    key: string,
+    text: string,
+    isError: boolean,
+    permissions: unknown,
+    place: Placement,
+  ): void {
+    const writer = this.#writer;
+    if (!writer.isCallOpen(key)) return;
+    const recorded = legacyPermissionOption(permissions);
+    if (recorded !== undefined) {
+      if (!writer.hasPendingPermission(key))
+        writer.requestPermission(key, { options: [...CLAUDE_PERMISSION_OPTIONS] }, place);
+      writer.respondPermission(key, recorded, place);
+      return;
+    }
+    if (writer.hasPendingPermission(key)) {
+      if (isRejectionText(text)) writer.respondPermission(key, 'reject-once', place);
+      else if (!isInterruptText(text) && !/^(?:Error: )?Permission prompt was aborted/.test(text)) {
+        writer.respondPermission(key, 'allow-once', place);
+      }
+      return;
+    }
+    if (isError && isRejectionText(text) && !writer.wasPermissionAsked(key)) {
+      writer.requestPermission(key, { options: [...CLAUDE_PERMISSION_OPTIONS] }, place);
+      writer.respondPermission(key, 'reject-once', place);
+    }
+  }
+
+  /** The user stopped the agent: a service note and the turn ends `cancelled`. */
+  #interrupt(place: Placement): void {
+    const at: Placement = place.time === undefined ? {} : { time: place.time };
+    this.#writer.service('Interrupted by the user', at);
+    this.#writer.endTurn('cancelled', at);
+  }
+
+  // --- system, result, attachments ---
+
+  #system(event: Json, time: number | undefined): void {
+    const at: Placement = time === undefined ? {} : { time };
+    const subtype = typeof event.subtype === 'string' ? event.subtype : '';
+    if (subtype === 'compact_boundary') {
+      const meta = record(event.compact_metadata) ?? record(event.compactMetadata);
+      const trigger = nonEmpty(meta?.trigger);
+      const tokens = meta?.pre_tokens ?? meta?.preTokens;
+      const detail = [
+        trigger,
+        typeof tokens === 'number' ? `${tokens.toLocaleString('en-US')} tokens before` : undefined,
+      ]
+        .filter((part) => part !== undefined)
+        .join(', ');
+      this.#writer.service(`Context compacted${detail ? ` (${detail})` : ''}`, at);
+      return;
+    }
+    const content = nonEmpty(event.content);
+    if (
+      subtype === 'api_error' ||
+      (content !== undefined && (event.level === 'error' || event.level === 'warning'))
+    ) {
+      this.#writer.service(content ?? 'API error; Claude Code is retrying', at);
+      return;
+    }
+    this.#writer.skips.skip('not-displayed', `system message "${subtype.slice(0, 40)}"`);
+  }
+
+  #result(event: Json, time: number | undefined): void {
+    const at: Placement = time === undefined ? {} : { time };
+    if (this.#writer.openTurn === undefined) {
+      this.#writer.skips.skip('not-displayed', 'a result after its turn ended');
+      return;
+    }
+    for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
+      const key = nonEmpty(record(denial)?.tool_use_id);
+      if (key !== undefined && this.#writer.hasPendingPermission(key))
+        this.#writer.respondPermission(key, 'reject-once', at);
+    }
+    const subtype = typeof event.subtype === 'string' ? event.subtype : '';
+    if (subtype === 'success' && event.is_error !== true) {
+      this.#writer.endTurn('completed', at);
+      return;
+    }
+    const errors = Array.isArray(event.errors)
+      ? event.errors.filter((e): e is string => typeof e === 'string')
+      : [];
+    const reason =
+      subtype === 'error_max_turns'
+        ? 'Stopped: the maximum number of turns was reached'
+        : subtype === 'error_max_budget_usd'
+          ? 'Stopped: the budget was reached'
+          : (nonEmpty(event.result) ?? (errors.join('\n') || 'The turn failed'));
+    this.#writer.service(reason, at);
+    this.#writer.endTurn('failed', at);
+  }
+
+  #attachment(event: Json, time: number | undefined): void {
+    const attachment = record(event.attachment);
+    const condition = nonEmpty(attachment?.condition);
+    if (
+      attachment?.type !== 'goal_status' ||
+      typeof attachment.met !== 'boolean' ||
+      condition === undefined
+    ) {
+      this.#writer.skips.skip('not-displayed', `attachment "${String(attachment?.type).slice(0, 40)}"`);
+      return;
+    }
+    const reason = nonEmpty(attachment.reason);
+    const text = !attachment.met
+      ? `Goal set: ${condition}`
+      : attachment.sentinel === true
+        ? `Goal cleared: ${condition}`
+        : `Goal met: ${condition}${reason ? `\n\n${reason}` : ''}`;
+    this.#writer.service(text, time === undefined ? {} : { time });
+  }
+
+  // --- permissions (stream-json control protocol) ---
+
+  async #controlRequest(event: Json, time: number | undefined): Promise<void> {
+    const request = parseCanUseTool(event);
+    if (request === undefined) {
+      this.#writer.skips.skip('not-displayed', 'a control request other than can_use_tool');
+      return;
+    }
+    const at: Placement = time === undefined ? {} : { time };
+    let key = request.toolUseId;
+    if (key === undefined) {
+      // Older Claude Code: the newest open call of that tool is the one asking.
+      key = this.#writer
+        .openCalls()
+        .reverse()
+        .find((open) => this.#toolNameOf(open) === request.toolName);
+    } else if (this.#writer.callIdOf(key) === undefined) {
+      // The request came before the assistant message naming the call: start it from the request.
+      await this.#startTool(key, request.toolName, request.input, at);
+    }
+    if (key === undefined) {
+      this.#writer.skips.skip(
+        'unmatched-permission',
+        `a permission request for ${request.toolName.slice(0, 40)} without an open call`,
+      );
+      return;
+    }
+    const asked = this.#writer.requestPermission(
+      key,
+      {
+        options: [...CLAUDE_PERMISSION_OPTIONS],
+        ...(request.title === undefined ? {} : { title: request.title }),
+        ...(request.description === undefined
+          ? {}
+          : { description: request.description.slice(0, MAX_DESCRIPTION_LENGTH) }),
+      },
+      at,
+    );
+    if (asked) this.#requests.set(request.requestId, key);
+  }
+
+  #toolNameOf(key: string): string | undefined {
+    return this.#toolNames.get(key);
+  }
+
+  #controlResponse(event: Json, time: number | undefined): void {
+    const answer = parseControlResponse(event);
+    if (answer === undefined) {
+      this.#writer.skips.skip('not-displayed', 'a control response that is not a permission answer');
+      return;
+    }
+    const key = this.#requests.get(answer.requestId);
+    if (key === undefined) {
+      this.#writer.skips.skip('unmatched-permission', 'a permission answer to an unknown request');
+      return;
+    }
+    this.#requests.delete(answer.requestId);
+    this.#writer.respondPermission(key, answer.optionId, time === undefined ? {} : { time });
+  }
+}
+
+/**
+ * Claude Code: SDK / stream-json messages and session JSONL lines.
+ *
+ * @example
+ * ```ts
+ * const mapper = createAgentMapper(claudeMapperProvider, { media });
+ * ```
+ */
+export const claudeMapperProvider: MapperProvider = {
+  name: 'claude',
+  summary: 'Claude Code: Agent SDK / --output-format stream-json messages, or the session JSONL it writes',
+  create: (writer) => new ClaudeMapper(writer),
+};
