@@ -191,7 +191,9 @@ export {
   type EventContext,
   type FileDescription,
   getMapperProvider,
+  type HappyRecordsSummary,
   MAPPER_PROVIDERS,
+  type MapHappyRecordsOptions,
   type MappedOutput,
   type MapperClock,
   type MapperProvider,
@@ -202,6 +204,7 @@ export {
   type MediaInfo,
   type MediaUpload,
   mapAgentOutput,
+  mapHappyRecords,
   mapperProviderNames,
   type PermissionFields,
   type PhotoDescription,
@@ -213,6 +216,7 @@ export {
   type SkipCounts,
   type SkipReason,
   systemClock,
+  type V1Blob,
   type VideoDescription,
 } from './core/mappers/index.js';
 // Media: ThumbHash from RGBA, or from a JPEG/PNG decoded in pure JavaScript (docs/media.md).

@@ -222,6 +222,7 @@ const UNIVERSAL = [
   'describeMediaMessage',
   'getMapperProvider',
   'mapAgentOutput',
+  'mapHappyRecords',
   'mapperProviderNames',
   'systemClock',
 ];

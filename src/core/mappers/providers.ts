@@ -10,9 +10,15 @@ import { acpProvider } from './acp.js';
 import type { MapperProvider } from './agent-mapper.js';
 import { claudeMapperProvider } from './claude/claude-provider.js';
 import { codexProvider } from './codex.js';
+import { createHappyRecordsProvider } from './happy/happy-records.js';
 
 /** Every built-in provider, in the order `--help` lists them. */
-export const MAPPER_PROVIDERS: readonly MapperProvider[] = [claudeMapperProvider, codexProvider, acpProvider];
+export const MAPPER_PROVIDERS: readonly MapperProvider[] = [
+  claudeMapperProvider,
+  codexProvider,
+  acpProvider,
+  createHappyRecordsProvider({ legacyProvider: legacyProviderFor }),
+];
 
 /** Names of every built-in provider. */
 export function mapperProviderNames(): string[] {
