@@ -404,8 +404,11 @@ class AcpMapper implements ProviderMapper {
       return;
     }
     this.#flushText();
-    if (writer.openTurn !== undefined)
-      this.#endTurn(writer.openCalls().length > 0 ? 'cancelled' : 'completed', place);
+    if (writer.openTurn !== undefined) {
+      // The previous prompt got no response: it ends as the log's end would end it (see `end`).
+      const cancelled = this.#cancelRequested || writer.openCalls().length > 0 || this.#pending.size > 0;
+      this.#endTurn(cancelled ? 'cancelled' : 'completed', place);
+    }
     let text = '';
     for (const block of prompt.data.prompt) {
       if (block.type === 'text' && typeof block.text === 'string') {

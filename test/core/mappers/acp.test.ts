@@ -263,6 +263,20 @@ describe('acp decisions', () => {
     expect(summary.turnStatuses).toEqual(['cancelled']);
   });
 
+  it('ends a turn whose prompt got no response when the next prompt comes: cancelled after session/cancel', async () => {
+    const { summary } = await map([
+      prompt(1, 'one'),
+      chunk('working'),
+      prompt(2, 'two'),
+      chunk('again'),
+      { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: S } },
+      prompt(3, 'three'),
+      chunk('done'),
+      stop(3),
+    ]);
+    expect(summary.turnStatuses).toEqual(['completed', 'cancelled', 'completed']);
+  });
+
   it('reads bare updates and notification params as some recorders log them', async () => {
     const { summary } = await map([
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'bare ' } },
