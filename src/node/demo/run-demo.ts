@@ -33,9 +33,9 @@ export interface DemoOptions {
   /** Where progress lines go; `undefined` prints nothing (for `--json`). */
   print?: (line: string) => void;
   /**
-   * A running Happy server to send through (its URL; with `token` and `sessionId`, an existing account,
-   * else a throwaway account is made). Default: `HAPPY_MEDIA_HAPPY_SERVER_URL` (with `HAPPY_MEDIA_TOKEN`
-   * and `HAPPY_MEDIA_SESSION`); without one, that step says how to start one and is skipped.
+   * A running Happy server to send through (a throwaway account and session are made on it, never the
+   * user's). Default: `HAPPY_MEDIA_HAPPY_SERVER_URL`; without one, that step says how to start one and
+   * is skipped.
    */
   happyServer?: HappyServerTarget;
 }
@@ -114,7 +114,7 @@ async function runSteps(
   if (!(await writeAndValidateStream(rec, head, items, turn, keys, files))) return;
   const tempRoot = join(dir, 'play');
   if (!(await playBackFromBothStores(rec, items, stores, keys, tempRoot))) return;
-  await sendThroughHappyServer(rec, options.happyServer, items, keys, turn, tempRoot);
+  await sendThroughHappyServer(rec, options.happyServer, items, turn, tempRoot);
 }
 
 /** The closing lines: where the files are (or were) and the verdict. */

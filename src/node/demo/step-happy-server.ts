@@ -1,54 +1,67 @@
 /**
- * Demo step 8 (optional): send the photo through Happy's own server as v2 and as v1 (what today's app
- * opens) and play it back, when a Happy server is configured.
+ * Demo step 8 (optional, when a Happy server is configured): the whole loop through Happy's own server,
+ * as a Happy user would run it. A throwaway account (a fresh secret, never the user's) signs in and
+ * makes a session as Happy's CLI does; the samples go into it as v2 media messages inside a turn, and the
+ * PDF also as v1 (what today's app opens); posting a message again stores it once; the transcript read
+ * back holds exactly what was sent and validates; every media message plays back to the original.
  *
  * @module
  */
 import { createHash } from 'node:crypto';
-import { decryptV1Blob } from '../../core/envelope/index.js';
+import { decryptV1Blob, unwrapSessionContent } from '../../core/envelope/index.js';
+import type { HappySessionRecord } from '../../core/happy/index.js';
+import {
+  type HappyFileEvent,
+  type MediaMessage,
+  parseHappyFileEvent,
+  type SessionMessage,
+  turnEnd,
+  turnStart,
+  validateStream,
+} from '../../core/protocol/index.js';
+import { sendToSession } from '../happy/index.js';
 import { openMedia } from '../playback/index.js';
 import { sha256File } from '../playback/media-cache.js';
-import { sendMedia } from '../send/index.js';
-import { HappyServerStore } from '../storage/index.js';
-import type { DemoItem, DemoKeys, DemoTurn } from './demo-state.js';
+import type { DemoItem, DemoTurn } from './demo-state.js';
 import { kib } from './describe.js';
 import { createHappyAccount } from './happy-account.js';
 import { readAll } from './read-all.js';
 import type { DemoRecorder } from './report.js';
 
-/** A running Happy server to send through: its URL, and an existing account's token and session if any. */
+/** A running Happy server to send through (a throwaway account is made on it). */
 export interface HappyServerTarget {
   url: string;
-  token?: string;
-  sessionId?: string;
 }
 
-/** The Happy server named by the environment (`HAPPY_MEDIA_HAPPY_SERVER_URL`, `_TOKEN`, `_SESSION`), if any. */
+/** The Happy server named by `HAPPY_MEDIA_HAPPY_SERVER_URL`, if any. */
 export function happyServerFromEnv(): HappyServerTarget | undefined {
   const url = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
-  if (!url) return undefined;
-  return {
-    url,
-    ...(process.env.HAPPY_MEDIA_TOKEN ? { token: process.env.HAPPY_MEDIA_TOKEN } : {}),
-    ...(process.env.HAPPY_MEDIA_SESSION ? { sessionId: process.env.HAPPY_MEDIA_SESSION } : {}),
-  };
+  return url ? { url } : undefined;
+}
+
+/** The v1 `file` event inside a legacy record, if it is one. */
+function fileEventOf(record: HappySessionRecord): HappyFileEvent | undefined {
+  if (record.kind !== 'legacy') return undefined;
+  try {
+    return parseHappyFileEvent(unwrapSessionContent(record.record));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Sends the photo through `target` (or the server named by the environment) and checks both formats
- * play back to the original. Without a server it only says how to start one: it is not part of the
- * offline mission, so it is not counted as a skipped part.
+ * Runs the loop through `target` (or the server named by the environment). Without a server it only
+ * says how to start one: it is not part of the offline mission, so it is not counted as a skipped part.
  */
 export async function sendThroughHappyServer(
   rec: DemoRecorder,
   target: HappyServerTarget | undefined,
   items: DemoItem[],
-  keys: DemoKeys,
   { turn }: DemoTurn,
   tempRoot: string,
 ): Promise<void> {
   await rec.step(
-    "Happy's own server: send the photo as v2 and as v1 (what today's app opens), play it back",
+    "Happy's own server: send into a session, read the transcript back, play every message",
     async (s) => {
       const configured = target ?? happyServerFromEnv();
       if (!configured) {
@@ -57,43 +70,87 @@ export async function sendThroughHappyServer(
         );
         return true;
       }
-      const account =
-        configured.token && configured.sessionId
-          ? { url: configured.url, token: configured.token, sessionId: configured.sessionId }
-          : await createHappyAccount(configured.url);
+      const { client, session } = await createHappyAccount(configured.url, { name: 'happy-media demo' });
       s.info(
-        `${account.url}, session ${account.sessionId}${configured.token ? '' : ' (throwaway account: a fresh Ed25519 key pair)'}`,
+        `${client.url}: a throwaway account (a fresh secret) and session ${session.id}, made as Happy's CLI makes one (data-key bundle, sealed metadata)`,
       );
-      const store = new HappyServerStore(account);
-      const photo = items.find((i) => i.probe?.kind === 'photo');
-      if (!photo) {
-        s.skip('no photo sample');
-        return true;
-      }
-      const v2 = await sendMedia(photo.path, {
-        store,
-        blobKey: keys.blobKey,
-        role: 'agent',
-        turn,
-        sealKey: keys.sealKey,
-      });
-      s.info(`v2 → ${v2.ref} = ${store.serverRef(v2.ref)} (${kib(v2.ciphertextSize)} ciphertext)`);
-      const opened = await openMedia(v2.message, { store, blobKey: keys.blobKey, tempRoot });
-      try {
-        s.check(
-          "v2 photo played back from Happy's server has the original's SHA-256",
-          (await sha256File(opened.path)) === photo.sha256,
+      const store = client.attachmentStore(session);
+      const sent: { item: DemoItem; message: MediaMessage | HappyFileEvent; seq: number }[] = [];
+      const opening = turnStart({ turn });
+      const seqs = [(await client.appendMessages(session, [opening]))[0]?.seq];
+      for (const item of items) {
+        const result = await sendToSession(item.path, { client, session, role: 'agent', turn });
+        sent.push({ item, message: result.message, seq: result.seq });
+        seqs.push(result.seq);
+        s.info(
+          `${item.label}: v2 ${result.message.id} at seq ${result.seq} (${kib(result.ciphertextSize)} ciphertext)`,
         );
-      } finally {
-        await opened.dispose();
       }
-      const v1 = await sendMedia(photo.path, { store, blobKey: keys.blobKey, format: 'v1' });
-      s.info(`v1 → file event with ref ${v1.message.ev.ref} (${kib(v1.ciphertextSize)} secretbox blob)`);
-      const blob = await readAll(await store.get(v1.ref));
+      const pdf = items.find((i) => i.probe?.kind === 'file') ?? items.at(-1);
+      if (pdf) {
+        const v1 = await sendToSession(pdf.path, { client, session, format: 'v1' });
+        sent.push({ item: pdf, message: v1.message, seq: v1.seq });
+        seqs.push(v1.seq);
+        s.info(
+          `${pdf.label}: v1 file event ${v1.message.id} at seq ${v1.seq} (what today's Happy app opens)`,
+        );
+      }
+      const closing = turnEnd({ turn, status: 'completed' });
+      seqs.push((await client.appendMessages(session, [closing]))[0]?.seq);
       s.check(
-        "v1 blob opens with the session blob key as Happy's app opens it (decryptBlob) to the original",
-        createHash('sha256').update(decryptV1Blob(blob, keys.blobKey)).digest('hex') === photo.sha256,
+        `${seqs.length} records appended in order (seq ${seqs.join(', ')})`,
+        seqs.every((seq, i) => seq === i + 1),
       );
+      const first = sent[0];
+      if (first) {
+        const [again] = await client.appendMessages(session, [first.message]);
+        s.check(
+          `posting the ${first.item.label} message again (same localId) finds the first copy at seq ${first.seq}`,
+          again?.seq === first.seq,
+        );
+      }
+
+      const records: HappySessionRecord[] = [];
+      for await (const record of client.readMessages(session)) records.push(record);
+      const v2 = records.flatMap((r) => (r.kind === 'message' ? [r.message] : []));
+      const expected: SessionMessage[] = [
+        opening,
+        ...sent.flatMap(({ message }) => ('type' in message ? [message] : [])),
+        closing,
+      ];
+      s.check(
+        `the transcript read back holds the ${expected.length} v2 messages sent, in order, and nothing else`,
+        records.length === seqs.length &&
+          JSON.stringify(v2.map((m) => m.id)) === JSON.stringify(expected.map((m) => m.id)),
+      );
+      s.check('the v2 transcript is a valid Session Protocol v2 stream', validateStream(v2).length === 0);
+
+      for (const { item, message } of sent) {
+        if ('type' in message) {
+          const read = v2.find((m) => m.id === message.id);
+          const media = await openMedia(read ?? message, { store, blobKey: session.blobKey, tempRoot });
+          try {
+            s.check(
+              `${item.label} (v2, read from the transcript) plays back with the original's SHA-256`,
+              read !== undefined && (await sha256File(media.path)) === item.sha256,
+            );
+          } finally {
+            await media.dispose();
+          }
+          continue;
+        }
+        const event = records.map(fileEventOf).find((e) => e?.id === message.id);
+        const ref = event ? store.mediaRef(event.ev.ref) : undefined;
+        if (!event || !ref) {
+          s.check(`${item.label} (v1) is in the transcript`, false);
+          continue;
+        }
+        const blob = await readAll(await store.get(ref));
+        s.check(
+          `${item.label} (v1, read from the transcript) opens with the session blob key as Happy's app opens it, with the original's SHA-256`,
+          createHash('sha256').update(decryptV1Blob(blob, session.blobKey)).digest('hex') === item.sha256,
+        );
+      }
       return true;
     },
   );
