@@ -4,7 +4,7 @@
  * tests prove the Cipher-API backends work on any module with that API, not only on node:crypto.
  */
 import * as nodeCrypto from 'node:crypto';
-import type { CipherModule } from '../../src/core/crypto/cipher-module.js';
+import type { CipherModule } from '../../src/core/aes-gcm/cipher-module.js';
 
 /** The wrapped module and how often each entry point was called. */
 export function foreignCipherModule(): { module: CipherModule; calls: { cipher: number; decipher: number } } {
