@@ -10,13 +10,14 @@
  * @packageDocumentation
  */
 
-// Base64 codec seam (happy-media/node installs the native one).
+// The AES-256-GCM seam envelopes and blobs share, and its universal implementations.
 export {
-  type Base64Codec,
-  getBase64Codec,
-  scureBase64Codec,
-  setBase64Codec,
-} from './core/base64-codec.js';
+  type AesGcm,
+  type AsyncAesGcm,
+  nobleAesGcm,
+  type SyncAesGcm,
+  webCryptoAesGcm,
+} from './core/aes-gcm/index.js';
 // Blob layer: chunked encryption of media (docs/blob-format.md).
 export {
   BLOB_CHUNK_SIZE,
@@ -388,6 +389,14 @@ export {
   validateStream,
   videoMessage,
 } from './core/protocol/index.js';
+// The runtime: AES-GCM, base64 and arrays of the hot paths, installed once (happy-media/node installs Node's).
+export {
+  type Base64Codec,
+  type ByteAllocator,
+  getRuntime,
+  installRuntime,
+  type Runtime,
+} from './core/runtime/index.js';
 // Universal storage: the BlobStore contract and Happy's attachment server (docs/storage.md).
 export {
   assertWithinStoreLimit,

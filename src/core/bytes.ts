@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { getBase64Codec } from './base64-codec.js';
+
 import { FormatError, InvalidArgumentError } from './errors.js';
+import { getRuntime } from './runtime/runtime.js';
 
 /** Describes a received value for an error message without ever printing its contents. */
 export function describeValue(value: unknown): string {
@@ -100,7 +101,7 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
  */
 export function toBase64(bytes: Uint8Array): string {
   assertBytes(bytes, 'bytes');
-  return getBase64Codec().encode(bytes);
+  return getRuntime().base64.encode(bytes);
 }
 
 /**
@@ -131,7 +132,7 @@ function decodeBase64(text: string, name: string, shared: boolean): Uint8Array {
     );
   }
   try {
-    const codec = getBase64Codec();
+    const codec = getRuntime().base64;
     return shared && codec.decodeShared ? codec.decodeShared(text) : codec.decode(text);
   } catch (cause) {
     throw new FormatError(`expected standard padded base64 for \`${name}\` but it could not be decoded`, {

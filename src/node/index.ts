@@ -31,7 +31,6 @@ export {
   decodeKey,
   KEY_ENV_VARIABLE,
   type KeyOptions,
-  nodeBase64Codec,
   nodeEnvelopeAesGcm,
   resolveKey,
 } from './envelope/index.js';
@@ -99,6 +98,8 @@ export {
   TEMP_DIR_PREFIX,
   type UnhashedFile,
 } from './playback/index.js';
+// Node's runtime (node:crypto AES-256-GCM, native base64, Buffer-pool arrays), installed on import.
+export { nodeRuntime } from './runtime/index.js';
 // The send pipeline: probe, encrypt, upload, build the message.
 export {
   type SendOptions,

@@ -10,6 +10,9 @@
  *
  * @packageDocumentation
  */
+// Node's runtime, installed on import (as the Node entry does): the CLI and the benchmarks run on it.
+import './runtime/index.js';
+
 // The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files).
 export { BlobDecryptor } from '../core/blob/decryptor.js';
 export { BlobEncryptor } from '../core/blob/encryptor.js';

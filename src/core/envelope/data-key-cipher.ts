@@ -9,7 +9,7 @@
  */
 import { assertBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
-import { ownedBytes } from '../scratch-bytes.js';
+import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getEnvelopeAesGcm } from './aes-gcm-backend.js';
 import {
   DATA_KEY_FORMAT_VERSION,

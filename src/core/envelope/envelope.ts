@@ -5,7 +5,7 @@
  */
 import { describeValue, fromBase64Scratch, toBase64 } from '../bytes.js';
 import { FormatError } from '../errors.js';
-import { getScratchBytes } from '../scratch-bytes.js';
+import { getRuntime } from '../runtime/runtime.js';
 import { decryptJson, sealJsonRecord } from './json-codec.js';
 import type { EncryptOptions } from './legacy.js';
 import type { SessionKey } from './session-key.js';
@@ -55,8 +55,8 @@ export function parseEnvelope(value: unknown): EncryptedEnvelope {
  * ```
  */
 export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions = {}): EncryptedEnvelope {
-  // The record only lives until it is encoded: a scratch array (see scratch-bytes.ts).
-  const record = sealJsonRecord(value, key, options, getScratchBytes().alloc);
+  // The record only lives until it is encoded: a scratch array (see runtime/byte-allocator.ts).
+  const record = sealJsonRecord(value, key, options, getRuntime().alloc.scratch);
   return { t: 'encrypted', c: toBase64(record) };
 }
 

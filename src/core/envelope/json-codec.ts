@@ -6,14 +6,15 @@
  */
 import { fromUtf8 } from '../bytes.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
-import { getScratchBytes, ownedBytes } from '../scratch-bytes.js';
+import { ownedBytes } from '../runtime/byte-allocator.js';
+import { getRuntime } from '../runtime/runtime.js';
 import { decryptDataKey, sealDataKeyRecord } from './data-key-cipher.js';
 import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /**
  * Serialises `value` as Happy does, refusing what JSON cannot carry. The bytes are scratch (see
- * `scratch-bytes.ts`): read them and drop them, never hand them to a caller.
+ * `runtime/byte-allocator.ts`): read them and drop them, never hand them to a caller.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for `undefined`, a function, a symbol, a BigInt or
  * a cycle.
@@ -36,7 +37,7 @@ export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
       `expected a JSON-serialisable value for \`${name}\` but received ${typeof value}`,
     );
   }
-  return getScratchBytes().utf8(text);
+  return getRuntime().alloc.utf8(text);
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
- * Scratch arrays (Node's pooled `Buffer`s for the bytes an envelope seal or open drops before returning):
- * the same envelopes as ordinary arrays, every byte of a pooled record written, and nothing pooled ever
- * handed to a caller.
+ * Node's arrays: scratch arrays (pooled `Buffer`s for the bytes an envelope seal or open drops before
+ * returning) give the same envelopes as ordinary arrays, every byte of a pooled record is written, and
+ * nothing pooled is ever handed to a caller; output arrays own their buffer.
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromBase64, randomBytes } from '../../../src/core/bytes.js';
 import {
   dataKey,
@@ -15,25 +15,23 @@ import {
   type SessionKey,
   sealRaw,
 } from '../../../src/core/envelope/index.js';
-import {
-  getScratchBytes,
-  plainScratchBytes,
-  type ScratchBytes,
-  setScratchBytes,
-} from '../../../src/core/scratch-bytes.js';
-import { nodeBase64Codec } from '../../../src/node/envelope/index.js';
-import { nodeScratchBytes } from '../../../src/node/envelope/node-scratch-bytes.js';
-import { withInstalled } from '../../helpers/installed.js';
+import { type ByteAllocator, plainByteAllocator } from '../../../src/core/runtime/byte-allocator.js';
+import { getRuntime } from '../../../src/core/runtime/runtime.js';
+import { nodeRuntime } from '../../../src/node/runtime/index.js';
+import { nodeBase64Codec } from '../../../src/node/runtime/node-base64.js';
+import { nodeByteAllocator } from '../../../src/node/runtime/node-byte-allocator.js';
+import { withRuntime } from '../../helpers/installed.js';
 
-/** Scratch arrays full of 0xa5, as a pool holding other bytes would be: a byte left unwritten shows. */
-const dirtyScratchBytes: ScratchBytes = {
+/** Arrays full of 0xa5, as a pool holding other bytes would be: a byte left unwritten shows. */
+const dirtyByteAllocator: ByteAllocator = {
   name: 'dirty',
-  alloc: (length) => new Uint8Array(length).fill(0xa5),
-  utf8: plainScratchBytes.utf8,
+  output: (length) => new Uint8Array(length).fill(0xa5),
+  scratch: (length) => new Uint8Array(length).fill(0xa5),
+  utf8: plainByteAllocator.utf8,
 };
 
-const using = <T>(scratch: ScratchBytes, fn: () => T): T =>
-  withInstalled(getScratchBytes, setScratchBytes, scratch, fn);
+/** Node's runtime with another allocator. */
+const using = <T>(alloc: ByteAllocator, fn: () => T): T => withRuntime({ ...nodeRuntime, alloc }, fn);
 
 /** Owns its whole buffer: not a view into Node's pool, so `.buffer` holds nothing else. */
 function ownsItsBuffer(bytes: Uint8Array): boolean {
@@ -43,23 +41,25 @@ function ownsItsBuffer(bytes: Uint8Array): boolean {
 const secret = randomBytes(32);
 const keys: SessionKey[] = [dataKey(secret), legacyKey(secret)];
 
-describe('scratch bytes', () => {
-  afterEach(() => setScratchBytes(nodeScratchBytes));
-
-  it('importing happy-media/node installs the pooled implementation', () => {
-    expect(getScratchBytes().name).toBe('node-pool');
+describe('Node arrays', () => {
+  it('importing happy-media/node installs them: scratch arrays pooled, output arrays owning their buffer', () => {
+    expect(getRuntime().alloc).toBe(nodeByteAllocator);
     // Pooled indeed: a small array is a view into a larger slab.
-    expect(nodeScratchBytes.alloc(100).buffer.byteLength).toBeGreaterThan(100);
+    expect(nodeByteAllocator.scratch(100).buffer.byteLength).toBeGreaterThan(100);
+    const output = nodeByteAllocator.output(100);
+    expect(ownsItsBuffer(output)).toBe(true);
+    // A plain Uint8Array, so that slice() copies as callers expect (a Buffer's slice() would not).
+    expect(Object.getPrototypeOf(output)).toBe(Uint8Array.prototype);
   });
 
   it('encode UTF-8 exactly as TextEncoder does, lone surrogates included', () => {
     const texts = ['', 'a', '\ud800', 'x\udc00y', 'é€😀', '\ud83d\ude00\ud83d'];
     // Compared as plain arrays: a Buffer and a Uint8Array of the same bytes are not toEqual.
-    const pooled = (text: string) => new Uint8Array(nodeScratchBytes.utf8(text));
-    for (const text of texts) expect(pooled(text)).toEqual(plainScratchBytes.utf8(text));
+    const pooled = (text: string) => new Uint8Array(nodeByteAllocator.utf8(text));
+    for (const text of texts) expect(pooled(text)).toEqual(plainByteAllocator.utf8(text));
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
-        expect(pooled(text)).toEqual(plainScratchBytes.utf8(text));
+        expect(pooled(text)).toEqual(plainByteAllocator.utf8(text));
       }),
     );
   });
@@ -72,8 +72,8 @@ describe('scratch bytes', () => {
         fc.uint8Array({ minLength: 24, maxLength: 24 }),
         (value, key, nonce24) => {
           const options = { nonce: key.variant === 'legacy' ? nonce24 : nonce24.subarray(0, 12) };
-          const envelopes = [nodeScratchBytes, plainScratchBytes, dirtyScratchBytes].map((scratch) =>
-            using(scratch, () => sealRaw(value, key, options)),
+          const envelopes = [nodeByteAllocator, plainByteAllocator, dirtyByteAllocator].map((alloc) =>
+            using(alloc, () => sealRaw(value, key, options)),
           );
           expect(envelopes[1]).toEqual(envelopes[0]);
           expect(envelopes[2]).toEqual(envelopes[0]);

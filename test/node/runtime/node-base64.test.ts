@@ -4,9 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Base64Codec, getBase64Codec, scureBase64Codec } from '../../../src/core/base64-codec.js';
 import { fromBase64 } from '../../../src/core/bytes.js';
-import { nodeBase64Codec } from '../../../src/node/envelope/index.js';
+import { type Base64Codec, scureBase64Codec } from '../../../src/core/runtime/base64-codec.js';
+import { getRuntime } from '../../../src/core/runtime/runtime.js';
+import '../../../src/node/runtime/index.js';
+import { nodeBase64Codec } from '../../../src/node/runtime/node-base64.js';
 import { codeOf } from '../../helpers/errors.js';
 
 const codecs: Base64Codec[] = [scureBase64Codec, nodeBase64Codec];
@@ -30,7 +32,7 @@ const REFUSED = [
 
 describe('base64 codecs', () => {
   it('importing happy-media/node installs the native codec', () => {
-    expect(getBase64Codec().name).toBe('node');
+    expect(getRuntime().base64).toBe(nodeBase64Codec);
   });
 
   it('encode the same text and decode it back to the same bytes', () => {

@@ -1,11 +1,11 @@
 /**
  * Standard base64 over Node's native `Buffer` codec: the same texts as the universal `@scure/base` codec,
  * several times faster (base64 was two thirds of an envelope's seal/open). `happy-media/node` installs it
- * on import (see `setBase64Codec`).
+ * on import (part of `nodeRuntime`).
  *
  * @module
  */
-import type { Base64Codec } from '../../core/base64-codec.js';
+import type { Base64Codec } from '../../core/runtime/base64-codec.js';
 
 /** Decodes `text` with Node's native decoder and accepts it only if it is the canonical encoding. */
 function decodeCanonical(text: string): Buffer {
