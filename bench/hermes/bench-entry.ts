@@ -1,20 +1,14 @@
 /**
  * Timed inside the Hermes VM (the `hermes` bench suite bundles it after the app globals): the universal
- * entry's pure-JS blob decrypt (noble backend, what an app without a native cipher gets) beside tweetnacl
+ * entry's pure-JS blob decrypt (noble AES-GCM, what an app without a native cipher gets) beside tweetnacl
  * `secretbox.open` over the same plaintext size (what Happy's app uses today), after checking both
- * round-trip. Also the engine alone: `decryptBlob` through the Cipher-API backend over a module whose
+ * round-trip. Also the engine alone: `decryptBlob` through the Cipher-API AES-GCM over a module whose
  * "cipher" only copies (no AES, no tag check), i.e. the ceiling a native cipher
  * (react-native-quick-crypto) reaches before its own AES time. Prints one JSON line:
  * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[] }`.
  */
 
-import {
-  type CipherModule,
-  cipherModuleBlobBackend,
-  decryptBlob,
-  encryptBlob,
-  registerBlobBackend,
-} from 'happy-media';
+import { type CipherModule, cipherModuleAesGcm, decryptBlob, encryptBlob, nobleAesGcm } from 'happy-media';
 import nacl from 'tweetnacl';
 
 declare const print: (line: string) => void;
@@ -67,20 +61,20 @@ async function main(): Promise<void> {
   const { size, runs } = HERMES_BENCH;
   const key = bytes(32, 7);
   const plain = bytes(size, 9);
-  const blob = await encryptBlob(plain, key, { backend: 'noble' });
-  if (!same(await decryptBlob(blob, key, { backend: 'noble' }), plain))
+  const blob = await encryptBlob(plain, key, { aesGcm: nobleAesGcm });
+  if (!same(await decryptBlob(blob, key, { aesGcm: nobleAesGcm }), plain))
     throw new Error('blob round trip failed');
   const nonce = bytes(24, 3);
   const boxed = nacl.secretbox(plain, nonce, key);
   const opened = nacl.secretbox.open(boxed, nonce, key);
   if (!opened || !same(opened, plain)) throw new Error('secretbox round trip failed');
-  const blobDecryptMs = await time(runs, () => decryptBlob(blob, key, { backend: 'noble' }));
+  const blobDecryptMs = await time(runs, () => decryptBlob(blob, key, { aesGcm: nobleAesGcm }));
   const secretboxOpenMs = await time(runs, () => nacl.secretbox.open(boxed, nonce, key));
-  registerBlobBackend(cipherModuleBlobBackend(copyingModule, { name: 'copy-only' }), { preferred: false });
-  const copied = await encryptBlob(plain, key, { backend: 'copy-only' });
-  if (!same(await decryptBlob(copied, key, { backend: 'copy-only' }), plain))
+  const copyOnly = cipherModuleAesGcm(copyingModule, { name: 'copy-only' });
+  const copied = await encryptBlob(plain, key, { aesGcm: copyOnly });
+  if (!same(await decryptBlob(copied, key, { aesGcm: copyOnly }), plain))
     throw new Error('engine round trip failed');
-  const engineOnlyMs = await time(runs, () => decryptBlob(copied, key, { backend: 'copy-only' }));
+  const engineOnlyMs = await time(runs, () => decryptBlob(copied, key, { aesGcm: copyOnly }));
   print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs, engineOnlyMs }));
 }
 

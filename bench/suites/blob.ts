@@ -1,5 +1,5 @@
 /**
- * Blob encryption per backend (node, webcrypto, noble) beside the limit in Node (node:crypto, one
+ * Blob encryption per AES-GCM implementation (node, webcrypto, noble) beside the limit in Node (node:crypto, one
  * AES-256-GCM cipher streaming over the same bytes) and Happy's current path (tweetnacl secretbox over
  * the whole blob), plus file-to-file peak memory of ours (streaming) and of the whole-blob secretbox.
  *
@@ -10,14 +10,21 @@ import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
-  type BlobBackendName,
   ciphertextSize,
   createDecryptStream,
   createEncryptStream,
   decryptBlob,
   encryptBlob,
+  nobleAesGcm,
+  webCryptoAesGcm,
 } from 'happy-media';
-import { decryptFile, decryptFileParallel, encryptFile, encryptFileParallel } from 'happy-media/node';
+import {
+  decryptFile,
+  decryptFileParallel,
+  encryptFile,
+  encryptFileParallel,
+  nodeAesGcm,
+} from 'happy-media/node';
 import nacl from 'tweetnacl';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
@@ -28,6 +35,10 @@ import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
 const SLICE = MiB;
+
+/** The AES-GCM implementations measured, by the name their rows carry. */
+const AES_GCM = { node: nodeAesGcm, webcrypto: webCryptoAesGcm, noble: nobleAesGcm } as const;
+type AesGcmName = keyof typeof AES_GCM;
 
 /** node:crypto, one AES-256-GCM cipher over the whole buffer, fed in 1 MiB slices (the limit). */
 function nodeOneCipherEncrypt(
@@ -139,34 +150,34 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 5 };
   const key = new Uint8Array(randomBytes(32));
 
-  // Check before timing: every backend's ciphertext has the announced size and opens with every backend.
+  // Check before timing: every implementation's ciphertext has the announced size and opens with every one.
   const sample = randomData(3 * 16384 + 77);
-  const backends: BlobBackendName[] = [];
-  const cts = new Map<BlobBackendName, Uint8Array>();
+  const backends: AesGcmName[] = [];
+  const cts = new Map<AesGcmName, Uint8Array>();
   for (const b of ['node', 'webcrypto', 'noble'] as const) {
     try {
-      cts.set(b, await encryptBlob(sample, key, { backend: b }));
+      cts.set(b, await encryptBlob(sample, key, { aesGcm: AES_GCM[b] }));
       backends.push(b);
     } catch (error) {
-      ctx.log(`  backend ${b} unavailable: ${(error as Error).message}`);
+      ctx.log(`  AES-GCM ${b} unavailable: ${(error as Error).message}`);
     }
   }
-  if (backends.length === 0) throw new Error('no blob backend could encrypt');
+  if (backends.length === 0) throw new Error('no AES-GCM implementation could encrypt');
   for (const [from, ct] of cts) {
     if (ct.length !== ciphertextSize(sample.length))
       throw new Error(`${from}: ciphertext size differs from ciphertextSize()`);
     for (const to of backends) {
-      if (!equal(await decryptBlob(ct, key, { backend: to }), sample))
+      if (!equal(await decryptBlob(ct, key, { aesGcm: AES_GCM[to] }), sample))
         throw new Error(`${from} → ${to} did not round-trip`);
     }
   }
   rec.check(
-    `backends ${backends.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
+    `AES-GCM ${backends.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
   );
 
   // One group per size: ours and the references over the same bytes, timed interleaved (round-robin),
   // so a busy neighbour slows every case of a round alike instead of skewing one side of a ratio.
-  const groups = new Map<number, BlobBackendName[]>();
+  const groups = new Map<number, AesGcmName[]>();
   for (const b of backends) {
     const s = b === 'noble' ? nobleSize : size;
     groups.set(s, [...(groups.get(s) ?? []), b]);
@@ -176,8 +187,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     const tag = formatBytes(s);
     const cases: Case[] = [];
     for (const b of group) {
-      const ct = await encryptBlob(d, key, { backend: b });
-      if (!equal(await decryptBlob(ct, key, { backend: b }), d))
+      const ct = await encryptBlob(d, key, { aesGcm: AES_GCM[b] });
+      if (!equal(await decryptBlob(ct, key, { aesGcm: AES_GCM[b] }), d))
         throw new Error(`${b}: ${tag} did not round-trip`);
       rec.check(`${b}: ${tag} round-trips`);
       cases.push(
@@ -186,14 +197,14 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
           label: `encrypt (${b}) ${tag}`,
           series: `blob encrypt (${b})`,
           reference: false,
-          fn: () => encryptBlob(d, key, { backend: b }),
+          fn: () => encryptBlob(d, key, { aesGcm: AES_GCM[b] }),
         },
         {
           id: `blob.decrypt.${b}`,
           label: `decrypt (${b}) ${tag}`,
           series: `blob decrypt (${b})`,
           reference: false,
-          fn: () => decryptBlob(ct, key, { backend: b }),
+          fn: () => decryptBlob(ct, key, { aesGcm: AES_GCM[b] }),
         },
       );
     }
@@ -246,7 +257,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         },
       });
     await slices()
-      .pipeThrough(createEncryptStream(key, { backend: 'node' }))
+      .pipeThrough(createEncryptStream(key, { aesGcm: nodeAesGcm }))
       .pipeTo(sink());
     if (counted.bytes !== ciphertextSize(size)) throw new Error('streaming encrypt emitted the wrong size');
     rec.check(`node streaming encrypt of ${tag} emits exactly ciphertextSize(${size}) bytes`);
@@ -265,7 +276,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       [
         () =>
           slices()
-            .pipeThrough(createEncryptStream(key, { backend: 'node' }))
+            .pipeThrough(createEncryptStream(key, { aesGcm: nodeAesGcm }))
             .pipeTo(sink()),
         () => {
           const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
@@ -317,7 +328,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     );
 
     // The same for decryption: createDecryptStream vs one decipher's update, output discarded.
-    const sealed = await encryptBlob(d, key, { backend: 'node' });
+    const sealed = await encryptBlob(d, key, { aesGcm: nodeAesGcm });
     const sealedSlices = () =>
       new ReadableStream<Uint8Array>({
         start(controller) {
@@ -328,7 +339,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       });
     counted.bytes = 0;
     await sealedSlices()
-      .pipeThrough(createDecryptStream(key, { backend: 'node' }))
+      .pipeThrough(createDecryptStream(key, { aesGcm: nodeAesGcm }))
       .pipeTo(sink());
     if (counted.bytes !== size) throw new Error('streaming decrypt emitted the wrong size');
     rec.check(`node streaming decrypt of ${tag} emits exactly the ${size} plaintext bytes`);
@@ -355,7 +366,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       [
         () =>
           sealedSlices()
-            .pipeThrough(createDecryptStream(key, { backend: 'node' }))
+            .pipeThrough(createDecryptStream(key, { aesGcm: nodeAesGcm }))
             .pipeTo(sink()),
         () => {
           const decipher = createDecipheriv('aes-256-gcm', key, iv);
@@ -657,6 +668,7 @@ export const childCases = {
 /** The blob suite. */
 export const blobSuite: Suite = {
   name: 'blob',
-  description: 'blob encrypt/decrypt per backend vs node:crypto one-cipher AES-GCM and tweetnacl secretbox',
+  description:
+    'blob encrypt/decrypt per AES-GCM implementation vs node:crypto one-cipher AES-GCM and tweetnacl secretbox',
   run,
 };

@@ -1,6 +1,6 @@
 /**
- * The browser path: decrypt throughput of the universal entry in headless Chromium, WebCrypto backend
- * vs noble backend, beside one-shot `crypto.subtle` AES-256-GCM over the same bytes (the limit in the
+ * The browser path: decrypt throughput of the universal entry in headless Chromium, WebCrypto AES-GCM
+ * vs noble, beside one-shot `crypto.subtle` AES-256-GCM over the same bytes (the limit in the
  * browser). Then seeks through the streaming Service Worker beside plain range GETs (`browser-seek.ts`).
  * Needs `/usr/bin/chromium` (or env `CHROMIUM_PATH`), playwright-core and esbuild.
  *
@@ -11,7 +11,13 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type createDecryptStream, type decryptBlob, encryptBlob } from 'happy-media';
+import {
+  type createDecryptStream,
+  type decryptBlob,
+  encryptBlob,
+  type nobleAesGcm,
+  type webCryptoAesGcm,
+} from 'happy-media';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
@@ -54,6 +60,8 @@ async function inPage(job: PageJob): Promise<PageResult> {
         decryptBlob: typeof decryptBlob;
         createDecryptStream: typeof createDecryptStream;
         encryptBlob: typeof encryptBlob;
+        nobleAesGcm: typeof nobleAesGcm;
+        webCryptoAesGcm: typeof webCryptoAesGcm;
       };
     }
   ).happyBench;
@@ -66,7 +74,7 @@ async function inPage(job: PageJob): Promise<PageResult> {
         controller.close();
       },
     })
-      .pipeThrough(api.createDecryptStream(key, { backend: 'webcrypto' }))
+      .pipeThrough(api.createDecryptStream(key, { aesGcm: api.webCryptoAesGcm }))
       .pipeTo(
         new WritableStream({
           write(chunk) {
@@ -104,30 +112,30 @@ async function inPage(job: PageJob): Promise<PageResult> {
     }
     return out;
   };
-  const pt = await api.decryptBlob(big, key, { backend: 'webcrypto' });
+  const pt = await api.decryptBlob(big, key, { aesGcm: api.webCryptoAesGcm });
   if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
     throw new Error('webcrypto decrypt differs');
   if ((await streamed()) !== pt.length) throw new Error('webcrypto streaming decrypt emitted the wrong size');
   // Encrypting in the page (an upload from the browser): the announced size, and it decrypts back.
-  const sealed = await api.encryptBlob(pt, key, { backend: 'webcrypto' });
-  const back = await api.decryptBlob(sealed, key, { backend: 'webcrypto' });
+  const sealed = await api.encryptBlob(pt, key, { aesGcm: api.webCryptoAesGcm });
+  const back = await api.decryptBlob(sealed, key, { aesGcm: api.webCryptoAesGcm });
   if (
     sealed.length !== big.length ||
     hex(await crypto.subtle.digest('SHA-256', back as Uint8Array<ArrayBuffer>)) !== job.bigSha
   )
     throw new Error('webcrypto encrypt in Chromium does not round-trip');
-  const spt = await api.decryptBlob(small, key, { backend: 'noble' });
+  const spt = await api.decryptBlob(small, key, { aesGcm: api.nobleAesGcm });
   if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
     throw new Error('noble decrypt differs');
   const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
   return timeRounds({
-    webcrypto: () => api.decryptBlob(big, key, { backend: 'webcrypto' }),
+    webcrypto: () => api.decryptBlob(big, key, { aesGcm: api.webCryptoAesGcm }),
     stream: streamed,
-    noble: () => api.decryptBlob(small, key, { backend: 'noble' }),
+    noble: () => api.decryptBlob(small, key, { aesGcm: api.nobleAesGcm }),
     subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
-    encrypt: () => api.encryptBlob(pt, key, { backend: 'webcrypto' }),
+    encrypt: () => api.encryptBlob(pt, key, { aesGcm: api.webCryptoAesGcm }),
     subtleEncrypt: () => crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>),
   });
 }
@@ -156,7 +164,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
   const bundle = await esbuild.build({
     stdin: {
-      contents: `import { createDecryptStream, decryptBlob, encryptBlob } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob };`,
+      contents: `import { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm };`,
       resolveDir: ctx.scratchDir,
       loader: 'js',
     },
@@ -276,6 +284,6 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 export const browserSuite: Suite = {
   name: 'browser',
   description:
-    'decrypt in headless Chromium, webcrypto vs noble backend vs one-shot crypto.subtle; seeks through the Service Worker vs plain range GETs',
+    'decrypt in headless Chromium, webcrypto vs noble AES-GCM vs one-shot crypto.subtle; seeks through the Service Worker vs plain range GETs',
   run,
 };

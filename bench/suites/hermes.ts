@@ -3,8 +3,8 @@
  * (hermes-engine-cli 0.12.0, bundled and lowered as a Metro build, an app's globals only: no
  * crypto.subtle), beside tweetnacl `secretbox.open` under Hermes over the same plaintext size (Happy's
  * app today). Both run inside one Hermes process, interleaved by phase, after a round-trip check.
- * A native cipher (react-native-quick-crypto through `cipherModuleBlobBackend`) cannot run in the CLI VM;
- * the engine-only figure (the Cipher-API backend over a module that copies instead of encrypting) is the
+ * A native cipher (react-native-quick-crypto through `cipherModuleAesGcm`) cannot run in the CLI VM;
+ * the engine-only figure (the Cipher-API AES-GCM over a module that copies instead of encrypting) is the
  * ceiling it approaches, before its own AES time.
  *
  * @module

@@ -11,7 +11,7 @@
 // The universal entry, whole: its surface is listed name by name once, in src/index.ts, and this is the
 // one wildcard re-export (test/node/public-exports.test.ts allows exactly it and pins the Node names).
 export * from '../index.js';
-// Node blob backend and file-to-file encryption.
+// Node blob layer: files, Node streams, file-to-file encryption on worker threads.
 export {
   createNodeDecryptStream,
   createNodeEncryptStream,
@@ -22,7 +22,6 @@ export {
   encryptFileParallel,
   type FileRangeSource,
   fileRangeSource,
-  nodeBlobBackend,
   PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,
 } from './blob/index.js';
@@ -99,7 +98,7 @@ export {
   type UnhashedFile,
 } from './playback/index.js';
 // Node's runtime (node:crypto AES-256-GCM, native base64, Buffer-pool arrays), installed on import.
-export { nodeRuntime } from './runtime/index.js';
+export { nodeAesGcm, nodeRuntime } from './runtime/index.js';
 // The send pipeline: probe, encrypt, upload, build the message.
 export {
   type SendOptions,

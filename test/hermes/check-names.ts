@@ -1,11 +1,12 @@
 /** The checks test/hermes/suite.ts runs under Hermes; hermes.test.ts expects an `ok` line for each. */
 export const HERMES_CHECKS = [
-  'runtime has no crypto.subtle, Buffer or process; the automatic blob backend is noble',
+  'runtime has no crypto.subtle, Buffer or process; the runtime AES-GCM is noble',
   'protocol: builds, parses and rejects session messages',
   'envelope legacy variant: golden vector, seal/open round trip, tamper rejected',
   'envelope dataKey variant: golden vector, seal/open round trip, tamper rejected',
   'v1 attachment blob: golden vector',
   'blob: frozen vectors reproduced byte for byte',
+  'blob over an asynchronous AES-GCM: frozen vectors, tamper refused',
   'blob decrypt stream: odd pieces in, exact plaintext out',
   'blob tamper: every leg fails with ERR_DECRYPTION_FAILED, nothing released',
   'random access: ranges decrypt to the exact bytes',

@@ -61,7 +61,7 @@ export const BLOB_INFO_PREFIX = 'c2sp.org/chunked-encryption@v1+';
 export const BLOB_DERIVED_SIZE = BLOB_KEY_SIZE + BLOB_NONCE_SIZE + BLOB_COMMITMENT_SIZE;
 
 /**
- * How many chunks one backend call handles at most (1 MiB of plaintext). Bounds the memory of a batch and
+ * How many chunks one chunk-cipher call handles at most (1 MiB of plaintext). Bounds the memory of a batch and
  * the size of each piece the streams emit, whatever size the caller's pieces have.
  */
 export const BLOB_BATCH_CHUNKS = 64;

@@ -9,7 +9,7 @@
  */
 import { assertBytes } from '../bytes.js';
 import { DecryptionError, HappyMediaError } from '../errors.js';
-import type { ChunkCipher } from './backend.js';
+import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import {
   BLOB_BATCH_CHUNKS,
   BLOB_HEADER_SIZE,
@@ -83,7 +83,7 @@ export class BlobDecryptor {
     return this.#guard(async () => {
       let at = 0;
       if (this.#cipher === undefined && this.#raw !== undefined) {
-        this.#cipher = await this.#options.backend.createChunkCipher(this.#raw.aeadKey, this.#raw.baseNonce);
+        this.#cipher = await createChunkCipher(this.#options.aesGcm, this.#raw.aeadKey, this.#raw.baseNonce);
       } else if (this.#cipher === undefined) {
         const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
         this.#header.set(data.subarray(0, take), this.#headerLength);
@@ -127,7 +127,7 @@ export class BlobDecryptor {
     this.#ensureOpen();
     return this.#guard(async () => {
       if (this.#cipher === undefined && this.#raw !== undefined) {
-        this.#cipher = await this.#options.backend.createChunkCipher(this.#raw.aeadKey, this.#raw.baseNonce);
+        this.#cipher = await createChunkCipher(this.#options.aesGcm, this.#raw.aeadKey, this.#raw.baseNonce);
       }
       if (this.#cipher === undefined) throw new DecryptionError();
       if (this.#pendingLength < BLOB_TAG_SIZE || this.#pendingLength === BLOB_SEALED_CHUNK_SIZE) {
@@ -148,15 +148,15 @@ export class BlobDecryptor {
     const keys = deriveBlobKeys(this.#key, this.#header.subarray(0, BLOB_SALT_SIZE), this.#options.context);
     // The commitment is checked before any chunk is even handed to the cipher.
     verifyCommitment(this.#header.subarray(BLOB_SALT_SIZE), keys);
-    this.#cipher = await this.#options.backend.createChunkCipher(keys.aeadKey, keys.baseNonce);
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
     keys.aeadKey.fill(0);
   }
 
   async #open(sealed: Uint8Array[]): Promise<Uint8Array[]> {
     const cipher = this.#cipher as ChunkCipher;
-    // Every batch of this push is handed to the cipher before any is awaited, so an asynchronous backend
+    // Every batch of this push is handed to the cipher before any is awaited, so an asynchronous AES-GCM
     // (WebCrypto: a thread pool behind each call) works on all of them at once; a synchronous one (node)
-    // runs them in turn as before. The limit is checked first, from the sealed lengths, so a hostile blob
+    // runs them in turn. The limit is checked first, from the sealed lengths, so a hostile blob
     // is refused before it is decrypted. Nothing is released unless every batch verified.
     const opening: (Uint8Array | Uint8Array[] | Promise<Uint8Array | Uint8Array[]>)[] = [];
     let released = this.#released;
@@ -167,7 +167,7 @@ export class BlobDecryptor {
         if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
         for (const chunk of batch) released += Math.max(0, chunk.length - BLOB_TAG_SIZE);
         checkPlaintextLimit(released, this.#options);
-        // One array per chunk where the backend has them (no join); else one per batch.
+        // One array per chunk where the driver has them (asynchronous AES-GCM: no join); else one per batch.
         opening.push(
           cipher.openChunks ? cipher.openChunks(this.#nextIndex, batch) : cipher.open(this.#nextIndex, batch),
         );

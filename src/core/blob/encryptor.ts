@@ -7,7 +7,7 @@
  */
 import { assertBytes, randomBytes } from '../bytes.js';
 import { LimitError } from '../errors.js';
-import type { ChunkCipher } from './backend.js';
+import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import { ChunkSplitter } from './chunk-splitter.js';
 import {
   BLOB_BATCH_CHUNKS,
@@ -64,7 +64,7 @@ export class BlobEncryptor {
   async start(): Promise<Uint8Array> {
     if (this.#state !== 'new') throw new Error('BlobEncryptor.start() called twice');
     const keys = deriveBlobKeys(this.#key, this.#salt, this.#options.context);
-    this.#cipher = await this.#options.backend.createChunkCipher(keys.aeadKey, keys.baseNonce);
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
     this.#state = 'started';
     const header = new Uint8Array(this.#salt.length + keys.commitment.length);
     header.set(this.#salt, 0);
@@ -115,8 +115,8 @@ export class BlobEncryptor {
 
   async #seal(chunks: Uint8Array[]): Promise<Uint8Array[]> {
     const cipher = this.#cipher as ChunkCipher;
-    // All batches of this push go to the cipher before any is awaited: an asynchronous backend (WebCrypto)
-    // seals them concurrently; a synchronous one (node) in turn, as before.
+    // All batches of this push go to the cipher before any is awaited: an asynchronous AES-GCM (WebCrypto)
+    // seals them concurrently; a synchronous one (node) in turn.
     const sealing: (Uint8Array | Uint8Array[] | Promise<Uint8Array | Uint8Array[]>)[] = [];
     try {
       for (let b = 0; b < chunks.length; b += BLOB_BATCH_CHUNKS) {
@@ -124,7 +124,7 @@ export class BlobEncryptor {
         if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) {
           throw new LimitError('a blob holds at most 2^38 chunks (4 PiB); split the data');
         }
-        // One array per chunk where the backend has them (no join); else one per batch.
+        // One array per chunk where the driver has them (asynchronous AES-GCM: no join); else one per batch.
         sealing.push(
           cipher.sealChunks ? cipher.sealChunks(this.#nextIndex, batch) : cipher.seal(this.#nextIndex, batch),
         );

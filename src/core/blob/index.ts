@@ -4,15 +4,6 @@
  *
  * @module
  */
-export {
-  type BlobBackend,
-  type BlobBackendName,
-  type ChunkCipher,
-  getBlobBackend,
-  type RegisterBlobBackendOptions,
-  registerBlobBackend,
-} from './backend.js';
-export { type CipherModuleBackendOptions, cipherModuleBlobBackend } from './backend-cipher-module.js';
 export { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, HAPPY_MEDIA_BLOB_CONTEXT } from './constants.js';
 export type { BlobOptions } from './options.js';
 export {

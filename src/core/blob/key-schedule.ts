@@ -1,7 +1,7 @@
 /**
  * Per-message key schedule: HKDF-Expand-SHA-512 of the input key into the AEAD key, the base nonce and
- * the key commitment, and the per-chunk nonce. Shared by every backend (it runs once per blob, so the
- * pure-JS HKDF costs nothing measurable) so the backends cannot disagree on it.
+ * the key commitment, and the per-chunk nonce. Shared by every AES-GCM implementation (it runs once per
+ * blob, so the pure-JS HKDF costs nothing measurable) so the implementations cannot disagree on it.
  *
  * @module
  */

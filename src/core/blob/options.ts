@@ -3,9 +3,10 @@
  *
  * @module
  */
+import { type AesGcm, assertAesGcm } from '../aes-gcm/aes-gcm.js';
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { LimitError } from '../errors.js';
-import { type BlobBackend, type BlobBackendName, getBlobBackend } from './backend.js';
+import { getRuntime } from '../runtime/runtime.js';
 import { DEFAULT_BLOB_CONTEXT } from './constants.js';
 
 /** Options of every blob operation. */
@@ -15,8 +16,12 @@ export interface BlobOptions {
    * only for a use other than happy-media media blobs. Decrypting with another context fails.
    */
   context?: Uint8Array;
-  /** Force a backend (tests, benchmarks). Default: the best one for this runtime, see `getBlobBackend`. */
-  backend?: BlobBackendName;
+  /**
+   * The AES-256-GCM to seal and open chunks with, e.g. `nobleAesGcm` for a cross-check or a benchmark.
+   * Default: the runtime's (`getRuntime().aesGcm`: node:crypto once `happy-media/node` is imported,
+   * WebCrypto in a browser). Every implementation gives the same bytes.
+   */
+  aesGcm?: AesGcm;
   /**
    * Refuse plaintexts longer than this many bytes (`LimitError`, `ERR_LIMIT_EXCEEDED`). Checked while
    * streaming, so a hostile blob cannot make a decryptor produce more than this. Default: no limit
@@ -29,8 +34,8 @@ export interface BlobOptions {
 export interface ResolvedBlobOptions {
   /** The context bytes (a private copy). */
   context: Uint8Array;
-  /** The backend to use. */
-  backend: BlobBackend;
+  /** The AES-256-GCM to use. */
+  aesGcm: AesGcm;
   /** Plaintext limit in bytes (`Number.MAX_SAFE_INTEGER` when unset). */
   maxPlaintextBytes: number;
 }
@@ -39,7 +44,7 @@ export interface ResolvedBlobOptions {
  * Validates `options` and fills in the defaults.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a context that is not bytes, an unknown or
- * unavailable backend, or a limit that is not a non-negative integer.
+ * `aesGcm` that is not an AesGcm, or a limit that is not a non-negative integer.
  */
 export function resolveBlobOptions(options: BlobOptions | undefined): ResolvedBlobOptions {
   const context =
@@ -49,7 +54,8 @@ export function resolveBlobOptions(options: BlobOptions | undefined): ResolvedBl
       ? Number.MAX_SAFE_INTEGER
       : assertNonNegativeInteger(options.maxPlaintextBytes, 'maxPlaintextBytes');
   // Copy the context: the caller may reuse its buffer while a stream is still running.
-  return { context: context.slice(), backend: getBlobBackend(options?.backend), maxPlaintextBytes };
+  const aesGcm = options?.aesGcm === undefined ? getRuntime().aesGcm : assertAesGcm(options.aesGcm, 'aesGcm');
+  return { context: context.slice(), aesGcm, maxPlaintextBytes };
 }
 
 /** Throws the limit error when `total` plaintext bytes exceed the configured maximum. */

@@ -9,7 +9,7 @@
  */
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
-import type { ChunkCipher } from './backend.js';
+import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import {
   BLOB_BATCH_CHUNKS,
   BLOB_CHUNK_SIZE,
@@ -160,7 +160,7 @@ export async function openBlobRandomAccess(
   const header = await readExactly(source, 0, BLOB_HEADER_SIZE);
   const keys = deriveBlobKeys(key, header.subarray(0, BLOB_SALT_SIZE), resolved.context);
   verifyCommitment(header.subarray(BLOB_SALT_SIZE), keys);
-  const cipher: ChunkCipher = await resolved.backend.createChunkCipher(keys.aeadKey, keys.baseNonce);
+  const cipher: ChunkCipher = await createChunkCipher(resolved.aesGcm, keys.aeadKey, keys.baseNonce);
   keys.aeadKey.fill(0);
 
   const { finalIndex, finalSealedSize } = layout;
@@ -190,8 +190,8 @@ export async function openBlobRandomAccess(
           signal,
         );
       if (last < finalIndex && last - first < READ_SPAN_CHUNKS) {
-        // The common case (a player's range, a 1 MiB read): one span, one backend call, whose output is
-        // returned as a view: each chunk's plaintext is copied once (by the backend, after its tag
+        // The common case (a player's range, a 1 MiB read): one span, one cipher call, whose output is
+        // returned as a view: each chunk's plaintext is copied once (by the cipher, after its tag
         // verified), and no zero-filled array is made only to be overwritten.
         const plain = await cipher.open(first, sealedChunks(await readSpan(first)));
         const from = offset - first * BLOB_CHUNK_SIZE;
@@ -214,7 +214,7 @@ export async function openBlobRandomAccess(
         pending = nextStart <= lastRead ? readSpan(nextStart) : undefined;
         try {
           const count = bytes.length / BLOB_SEALED_CHUNK_SIZE;
-          // Batches of a span are opened together: concurrently for an asynchronous backend (WebCrypto).
+          // Batches of a span are opened together: concurrently for an asynchronous AES-GCM (WebCrypto).
           const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
           const sealed = sealedChunks(bytes);
           for (let b = 0; b < count; b += BLOB_BATCH_CHUNKS) {

@@ -9,7 +9,7 @@
  * @module
  */
 import { AbortedError, DecryptionError } from '../errors.js';
-import type { ChunkCipher } from './backend.js';
+import type { ChunkCipher } from './chunk-cipher.js';
 import { ChunkSplitter } from './chunk-splitter.js';
 import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE } from './constants.js';
 import type { RangeSource } from './random-access.js';

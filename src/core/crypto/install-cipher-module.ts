@@ -4,15 +4,16 @@
  *
  * @module
  */
-import { type BlobBackend, registerBlobBackend } from '../blob/backend.js';
-import { cipherModuleBlobBackend } from '../blob/backend-cipher-module.js';
+import type { SyncAesGcm } from '../aes-gcm/aes-gcm.js';
+import { cipherModuleAesGcm } from '../aes-gcm/cipher-module.js';
 import { setEnvelopeAesGcm } from '../envelope/aes-gcm-backend.js';
 import { cipherModuleEnvelopeAesGcm } from '../envelope/cipher-module-aes-gcm.js';
+import { getRuntime, installRuntime } from '../runtime/runtime.js';
 import type { CipherModule } from './cipher-module.js';
 
 /**
- * Registers a {@link cipherModuleBlobBackend} over `module` as the automatic blob backend and installs
- * {@link cipherModuleEnvelopeAesGcm} for the envelope's dataKey variant. Returns the blob backend.
+ * Installs {@link cipherModuleAesGcm} over `module` as the runtime's AES-GCM (blobs) and
+ * {@link cipherModuleEnvelopeAesGcm} for the envelope's dataKey variant. Returns the runtime's AES-GCM.
  *
  * @param options.name - registry name (default `node-crypto`).
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a module without the Cipher API or a bad name.
@@ -23,10 +24,10 @@ import type { CipherModule } from './cipher-module.js';
  * installCipherModule(QuickCrypto, { name: 'quick-crypto' });
  * ```
  */
-export function installCipherModule(module: CipherModule, options: { name?: string } = {}): BlobBackend {
-  const backend = cipherModuleBlobBackend(module, { name: options.name });
-  const envelope = cipherModuleEnvelopeAesGcm(module, backend.name);
-  registerBlobBackend(backend);
+export function installCipherModule(module: CipherModule, options: { name?: string } = {}): SyncAesGcm {
+  const aesGcm = cipherModuleAesGcm(module, { name: options.name });
+  const envelope = cipherModuleEnvelopeAesGcm(module, aesGcm.name);
+  installRuntime({ ...getRuntime(), aesGcm });
   setEnvelopeAesGcm(envelope);
-  return backend;
+  return aesGcm;
 }

@@ -1,17 +1,13 @@
 /**
- * Public surface of the Node blob layer. Importing it registers the node:crypto backend, which then
- * becomes the automatic choice of every blob operation.
+ * Public surface of the Node blob layer: files and Node streams over the universal engines, and
+ * file-to-file encryption on worker threads. The chunks' AES-256-GCM is the runtime's (node:crypto once
+ * `happy-media/node` is imported, see `src/node/runtime/`).
  *
  * @module
  */
-import { registerBlobBackend } from '../../core/blob/backend.js';
-import { nodeBlobBackend } from './node-backend.js';
-
-registerBlobBackend(nodeBlobBackend);
 
 export { type FileRangeSource, fileRangeSource } from './file-range-source.js';
 export { type DecryptFileOptions, decryptFile, encryptFile } from './files.js';
-export { nodeBlobBackend } from './node-backend.js';
 export { createNodeDecryptStream, createNodeEncryptStream } from './node-streams.js';
 export {
   decryptFileParallel,

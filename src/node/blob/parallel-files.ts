@@ -51,7 +51,7 @@ const JOBS_PER_WORKER = 2;
 export const PARALLEL_FILE_THRESHOLD = 64 * 1024 * 1024;
 
 /** Options of {@link encryptFileParallel} / {@link decryptFileParallel}. */
-export interface ParallelFileOptions extends Omit<BlobOptions, 'backend'> {
+export interface ParallelFileOptions extends Omit<BlobOptions, 'aesGcm'> {
   /** Worker threads (default: the number of CPUs, at most 8). */
   threads?: number;
 }
@@ -247,7 +247,7 @@ export async function encryptFileParallel(
   internals?: ParallelFileInternals,
 ): Promise<void> {
   assertBytes(key, 'key', BLOB_KEY_SIZE);
-  const resolved = resolveBlobOptions({ ...options, backend: undefined });
+  const resolved = resolveBlobOptions({ ...options, aesGcm: undefined });
   const threads = resolveThreads(options?.threads);
   const salt =
     internals?.salt === undefined
@@ -311,7 +311,7 @@ export async function decryptFileParallel(
   options?: ParallelFileOptions,
 ): Promise<void> {
   assertBytes(key, 'key', BLOB_KEY_SIZE);
-  const resolved = resolveBlobOptions({ ...options, backend: undefined });
+  const resolved = resolveBlobOptions({ ...options, aesGcm: undefined });
   const threads = resolveThreads(options?.threads);
   const { handle: input, size } = await openInput(inPath);
   try {

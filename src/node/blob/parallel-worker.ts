@@ -7,7 +7,7 @@
  * The worker is started from source text (`eval`), so it runs the same in the built package and under the
  * test runner, which loads TypeScript sources. {@link chunkWorkerMain} therefore uses nothing but its
  * parameters: the key schedule and every nonce stay in the main thread (the shared engine code), and a job
- * carries the nonce of each of its chunks. The worker only calls the AEAD, exactly as the `node` backend does.
+ * carries the nonce of each of its chunks. The worker only calls the AEAD, exactly as `nodeAesGcm` does.
  *
  * @module
  */
@@ -148,7 +148,7 @@ export function chunkWorkerMain(
         code: typeof code === 'string' ? code : undefined,
       });
     } finally {
-      // The buffers are reused by the next job (as the node backend reuses its allocations); the key is not.
+      // The buffers are reused by the next job; the key is not.
       key.fill(0);
     }
   });

@@ -4,8 +4,8 @@
  *
  * @module
  */
-// Registers the node:crypto blob backend: playback should never fall back to pure-JS AES in Node.
-import '../blob/index.js';
+// Node's runtime: playback should never fall back to a slower AES-GCM in Node.
+import '../runtime/index.js';
 
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
 export {

@@ -13,7 +13,7 @@ import {
   type RangeSource,
 } from '../../../src/core/blob/index.js';
 import { joinBytes } from '../../../src/core/bytes.js';
-import '../../../src/node/blob/index.js';
+import '../../../src/node/runtime/index.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
 import { prng, testBytes } from './blob-test-utils.js';
 

@@ -1,53 +1,56 @@
 /**
- * Round trips through every path and backend, cross-backend decryption, streaming equivalence, views at
+ * Round trips through every path and AES-GCM implementation, cross-implementation decryption, streaming equivalence, views at
  * non-zero offsets, random access ranges, limits and option errors.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AesGcm } from '../../../src/core/aes-gcm/aes-gcm.js';
+import { nobleAesGcm } from '../../../src/core/aes-gcm/noble.js';
+import { webCryptoAesGcm } from '../../../src/core/aes-gcm/webcrypto.js';
 import { createEncryptStreamWithSalt, encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
 import {
-  type BlobBackend,
-  type BlobBackendName,
   bufferRangeSource,
   ciphertextSize,
   createDecryptStream,
   createEncryptStream,
   decryptBlob,
   encryptBlob,
-  getBlobBackend,
   HAPPY_MEDIA_BLOB_CONTEXT,
   openBlobRandomAccess,
-  registerBlobBackend,
 } from '../../../src/core/blob/index.js';
 import { toHex } from '../../../src/core/bytes.js';
-import '../../../src/node/blob/index.js';
+import { getRuntime } from '../../../src/core/runtime/runtime.js';
+import { nodeRuntime } from '../../../src/node/runtime/index.js';
+import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
+import { asAsync } from '../../helpers/aes-gcm.js';
+import { withRuntime } from '../../helpers/installed.js';
 import { cut, offsetView, prng, runStream, testBytes } from './blob-test-utils.js';
 
-const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble'];
+const IMPLEMENTATIONS: AesGcm[] = [nodeAesGcm, webCryptoAesGcm, nobleAesGcm];
 const LENGTHS = [0, 1, 16383, 16384, 16385, 32768, 3 * 1024 * 1024 + 12345];
 const key = testBytes(32, 7);
 const salt = testBytes(24, 8);
 
 describe('round trips', () => {
   for (const length of LENGTHS) {
-    it(`${length} bytes: every backend decrypts every backend's output, by buffer and by stream`, async () => {
+    it(`${length} bytes: every implementation decrypts every implementation's output, by buffer and by stream`, async () => {
       const plaintext = testBytes(length, length + 1);
-      const sealedBy = new Map<BlobBackendName, Uint8Array>();
-      for (const backend of BACKENDS) {
+      const sealedBy = new Map<string, Uint8Array>();
+      for (const aesGcm of IMPLEMENTATIONS) {
         // noble is pure JS (~60 MB/s): it still takes the multi-MiB case, it just takes a moment.
-        const ct = await encryptBlob(plaintext, key, { backend });
+        const ct = await encryptBlob(plaintext, key, { aesGcm });
         expect(ct.length).toBe(ciphertextSize(length));
-        sealedBy.set(backend, ct);
+        sealedBy.set(aesGcm.name, ct);
       }
       // Random salts: two encryptions of the same plaintext differ.
       expect(toHex((sealedBy.get('node') as Uint8Array).subarray(0, 24))).not.toBe(
         toHex((sealedBy.get('noble') as Uint8Array).subarray(0, 24)),
       );
       for (const [from, ct] of sealedBy) {
-        for (const backend of BACKENDS) {
-          const back = await decryptBlob(ct, key, { backend });
-          expect(back.length, `${from} → ${backend}`).toBe(length);
-          expect(Buffer.from(back).equals(Buffer.from(plaintext)), `${from} → ${backend}`).toBe(true);
+        for (const aesGcm of IMPLEMENTATIONS) {
+          const back = await decryptBlob(ct, key, { aesGcm });
+          expect(back.length, `${from} → ${aesGcm.name}`).toBe(length);
+          expect(Buffer.from(back).equals(Buffer.from(plaintext)), `${from} → ${aesGcm.name}`).toBe(true);
         }
         const streamed = await runStream(
           createDecryptStream(key),
@@ -59,19 +62,19 @@ describe('round trips', () => {
     });
   }
 
-  it('stream encryption in random pieces equals whole-buffer encryption with the same salt (all backends)', async () => {
+  it('stream encryption in random pieces equals whole-buffer encryption with the same salt (all implementations)', async () => {
     const random = prng(42);
     for (const length of [0, 5, 16384, 50_000, 200_003]) {
       const plaintext = testBytes(length, 9);
       const whole = await encryptBlobWithSalt(plaintext, key, salt);
-      for (const backend of BACKENDS) {
+      for (const aesGcm of IMPLEMENTATIONS) {
         const sizes = () => 1 + Math.floor(random() * (random() < 0.3 ? 30 : 40_000));
         const run = await runStream(
-          createEncryptStreamWithSalt(key, salt, { backend }),
+          createEncryptStreamWithSalt(key, salt, { aesGcm }),
           cut(plaintext, sizes),
         );
         expect(run.error).toBeUndefined();
-        expect(toHex(run.output), `${backend} ${length}`).toBe(toHex(whole));
+        expect(toHex(run.output), `${aesGcm.name} ${length}`).toBe(toHex(whole));
       }
     }
   });
@@ -81,16 +84,16 @@ describe('round trips', () => {
       fc.asyncProperty(
         fc.integer({ min: 0, max: 70_000 }),
         fc.array(fc.integer({ min: 1, max: 20_000 }), { minLength: 1, maxLength: 8 }),
-        fc.constantFrom<BlobBackendName>(...BACKENDS),
-        async (length, pieceSizes, backend) => {
+        fc.constantFrom(...IMPLEMENTATIONS),
+        async (length, pieceSizes, aesGcm) => {
           const plaintext = testBytes(length, length);
           let i = 0;
           const sizes = () => pieceSizes[i++ % pieceSizes.length] as number;
-          const enc = await runStream(createEncryptStream(key, { backend }), cut(plaintext, sizes));
+          const enc = await runStream(createEncryptStream(key, { aesGcm }), cut(plaintext, sizes));
           expect(enc.error).toBeUndefined();
           expect(enc.output.length).toBe(ciphertextSize(length));
           i = 0;
-          const dec = await runStream(createDecryptStream(key, { backend }), cut(enc.output, sizes));
+          const dec = await runStream(createDecryptStream(key, { aesGcm }), cut(enc.output, sizes));
           expect(dec.error).toBeUndefined();
           expect(Buffer.from(dec.output).equals(Buffer.from(plaintext))).toBe(true);
         },
@@ -152,9 +155,9 @@ describe('round trips', () => {
 
 describe('random access', () => {
   const plaintext = testBytes(5 * 16384 + 777, 13);
-  for (const backend of BACKENDS) {
-    it(`${backend}: any range equals the same slice of the plaintext`, async () => {
-      const ct = await encryptBlob(plaintext, key, { backend });
+  for (const aesGcm of IMPLEMENTATIONS) {
+    it(`${aesGcm.name}: any range equals the same slice of the plaintext`, async () => {
+      const ct = await encryptBlob(plaintext, key, { aesGcm });
       const reads: { offset: number; length: number }[] = [];
       const source = bufferRangeSource(ct);
       const counting = {
@@ -164,7 +167,7 @@ describe('random access', () => {
           return source.read(offset, length, signal);
         },
       };
-      const reader = await openBlobRandomAccess(counting, key, { backend });
+      const reader = await openBlobRandomAccess(counting, key, { aesGcm });
       expect(reader.plaintextSize).toBe(plaintext.length);
       // Opening reads the header and the final chunk only.
       expect(reads).toEqual([
@@ -210,29 +213,40 @@ describe('random access', () => {
     await expect(reader.read(0, 10, controller.signal)).rejects.toMatchObject({ code: 'ERR_ABORTED' });
   });
 
-  for (const backend of BACKENDS) {
-    it(`${backend}: a read inside one span is one backend call; its bytes stay put after later reads; damage in it fails`, async () => {
-      const ct = await encryptBlob(plaintext, key, { backend });
-      const calls: number[] = [];
-      const counted = {
-        name: `counted-${backend}`,
-        async createChunkCipher(aeadKey: Uint8Array, baseNonce: Uint8Array) {
-          const inner = await getBlobBackend(backend).createChunkCipher(aeadKey, baseNonce);
-          return {
-            seal: (first: number, p: readonly Uint8Array[]) => inner.seal(first, p),
-            open: (first: number, sealed: readonly Uint8Array[]) => {
-              calls.push(sealed.length);
-              return inner.open(first, sealed);
-            },
-          };
-        },
+  for (const aesGcm of IMPLEMENTATIONS) {
+    it(`${aesGcm.name}: a read inside one span opens only its chunks; its bytes stay put after later reads; damage in it fails`, async () => {
+      const ct = await encryptBlob(plaintext, key, { aesGcm });
+      let opened = 0;
+      const count = () => {
+        opened++;
       };
-      registerBlobBackend(counted, { preferred: false });
-      const reader = await openBlobRandomAccess(bufferRangeSource(ct), key, { backend: counted.name });
-      calls.length = 0;
-      // Chunks 1 to 3, unaligned at both ends: the result is a view of the backend's output.
+      const counted: AesGcm =
+        aesGcm.mode === 'sync'
+          ? {
+              ...aesGcm,
+              open: (...args) => {
+                count();
+                return aesGcm.open(...args);
+              },
+              ...(aesGcm.openInto && {
+                openInto: (...args: Parameters<NonNullable<typeof aesGcm.openInto>>) => {
+                  count();
+                  aesGcm.openInto?.(...args);
+                },
+              }),
+            }
+          : {
+              ...aesGcm,
+              open: (...args) => {
+                count();
+                return aesGcm.open(...args);
+              },
+            };
+      const reader = await openBlobRandomAccess(bufferRangeSource(ct), key, { aesGcm: counted });
+      opened = 0;
+      // Chunks 1 to 3, unaligned at both ends: the result is a view of the cipher's output.
       const first = await reader.read(16384 + 5, 2 * 16384 + 10);
-      expect(calls).toEqual([3]);
+      expect(opened).toBe(3);
       const expected = toHex(plaintext.subarray(16384 + 5, 3 * 16384 + 15));
       expect(toHex(first)).toBe(expected);
       await reader.read(0, 4 * 16384);
@@ -240,7 +254,7 @@ describe('random access', () => {
       expect(toHex(first)).toBe(expected);
       const bad = ct.slice();
       bad[56 + 2 * 16400 + 7] = (bad[56 + 2 * 16400 + 7] as number) ^ 1;
-      const badReader = await openBlobRandomAccess(bufferRangeSource(bad), key, { backend });
+      const badReader = await openBlobRandomAccess(bufferRangeSource(bad), key, { aesGcm });
       await expect(badReader.read(16384 + 5, 2 * 16384 + 10)).rejects.toMatchObject({
         code: 'ERR_DECRYPTION_FAILED',
       });
@@ -251,7 +265,7 @@ describe('random access', () => {
   it('a long read goes in 1024-chunk spans: one source read each, the next prefetched; damage in a later span still fails', async () => {
     // 2500 chunks: spans of 1024, 1024 and 452 chunks, then the final chunk from the open.
     const long = testBytes(2500 * 16384 + 5, 15);
-    const ct = await encryptBlob(long, key, { backend: 'node' });
+    const ct = await encryptBlob(long, key, { aesGcm: nodeAesGcm });
     const inner = bufferRangeSource(ct);
     const reads: number[] = [];
     const counting = {
@@ -309,7 +323,7 @@ describe('limits and options', () => {
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
   });
 
-  it('bad keys, contexts, backends and chunks are InvalidArgumentError naming the parameter', async () => {
+  it('bad keys, contexts, AES-GCM implementations and chunks are InvalidArgumentError naming the parameter', async () => {
     expect(() => createEncryptStream(new Uint8Array(31))).toThrow(
       /32-byte key for `key` but received 31 bytes/,
     );
@@ -320,7 +334,7 @@ describe('limits and options', () => {
       encryptBlob(new Uint8Array(1), key, { context: 'x' as unknown as Uint8Array }),
     ).rejects.toThrow(/`context`/);
     await expect(
-      encryptBlob(new Uint8Array(1), key, { backend: 'openssl' as BlobBackendName }),
+      encryptBlob(new Uint8Array(1), key, { aesGcm: 'openssl' as unknown as AesGcm }),
     ).rejects.toMatchObject({
       code: 'ERR_INVALID_ARGUMENT',
     });
@@ -331,26 +345,18 @@ describe('limits and options', () => {
     expect(run.error).toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
   });
 
-  it('the registry picks node when registered and lets a backend be replaced', async () => {
-    expect(getBlobBackend().name).toBe('node');
-    expect(getBlobBackend('noble').name).toBe('noble');
-    expect(() => registerBlobBackend({ name: 'x' } as unknown as BlobBackend)).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
-    );
-    const node = getBlobBackend('node');
-    let calls = 0;
-    registerBlobBackend({
-      name: 'node',
-      createChunkCipher(k, n) {
-        calls++;
-        return node.createChunkCipher(k, n);
-      },
+  it("the default is the runtime's AES-GCM, whichever is installed when the operation starts", async () => {
+    expect(getRuntime().aesGcm).toBe(nodeAesGcm);
+    const calls = { seal: 0, open: 0, inFlight: 0, maxInFlight: 0 };
+    const counted = asAsync(nodeAesGcm, { calls });
+    const ct = await withRuntime({ ...nodeRuntime, aesGcm: counted }, async () => {
+      const sealed = await encryptBlob(new Uint8Array(3), key);
+      expect(await decryptBlob(sealed, key)).toEqual(new Uint8Array(3));
+      return sealed;
     });
-    try {
-      await decryptBlob(await encryptBlob(new Uint8Array(3), key), key);
-      expect(calls).toBe(2);
-    } finally {
-      registerBlobBackend(node);
-    }
+    expect(calls).toMatchObject({ seal: 1, open: 1 });
+    // Back on node:crypto: no call reaches the counted one any more.
+    expect(await decryptBlob(ct, key)).toEqual(new Uint8Array(3));
+    expect(calls.open).toBe(1);
   });
 });

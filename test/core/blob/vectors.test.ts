@@ -1,32 +1,37 @@
 /**
  * Our own frozen Cobblestone-256 vectors (test/fixtures/blob-vectors.json): fixed keys, salts (injected
- * through the test-only entry point) and contexts; every backend must reproduce each ciphertext byte for
+ * through the test-only entry point) and contexts; every AES-GCM implementation must reproduce each ciphertext byte for
  * byte and decrypt it. They pin the happy-media context string and our framing against regressions.
  * Regenerate (only for a deliberate format change) with `UPDATE_BLOB_VECTORS=1 npx vitest run <this file>`.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
 import {
-  type BlobBackendName,
-  cipherModuleBlobBackend,
-  decryptBlob,
-  HAPPY_MEDIA_BLOB_CONTEXT,
-  registerBlobBackend,
-} from '../../../src/core/blob/index.js';
+  type AesGcm,
+  cipherModuleAesGcm,
+  nobleAesGcm,
+  webCryptoAesGcm,
+} from '../../../src/core/aes-gcm/index.js';
+import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
+import { decryptBlob, HAPPY_MEDIA_BLOB_CONTEXT } from '../../../src/core/blob/index.js';
 import { fromHex, toHex, utf8 } from '../../../src/core/bytes.js';
-import '../../../src/node/blob/index.js';
+import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
+import { asAsync, withoutFastPaths } from '../../helpers/aes-gcm.js';
 import { foreignCipherModule } from '../../helpers/cipher-module.js';
 import { testBytes } from './blob-test-utils.js';
 
-// The Cipher-API backend on a module that is not node:crypto itself (as react-native-quick-crypto).
-registerBlobBackend(cipherModuleBlobBackend(foreignCipherModule().module, { name: 'cipher-module' }), {
-  preferred: false,
-});
-
 const FIXTURE = new URL('../../fixtures/blob-vectors.json', import.meta.url);
-const BACKENDS: BlobBackendName[] = ['node', 'webcrypto', 'noble', 'cipher-module'];
+const IMPLEMENTATIONS: AesGcm[] = [
+  nodeAesGcm,
+  webCryptoAesGcm,
+  nobleAesGcm,
+  // The Cipher-API implementation on a module that is not node:crypto itself (as react-native-quick-crypto).
+  cipherModuleAesGcm(foreignCipherModule().module, { name: 'cipher-module' }),
+  // The synchronous driver's plain path (no sealInto/openInto), and the asynchronous driver.
+  withoutFastPaths(nodeAesGcm),
+  asAsync(nodeAesGcm),
+];
 /** Ciphertexts up to this size are stored whole; longer ones as SHA-512 plus head and tail. */
 const INLINE_LIMIT = 256;
 
@@ -66,7 +71,7 @@ async function build(): Promise<FrozenVector[]> {
     const msgSeed = 3000 + i;
     const context = spec.ctx === undefined ? undefined : fromHex(spec.ctx);
     const ct = await encryptBlobWithSalt(testBytes(spec.msgLength, msgSeed), key, salt, {
-      backend: 'noble',
+      aesGcm: nobleAesGcm,
       ...(context ? { context } : {}),
     });
     out.push({
@@ -107,10 +112,10 @@ describe('frozen happy-media blob vectors', () => {
   });
 
   for (const v of frozen.vectors) {
-    for (const backend of BACKENDS) {
-      it(`${backend}: ${v.comment}: reproduces the ciphertext and decrypts it`, async () => {
+    for (const aesGcm of IMPLEMENTATIONS) {
+      it(`${aesGcm.name}: ${v.comment}: reproduces the ciphertext and decrypts it`, async () => {
         const plaintext = testBytes(v.msgLength, v.msgSeed);
-        const options = { backend, ...(v.ctx === undefined ? {} : { context: fromHex(v.ctx) }) };
+        const options = { aesGcm, ...(v.ctx === undefined ? {} : { context: fromHex(v.ctx) }) };
         const ct = await encryptBlobWithSalt(plaintext, fromHex(v.key), fromHex(v.salt), options);
         expect(ct.length).toBe(v.ctLength);
         if (v.ct !== undefined) expect(toHex(ct)).toBe(v.ct);

@@ -1,0 +1,139 @@
+/**
+ * The chunk driver of a synchronous AES-GCM, over the Cipher-API implementation on a module that is not
+ * node:crypto itself (plain Uint8Array results, as react-native-quick-crypto) and over node:crypto without
+ * its fast paths: identical bytes to the other implementations, each opens the others' blobs, one cipher
+ * call per chunk and a batch in one array from the runtime's allocator, tampering fails with nothing
+ * released. (The frozen vectors run on each too: vectors.test.ts.)
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cipherModuleAesGcm, nobleAesGcm, webCryptoAesGcm } from '../../../src/core/aes-gcm/index.js';
+import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
+import { createChunkCipher } from '../../../src/core/blob/chunk-cipher.js';
+import {
+  bufferRangeSource,
+  decryptBlob,
+  encryptBlob,
+  openBlobRandomAccess,
+} from '../../../src/core/blob/index.js';
+import { installCipherModule } from '../../../src/core/crypto/index.js';
+import { getEnvelopeAesGcm, setEnvelopeAesGcm } from '../../../src/core/envelope/index.js';
+import { getRuntime, installRuntime } from '../../../src/core/runtime/runtime.js';
+import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
+import { nodeRuntime } from '../../../src/node/runtime/index.js';
+import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
+import { withoutFastPaths } from '../../helpers/aes-gcm.js';
+import { foreignCipherModule } from '../../helpers/cipher-module.js';
+import { withRuntime } from '../../helpers/installed.js';
+import { testBytes } from './blob-test-utils.js';
+
+const key = testBytes(32, 7);
+
+afterEach(() => {
+  installRuntime(nodeRuntime);
+  setEnvelopeAesGcm(nodeEnvelopeAesGcm);
+});
+
+describe('synchronous chunk cipher', () => {
+  it('over a foreign Cipher-API module and without fast paths: the same bytes as every other implementation', async () => {
+    const foreign = cipherModuleAesGcm(foreignCipherModule().module, { name: 'foreign' });
+    const plain = withoutFastPaths(nodeAesGcm);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 70_000 }), fc.integer(), async (size, seed) => {
+        const plaintext = testBytes(size, seed);
+        const salt = testBytes(24, seed + 1);
+        const byForeign = await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: foreign });
+        for (const other of [nobleAesGcm, webCryptoAesGcm, nodeAesGcm, plain]) {
+          expect(await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: other })).toEqual(byForeign);
+          expect(await decryptBlob(byForeign, key, { aesGcm: other })).toEqual(plaintext);
+        }
+        expect(await decryptBlob(byForeign, key, { aesGcm: foreign })).toEqual(plaintext);
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('is synchronous: a batch is sealed and opened without a promise', () => {
+    const cipher = createChunkCipher(nodeAesGcm, key, testBytes(12, 1));
+    expect(cipher).not.toBeInstanceOf(Promise);
+    const sealed = cipher.seal(0, [testBytes(10, 2), testBytes(20, 3)]);
+    expect(sealed).toBeInstanceOf(Uint8Array);
+    const opened = cipher.open(0, [sealed.subarray(0, 26), sealed.subarray(26)]);
+    expect(opened).toEqual(new Uint8Array([...testBytes(10, 2), ...testBytes(20, 3)]));
+  });
+
+  it('batches: one cipher call per chunk, no more; random access opens only the chunks asked for', async () => {
+    const { module, calls } = foreignCipherModule();
+    const aesGcm = cipherModuleAesGcm(module, { name: 'counted' });
+    const plaintext = testBytes(5 * 16384 + 10, 3);
+    const blob = await encryptBlob(plaintext, key, { aesGcm });
+    expect(calls.cipher).toBe(6);
+    const reader = await openBlobRandomAccess(bufferRangeSource(blob), key, { aesGcm });
+    const before = calls.decipher;
+    expect(await reader.read(2 * 16384 + 5, 100)).toEqual(plaintext.subarray(2 * 16384 + 5, 2 * 16384 + 105));
+    expect(calls.decipher - before).toBe(1);
+  });
+
+  it('a flipped byte in any chunk fails with ERR_DECRYPTION_FAILED, and the batch array is wiped', async () => {
+    const foreign = cipherModuleAesGcm(foreignCipherModule().module, { name: 'foreign' });
+    const blob = await encryptBlob(testBytes(40_000, 9), key);
+    for (const aesGcm of [foreign, withoutFastPaths(nodeAesGcm)]) {
+      for (const at of [30, 56, 56 + 16400 + 7, blob.length - 1]) {
+        const bad = blob.slice();
+        bad[at]! ^= 1;
+        await expect(decryptBlob(bad, key, { aesGcm })).rejects.toMatchObject({
+          code: 'ERR_DECRYPTION_FAILED',
+        });
+      }
+    }
+    // The batch output came from the runtime's allocator: after a failed open it holds zeros only.
+    const outputs: Uint8Array[] = [];
+    const cipher = withRuntime(
+      {
+        ...nodeRuntime,
+        alloc: {
+          ...nodeRuntime.alloc,
+          output: (n) => outputs[outputs.push(new Uint8Array(n).fill(0xa5)) - 1]!,
+        },
+      },
+      () => createChunkCipher(nodeAesGcm, key, testBytes(12, 5)),
+    );
+    const sealed = cipher.seal(0, [testBytes(100, 6), testBytes(100, 7)]);
+    const bad = sealed.slice();
+    bad[150]! ^= 1;
+    expect(() => cipher.open(0, [bad.subarray(0, 116), bad.subarray(116)])).toThrow(
+      expect.objectContaining({ code: 'ERR_DECRYPTION_FAILED' }),
+    );
+    expect(outputs.at(-1)?.every((b) => b === 0)).toBe(true);
+  });
+
+  it('takes its batch arrays from the runtime (Node: not zero-filled, each owning its buffer)', async () => {
+    const sizes: number[] = [];
+    await withRuntime(
+      {
+        ...nodeRuntime,
+        alloc: {
+          ...nodeRuntime.alloc,
+          output: (n) => {
+            sizes.push(n);
+            return nodeRuntime.alloc.output(n);
+          },
+        },
+      },
+      () => encryptBlob(testBytes(100, 1), key, { aesGcm: nodeAesGcm }),
+    );
+    expect(sizes).toEqual([116]);
+  });
+});
+
+describe('installCipherModule', () => {
+  it('installs the Cipher-API AES-GCM for blobs and envelopes', async () => {
+    const { module, calls } = foreignCipherModule();
+    const aesGcm = installCipherModule(module, { name: 'quick-crypto' });
+    expect(getRuntime().aesGcm).toBe(aesGcm);
+    expect(getRuntime().base64).toBe(nodeRuntime.base64);
+    expect(getEnvelopeAesGcm().name).toBe('quick-crypto');
+    await encryptBlob(testBytes(10, 1), key);
+    expect(calls.cipher).toBe(1);
+  });
+});
