@@ -82,6 +82,23 @@ export type ToolCallContent = z.infer<typeof ToolCallContentSchema>;
 /** A file location a tool call touches. */
 export const ToolCallLocationSchema = z.object({ path: z.string(), line: lenient(z.number().nullable()) });
 
+const ToolCallContentListSchema = validItems(ToolCallContentSchema);
+const ToolCallLocationListSchema = validItems(ToolCallLocationSchema);
+
+/**
+ * A list field of an update: absent (or malformed, which ACP reads as absent) means "unchanged", so it is
+ * `undefined`; a list replaces the previous one, its malformed items left out.
+ */
+function listOrAbsent<T>(list: z.ZodType<T[]>) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const parsed = list.safeParse(value);
+      return parsed.success ? parsed.data : undefined;
+    });
+}
+
 /**
  * The fields of `ToolCall` and `ToolCallUpdate`: only `toolCallId` is required (ACP also requires a
  * `tool_call`'s `title`; one without is still read, titled by its kind); the rest replaces what was
@@ -92,24 +109,8 @@ export const ToolCallFieldsSchema = z.object({
   title: lenient(z.string().nullable()),
   kind: lenient(z.string().nullable()),
   status: lenient(z.string().nullable()),
-  content: z
-    .unknown()
-    .optional()
-    .transform((value, context) => {
-      if (value === undefined || value === null) return undefined;
-      const parsed = skipInvalid(ToolCallContentSchema).safeParse(value);
-      if (!parsed.success) {
-        context.addIssue({ code: 'custom', message: 'expected a list of tool call content' });
-        return z.NEVER;
-      }
-      return parsed.data;
-    }),
-  locations: z
-    .unknown()
-    .optional()
-    .transform((value) =>
-      value === undefined || value === null ? undefined : skipInvalid(ToolCallLocationSchema).parse(value),
-    ),
+  content: listOrAbsent(ToolCallContentListSchema),
+  locations: listOrAbsent(ToolCallLocationListSchema),
   rawInput: z.unknown().optional(),
   rawOutput: z.unknown().optional(),
 });
