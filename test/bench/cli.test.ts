@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../bench/harness/context.js';
+import { formatRatio, TABLE_WIDTH } from '../../bench/harness/table.js';
 import { type RunOptions, runNodeProgram } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/tmp.js';
 
@@ -75,6 +76,10 @@ describe('npm run bench (output shape, not timings)', () => {
       ['envelope', 'ok'],
       ['cli-memory', 'ok'],
     ]);
+    // The table's label column read back: each line's text left of the figures, wrapped lines joined.
+    const lines = r.stdout.split('\n');
+    const figuresAt = lines.find((l) => l.includes('median ±IQR'))!.indexOf('median ±IQR');
+    const labelColumn = lines.map((l) => l.slice(0, figuresAt).trim()).join(' ');
     for (const suite of report.suites) {
       expect(suite.checks.length).toBeGreaterThan(0);
       expect(suite.comparisons.length).toBeGreaterThan(0);
@@ -86,9 +91,12 @@ describe('npm run bench (output shape, not timings)', () => {
         expect(ref.reference).toBe(true);
         expect(ours.unit).toBe(ref.unit);
         expect(c.ratio).toBeCloseTo(ours.summary.median / ref.summary.median, 9);
-        // Table row: our label, the reference's label and the same ratio.
-        expect(r.stdout).toContain(ours.label);
-        expect(r.stdout).toContain(ref.label);
+        // Table: our label on a row, the reference's on its own (labels wrap in their column), each ratio.
+        expect(labelColumn).toContain(ours.label);
+        expect(labelColumn).toMatch(
+          new RegExp(`[a-z] = ${ref.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+        );
+        expect(r.stdout).toContain(formatRatio(c.ratio));
       }
     }
     // Envelope: both variants at both sizes, seal and open, against the raw cipher; dataKey also against
@@ -106,9 +114,19 @@ describe('npm run bench (output shape, not timings)', () => {
       'ref.cli-memory.copy',
     ]);
     for (const m of cli) expect(m.peakRssBytes).toBeGreaterThan(0);
-    expect(r.stdout).toMatch(/happy-media encrypt 32\.0 MiB .* MiB vs .* MiB/);
+    expect(r.stdout).toMatch(/^ {2}happy-media encrypt 32\.0 MiB +\S+ MB\/s ±\d+% +[\d.]+× a +[\d.]+ MiB$/m);
+    expect(r.stdout).toMatch(/^ {2}a = Node streaming file copy 32\.0 MiB +\S+ MB\/s ±\d+% +[\d.]+ MiB$/m);
+    for (const line of r.stdout.split('\n')) expect([...line].length).toBeLessThanOrEqual(TABLE_WIDTH);
+    // The chart: a panel for each suite, the CLI's memory in MiB.
     const chart = await readFile(svg, 'utf8');
     expect(chart.startsWith('<svg')).toBe(true);
-    expect(chart).toContain('happy-media encrypt 32.0 MiB');
+    for (const title of [
+      'envelope: messages per second',
+      'cli-memory: throughput (MB/s)',
+      'cli-memory: peak RSS (MiB)',
+    ]) {
+      expect(chart).toContain(`font-weight="bold">${title}`);
+    }
+    expect(chart).toMatch(/happy-media encrypt 32\.0 MiB: \d+(\.\d)? MiB<\/title>/);
   }, 180_000);
 });
