@@ -16,6 +16,7 @@
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { LimitError, ProbeError } from '../errors.js';
 import { downscale } from './downscale.js';
+import { IMAGE_TYPE_HEAD_BYTES, imageMimeType } from './image-type.js';
 import { decodeJpeg, isJpeg, readJpegHeader } from './jpeg.js';
 import { orient } from './orientation.js';
 import { decodePng, isPng, readPngHeader } from './png.js';
@@ -36,21 +37,17 @@ export interface ThumbhashImageOptions {
 
 /** Names what the bytes look like, for the error of a format we do not decode. */
 function describeFormat(bytes: Uint8Array): string {
-  const ascii = (at: number, length: number) =>
-    String.fromCharCode(...bytes.subarray(at, Math.min(bytes.length, at + length)));
-  if (ascii(4, 4) === 'ftyp') {
-    const brand = ascii(8, 4);
-    return /^(heic|heix|hevc|heim|heis|mif1|msf1)$/.test(brand)
-      ? 'HEIC/HEIF'
-      : /^avi[fs]$/.test(brand)
-        ? 'AVIF'
-        : 'an ISO media file';
-  }
-  if (ascii(0, 4) === 'RIFF' && ascii(8, 4) === 'WEBP') return 'WebP';
-  if (ascii(0, 3) === 'GIF') return 'GIF';
-  if (ascii(0, 2) === 'BM') return 'BMP';
-  if (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*') return 'TIFF';
-  return 'neither JPEG nor PNG';
+  const type = imageMimeType(bytes.subarray(0, IMAGE_TYPE_HEAD_BYTES));
+  const names: Record<string, string> = {
+    'image/heic': 'HEIC/HEIF',
+    'image/heif': 'HEIC/HEIF',
+    'image/avif': 'AVIF',
+    'image/webp': 'WebP',
+    'image/gif': 'GIF',
+    'image/bmp': 'BMP',
+    'image/tiff': 'TIFF',
+  };
+  return (type && names[type]) ?? 'neither JPEG nor PNG';
 }
 
 /**

@@ -7,6 +7,7 @@
 // Node's runtime: playback should never fall back to a slower AES-GCM in Node.
 import '../runtime/index.js';
 
+export { extensionForMimeType } from '../../core/playback/media-names.js';
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
 export {
   chunkedResumePoint,
@@ -23,7 +24,6 @@ export {
   type ProducedFile,
   type Producer,
 } from './media-cache.js';
-export { extensionForMimeType } from './media-names.js';
 export { type OpenedMedia, type OpenMediaOptions, openMedia, TEMP_DIR_PREFIX } from './open-media.js';
 export { type PrivateFileSinkOptions, privateFileSink, type UnhashedFile } from './private-file-sink.js';
 export { type MediaEndpoint, type ServeMediaOptions, serveMedia } from './serve-media.js';

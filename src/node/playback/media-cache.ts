@@ -17,13 +17,14 @@
  *
  * @module
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { assertBytes, assertNonNegativeInteger } from '../../core/bytes.js';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
+import { cacheEntryId } from '../../core/playback/cache-entry-id.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { diskError } from '../fs/disk-error.js';
 import { createPrivateDirectory, PRIVATE_DIR_MODE, type PrivateDirectory } from '../fs/private-dir.js';
@@ -127,13 +128,7 @@ export function defaultCacheDir(): string {
   return join(base, 'happy-media', 'media');
 }
 
-/** The entry id of `ref` under `blobKey`: HMAC-SHA-256, hex, 32 characters. */
-export function cacheEntryId(ref: string, blobKey: Uint8Array): string {
-  return createHmac('sha256', assertBytes(blobKey, 'blobKey', 32))
-    .update(`happy-media cache v1\0${ref}`)
-    .digest('hex')
-    .slice(0, 32);
-}
+export { cacheEntryId };
 
 /** SHA-256 of a whole file, hex (streams it; bounded memory). */
 export async function sha256File(path: string): Promise<string> {

@@ -11,12 +11,12 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { mediaFileName } from '../../core/playback/media-names.js';
 import type { MediaSink } from '../../core/playback/media-sink.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { WriteBehind } from '../fs/write-behind.js';
 import { detectContainerType } from '../media/mime.js';
 import type { ProducedFile } from './media-cache.js';
-import { extensionForMimeType, extensionOfName, safeFileStem } from './media-names.js';
 
 /** Options of {@link privateFileSink}. */
 export interface PrivateFileSinkOptions {
@@ -81,8 +81,8 @@ export function privateFileSink(
       // Every byte is verified by now; the sniffer reads the partial file where it needs to.
       const sniffed = info.mimeType ? undefined : await detectContainerType(file.partialPath);
       const mimeType = info.mimeType ?? sniffed ?? 'application/octet-stream';
-      const extension = extensionForMimeType(mimeType) ?? extensionOfName(info.name) ?? '.bin';
-      const path = join(await dir, `${safeFileStem(info.name)}${extension}`);
+      const { name, extension } = mediaFileName(info.name, mimeType);
+      const path = join(await dir, name);
       await file.commit(path);
       const produced = { path, extension, size: info.size, mimeType };
       return hash === undefined ? produced : { ...produced, sha256: hash.digest('hex') };

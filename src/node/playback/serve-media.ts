@@ -21,19 +21,22 @@ import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
 import { expectedPlaintextSize } from '../../core/playback/download-media.js';
+import { mediaFileName } from '../../core/playback/media-names.js';
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
 import { isAllowedHost } from '../http/allowed-host.js';
 import { parseRangeHeader } from '../http/range-header.js';
 import { detectContainerType } from '../media/mime.js';
-import {
-  extensionForMimeType,
-  extensionOfName,
-  SNIFF_HEAD_BYTES,
-  SNIFF_WHOLE_BYTES,
-  safeFileStem,
-} from './media-names.js';
+
+/**
+ * How much plaintext the endpoint sniffs when the message names no MIME type: files up to
+ * {@link SNIFF_WHOLE_BYTES} whole (file-type may need a TIFF's trailing IFD or a zip's entries), else the
+ * first {@link SNIFF_HEAD_BYTES}.
+ */
+const SNIFF_WHOLE_BYTES = 4 * 1024 * 1024;
+/** See {@link SNIFF_WHOLE_BYTES}. */
+const SNIFF_HEAD_BYTES = 64 * 1024;
 
 /** Options of {@link serveMedia}. */
 export interface ServeMediaOptions {
@@ -115,9 +118,8 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
     ? undefined
     : await detectContainerType(await reader.read(0, size <= SNIFF_WHOLE_BYTES ? size : SNIFF_HEAD_BYTES));
   const mimeType = request.mimeType ?? sniffed ?? 'application/octet-stream';
-  const extension = extensionForMimeType(mimeType) ?? extensionOfName(request.name) ?? '.bin';
   const token = randomBytes(16).toString('base64url');
-  const path = `/${token}/${encodeURIComponent(`${safeFileStem(request.name)}${extension}`)}`;
+  const path = `/${token}/${encodeURIComponent(mediaFileName(request.name, mimeType).name)}`;
   const expected = Buffer.from(path);
 
   const server = createServer((req, res) => {

@@ -1,18 +1,10 @@
 /**
- * File names for decrypted media: the extension players expect for a MIME type, a safe stem from a name
- * that came over the wire, and MIME sniffing for photos (whose messages carry no `mimeType`).
+ * File names for decrypted media, on every platform (Node's private files and streaming endpoint, an
+ * app's expo-file-system sink): the extension players expect for a MIME type, and a safe stem from a name
+ * that came over the wire.
  *
  * @module
  */
-
-/**
- * How much plaintext the streaming endpoint sniffs when the message names no MIME type: files up to
- * {@link SNIFF_WHOLE_BYTES} whole (file-type may need a TIFF's trailing IFD or a zip's entries), else the
- * first {@link SNIFF_HEAD_BYTES}.
- */
-export const SNIFF_WHOLE_BYTES = 4 * 1024 * 1024;
-/** See {@link SNIFF_WHOLE_BYTES}. */
-export const SNIFF_HEAD_BYTES = 64 * 1024;
 
 // Players (mpv, QuickTime, browsers opening file://) pick a demuxer by extension; these are the types
 // Happy sends plus the common ones a `file` message may carry.
@@ -71,6 +63,23 @@ export function extensionOfName(name: string | undefined): string | undefined {
 }
 
 /**
+ * Everything but letters and digits of any script, space and `._()-`. Built at run time: a regular
+ * expression literal with Unicode property escapes is a syntax error for older Hermes versions (0.12),
+ * which then refuse the whole bundle (and a formatter's fix turns `new RegExp('…')` of one string back
+ * into a literal); where the engine refuses the pattern, non-ASCII letters become `_` too.
+ */
+const UNSAFE_CHARACTERS = compiled(['[^', '\\p{L}', '\\p{N}', ' ._()-]'], 'gu') ?? /[^A-Za-z0-9 ._()-]/g;
+
+/** `new RegExp` from parts no tool folds back into a literal; undefined when the engine refuses it. */
+function compiled(parts: readonly string[], flags: string): RegExp | undefined {
+  try {
+    return new RegExp(parts.join(''), flags);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A file-name stem derived from an untrusted display name: no directory parts, no control or shell-special
  * characters, no leading dot, at most 80 characters; `fallback` when nothing usable remains.
  */
@@ -80,9 +89,26 @@ export function safeFileStem(name: string | undefined, fallback = 'media'): stri
   const stem = base.replace(/\.[A-Za-z0-9]{1,10}$/, '');
   const cleaned = stem
     .normalize('NFC')
-    .replace(/[^\p{L}\p{N} ._()-]/gu, '_')
+    .replace(UNSAFE_CHARACTERS, '_')
     .replace(/^[.\s-]+/, '')
     .trim()
     .slice(0, 80);
   return cleaned.length > 0 ? cleaned : fallback;
+}
+
+/**
+ * The file name for verified media: a safe stem from the display name (else `media`) and the extension
+ * of the MIME type, else of the display name, else `.bin`.
+ *
+ * @example
+ * ```ts
+ * mediaFileName('../holiday clip.MOV', 'video/mp4'); // { name: 'holiday clip.mp4', extension: '.mp4' }
+ * ```
+ */
+export function mediaFileName(
+  displayName: string | undefined,
+  mimeType: string | undefined,
+): { name: string; extension: string } {
+  const extension = extensionForMimeType(mimeType) ?? extensionOfName(displayName) ?? '.bin';
+  return { name: `${safeFileStem(displayName)}${extension}`, extension };
 }
