@@ -13,4 +13,5 @@ export const HERMES_CHECKS = [
   'downloadMedia: fetch source with a dropped connection into a memory sink',
   'downloadMedia: tampered blob aborts the sink, v1 blob verified whole',
   'thumbhashFromImage: JPEG (EXIF orientation 6) and interlaced palette PNG give the Node run’s hashes',
+  'happy-media/expo: expoFileSink and openExpoMedia over an in-memory expo-file-system (verified file, cache hit, tamper leaves nothing)',
 ] as const;

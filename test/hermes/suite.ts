@@ -7,6 +7,7 @@
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
 import { joinBytes, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
+import { expoFileSink, openExpoMedia } from '../../src/expo/index.js';
 import {
   type AsyncAesGcm,
   assertSessionMessage,
@@ -44,6 +45,7 @@ import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };
 import golden from '../fixtures/happy-formats.json' with { type: 'json' };
 import thumbhashImages from '../fixtures/thumbhash-images.json' with { type: 'json' };
 import { rejectionCodeOf } from '../helpers/errors.js';
+import { type FakeFile, fakeExpoFileSystem } from '../helpers/fake-expo-file-system.js';
 import { fakeFetch } from '../helpers/fake-fetch.js';
 import { HERMES_CHECKS } from './check-names.js';
 
@@ -346,6 +348,50 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
       assert(
         (await rejectionCodeOf(() => thumbhashFromImage(utf8('GIF89a not really')))) === 'ERR_PROBE_FAILED',
         'other format',
+      );
+    },
+  'happy-media/expo: expoFileSink and openExpoMedia over an in-memory expo-file-system (verified file, cache hit, tamper leaves nothing)':
+    async () => {
+      const fs = fakeExpoFileSystem();
+      const plain = testBytes(200_000, 12);
+      const blob = await encryptBlob(plain, key);
+      const server = fakeFetch({ [URL_OF]: blob });
+      const message = { ref: REF, size: plain.length, mimeType: 'video/mp4' };
+      const file = await downloadMedia(message, {
+        source: URL_OF,
+        fetch: server.fetch,
+        blobKey: key,
+        sink: expoFileSink(fs),
+      });
+      assert(same((file as unknown as FakeFile).bytesSync(), plain), 'sink bytes');
+      const cached = await openExpoMedia(message, {
+        fileSystem: fs,
+        source: URL_OF,
+        fetch: server.fetch,
+        blobKey: key,
+      });
+      const requests = server.requests.length;
+      const again = await openExpoMedia(message, {
+        fileSystem: fs,
+        source: URL_OF,
+        fetch: server.fetch,
+        blobKey: key,
+      });
+      assert(again.uri === cached.uri && server.requests.length === requests, 'cache hit without a request');
+      const bad = blob.slice();
+      bad[56 + 16400 * 5]! ^= 1;
+      const clean = fakeExpoFileSystem();
+      const code = await rejectionCodeOf(() =>
+        downloadMedia(message, {
+          source: URL_OF,
+          fetch: fakeFetch({ [URL_OF]: bad }).fetch,
+          blobKey: key,
+          sink: expoFileSink(clean),
+        }),
+      );
+      assert(
+        code === 'ERR_DECRYPTION_FAILED' && clean.files.size === 0,
+        `tamper: ${code}, ${clean.files.size} files`,
       );
     },
 };

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 // Read as plain records: the test is about which names exist, not what they are.
 const universal: Record<string, unknown> = await import('../../src/index.js');
 const node: Record<string, unknown> = await import('../../src/node/index.js');
+const expo: Record<string, unknown> = await import('../../src/expo/index.js');
 
 /** Value exports of the universal entry. */
 const UNIVERSAL = [
@@ -295,6 +296,17 @@ const NODE_ONLY = [
  */
 const NODE_REPLACED = ['thumbhashFromImage'];
 
+/** Value exports of happy-media/expo (an app's expo-file-system and expo-crypto glue). */
+const EXPO = [
+  'EXPO_CACHE_FOLDER',
+  'EXPO_MIN_READ_BYTES',
+  'EXPO_READ_BYTES',
+  'EXPO_WRITE_BYTES',
+  'expoFileSink',
+  'expoFileSource',
+  'openExpoMedia',
+];
+
 const sorted = (names: Iterable<string>) => [...names].sort();
 
 describe('public exports', () => {
@@ -311,6 +323,10 @@ describe('public exports', () => {
     }
   });
 
+  it('happy-media/expo exports exactly the pinned names', () => {
+    expect(sorted(Object.keys(expo))).toEqual(sorted(EXPO));
+  });
+
   it('keeps internal helpers of bytes.ts out of the public surface', () => {
     for (const name of ['describeValue', 'joinBytes', 'utf8', 'fromUtf8', 'assertNonNegativeInteger']) {
       expect(Object.keys(node), name).not.toContain(name);
@@ -322,6 +338,7 @@ describe('public exports', () => {
       'src/index.ts',
       'src/node/index.ts',
       'src/node/internal.ts',
+      'src/expo/index.ts',
       ...[
         'blob',
         'crypto',

@@ -1,0 +1,271 @@
+/**
+ * A {@link MediaSink} over expo-file-system: verified plaintext goes to a temp file in the app's cache,
+ * written through one `FileHandle` in pieces of up to 256 KiB (one native call each); `commit` closes it
+ * and moves it to its name, `abort` closes and deletes it, so a failure leaves nothing behind.
+ *
+ * @module
+ */
+import { randomBytes, toHex } from '../core/bytes.js';
+import { DiskError, InvalidArgumentError } from '../core/errors.js';
+import { IMAGE_TYPE_HEAD_BYTES, imageMimeType } from '../core/media/image-type.js';
+import { mediaFileName } from '../core/playback/media-names.js';
+import type { MediaSink, MediaSinkCommitInfo } from '../core/playback/media-sink.js';
+import type { ExpoDirectory, ExpoFile, ExpoFileHandle, ExpoFileSystem } from './file-system.js';
+
+/** Bytes gathered before one `writeBytes` call: few native calls, bounded memory. */
+export const EXPO_WRITE_BYTES = 256 * 1024;
+
+/** Name of the folder under `Paths.cache` the sink and the cache use by default. */
+export const EXPO_CACHE_FOLDER = 'happy-media';
+
+/** Options of {@link expoFileSink}. */
+export interface ExpoFileSinkOptions<D extends ExpoDirectory = ExpoDirectory> {
+  /** Where the file goes (and its temp file, beside it). Default `Paths.cache/happy-media`, created if missing. */
+  directory?: D;
+  /**
+   * The committed file's name, or a function of what the sink learnt at commit. Default: the message's
+   * display name made safe, with the extension of its MIME type (photos: of the verified bytes' type).
+   * An existing file of that name is replaced.
+   */
+  name?: string | ((info: MediaSinkCommitInfo & { mimeType?: string }) => string);
+}
+
+/** Checks that `fileSystem` has what the sink needs, before any download starts. */
+export function assertExpoFileSystem<F extends ExpoFile, D extends ExpoDirectory>(
+  fileSystem: ExpoFileSystem<F, D>,
+): ExpoFileSystem {
+  if (
+    typeof fileSystem !== 'object' ||
+    fileSystem === null ||
+    typeof fileSystem.File !== 'function' ||
+    typeof fileSystem.Directory !== 'function' ||
+    typeof fileSystem.Paths?.cache?.uri !== 'string'
+  ) {
+    throw new InvalidArgumentError(
+      "expected expo-file-system's module (`import * as FileSystem from 'expo-file-system'`: File, Directory, Paths) for `fileSystem`",
+    );
+  }
+  // Its classes are the module's own (F, D); inside, only what ExpoFile and ExpoDirectory promise is used.
+  return fileSystem as unknown as ExpoFileSystem;
+}
+
+/** A native error as the disk leg's typed error (the message names the step, never the bytes). */
+export function expoDiskError(step: string, cause: unknown): DiskError {
+  const detail = cause instanceof Error ? `: ${cause.message.split('\n')[0]?.slice(0, 200)}` : '';
+  return new DiskError(`${step} failed${detail}`, { cause });
+}
+
+/** The sink's default directory, `Paths.cache/happy-media`, created when missing. */
+export function defaultExpoDirectory(fileSystem: ExpoFileSystem): ExpoDirectory {
+  const directory = new fileSystem.Directory(fileSystem.Paths.cache, EXPO_CACHE_FOLDER);
+  try {
+    if (!directory.exists) directory.create({ intermediates: true, idempotent: true });
+  } catch (cause) {
+    throw expoDiskError(`creating ${directory.uri}`, cause);
+  }
+  return directory;
+}
+
+/** Deletes `file` if it exists; a failure here must not hide the failure being reported. */
+export function deleteQuietly(file: ExpoFile | ExpoDirectory | undefined): void {
+  try {
+    if (file?.exists) file.delete();
+  } catch {
+    // Nothing more can be done; the cache folder is the system's to purge.
+  }
+}
+
+/**
+ * Writes verified bytes to one temp file through one handle, in {@link EXPO_WRITE_BYTES} pieces. The
+ * building block of {@link expoFileSink} and the app's media cache.
+ */
+export class ExpoTempFile {
+  readonly #fileSystem: ExpoFileSystem;
+  readonly #directory: ExpoDirectory;
+  #file: ExpoFile | undefined;
+  #handle: ExpoFileHandle | undefined;
+  readonly #pending = new Uint8Array(EXPO_WRITE_BYTES);
+  #pendingLength = 0;
+  #head: Uint8Array | undefined;
+  readonly #inUse: Set<string> | undefined;
+
+  /** @param inUse - where the temp file's URI is kept while it exists (so a sweep leaves it alone). */
+  constructor(fileSystem: ExpoFileSystem, directory: ExpoDirectory, inUse?: Set<string>) {
+    this.#fileSystem = fileSystem;
+    this.#directory = directory;
+    this.#inUse = inUse;
+  }
+
+  /** The first bytes written (for naming a photo by its type). */
+  get head(): Uint8Array | undefined {
+    return this.#head;
+  }
+
+  /** Appends verified bytes (copied: the caller may reuse its array). */
+  write(bytes: Uint8Array): void {
+    this.#head ??= bytes.slice(0, IMAGE_TYPE_HEAD_BYTES);
+    if (this.#pendingLength + bytes.length <= EXPO_WRITE_BYTES) {
+      this.#pending.set(bytes, this.#pendingLength);
+      this.#pendingLength += bytes.length;
+      if (this.#pendingLength === EXPO_WRITE_BYTES) this.#flush();
+      return;
+    }
+    this.#flush();
+    if (bytes.length >= EXPO_WRITE_BYTES) this.#writeNow(bytes);
+    else {
+      this.#pending.set(bytes, 0);
+      this.#pendingLength = bytes.length;
+    }
+  }
+
+  /** Writes what is pending, closes the file and moves it to `destination` (replacing a file there). */
+  commit(destination: ExpoFile): ExpoFile {
+    this.#flush();
+    const file = this.#open();
+    const tempUri = file.uri;
+    this.#close();
+    try {
+      if (destination.exists) destination.delete();
+      file.move(destination);
+    } catch (cause) {
+      this.abort();
+      throw expoDiskError(`moving the verified file to ${destination.uri}`, cause);
+    }
+    this.#inUse?.delete(tempUri);
+    this.#file = undefined;
+    return destination;
+  }
+
+  /** Closes and deletes the temp file (if any); wipes what was pending. */
+  abort(): void {
+    this.#pending.fill(0, 0, this.#pendingLength);
+    this.#pendingLength = 0;
+    try {
+      this.#handle?.close();
+    } catch {
+      // Closing a handle that failed is best effort; deleting is what matters.
+    }
+    this.#handle = undefined;
+    deleteQuietly(this.#file);
+    if (this.#file) this.#inUse?.delete(this.#file.uri);
+    this.#file = undefined;
+  }
+
+  #open(): ExpoFile {
+    if (this.#file === undefined) {
+      const file = new this.#fileSystem.File(this.#directory, `.${toHex(randomBytes(12))}.partial`);
+      this.#inUse?.add(file.uri);
+      try {
+        file.create();
+        this.#file = file;
+        this.#handle = file.open();
+      } catch (cause) {
+        this.abort();
+        this.#inUse?.delete(file.uri);
+        throw expoDiskError(`creating the temp file ${file.uri}`, cause);
+      }
+    }
+    return this.#file;
+  }
+
+  #writeNow(bytes: Uint8Array): void {
+    this.#open();
+    try {
+      (this.#handle as ExpoFileHandle).writeBytes(bytes);
+    } catch (cause) {
+      throw expoDiskError(`writing ${this.#file?.uri}`, cause);
+    }
+  }
+
+  #flush(): void {
+    if (this.#pendingLength === 0) return;
+    // writeBytes copies into native memory before it returns, so the staging array is reused.
+    this.#writeNow(this.#pending.subarray(0, this.#pendingLength));
+    this.#pendingLength = 0;
+  }
+
+  #close(): void {
+    try {
+      this.#handle?.close();
+    } catch (cause) {
+      throw expoDiskError(`closing ${this.#file?.uri}`, cause);
+    } finally {
+      this.#handle = undefined;
+    }
+  }
+}
+
+/** A caller's file name must stay inside the directory: one path segment, not `.` or `..`. */
+function checkedName(name: unknown): string {
+  if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
+    throw new InvalidArgumentError(
+      `expected a file name without a path (no /, \\, or NUL; not . or ..) for \`name\` but received ${JSON.stringify(String(name).slice(0, 80))}`,
+    );
+  }
+  return name;
+}
+
+/** The committed file's name: the caller's, else the message's display name and type. */
+export function committedName(
+  info: MediaSinkCommitInfo,
+  head: Uint8Array | undefined,
+  name: ExpoFileSinkOptions['name'],
+): string {
+  const mimeType = info.mimeType ?? (head ? imageMimeType(head) : undefined);
+  if (typeof name === 'function') {
+    return checkedName(name({ ...info, ...(mimeType === undefined ? {} : { mimeType }) }));
+  }
+  return name === undefined ? mediaFileName(info.name, mimeType).name : checkedName(name);
+}
+
+/**
+ * A sink for `downloadMedia` that writes to a file through expo-file-system and resolves to that file
+ * (its `uri` is what expo-video and expo-image take). Only verified bytes are written, to a temp file
+ * beside the destination; the file appears under its name only after the last chunk verified, and any
+ * failure deletes the temp file.
+ *
+ * @param fileSystem - the app's `expo-file-system` module (`import * as FileSystem from 'expo-file-system'`).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once when `fileSystem` is not that module or
+ *   `options.name` is neither a string nor a function.
+ * @throws {DiskError} `ERR_DISK` (from `write`/`commit`, so `downloadMedia` rejects with it) when the
+ *   file cannot be created, written, closed or moved; the temp file is deleted.
+ * @example
+ * ```ts
+ * import * as FileSystem from 'expo-file-system';
+ * import { fetch } from 'expo/fetch';
+ * const file = await downloadMedia(message, {
+ *   source: (ref) => api.downloadUrl(ref), fetch, blobKey, sink: expoFileSink(FileSystem),
+ * });
+ * player.replace(file.uri);
+ * ```
+ */
+export function expoFileSink<F extends ExpoFile, D extends ExpoDirectory>(
+  fileSystem: ExpoFileSystem<F, D>,
+  options: ExpoFileSinkOptions<D> = {},
+): MediaSink<F> {
+  const fs = assertExpoFileSystem(fileSystem);
+  if (typeof options.name === 'string') checkedName(options.name);
+  else if (options.name !== undefined && typeof options.name !== 'function') {
+    throw new InvalidArgumentError('expected a file name or a function for `name`');
+  }
+  let temp: ExpoTempFile | undefined;
+  let directory: ExpoDirectory | undefined;
+  const open = () => {
+    directory ??= options.directory ?? defaultExpoDirectory(fs);
+    temp ??= new ExpoTempFile(fs, directory);
+    return temp;
+  };
+  return {
+    write(verifiedBytes) {
+      open().write(verifiedBytes);
+    },
+    commit(info) {
+      const file = open();
+      const name = committedName(info, file.head, options.name);
+      return file.commit(new fs.File(directory as ExpoDirectory, name)) as F;
+    },
+    abort() {
+      temp?.abort();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * A file as a byte stream for sending, over expo-file-system's `FileHandle.readBytes`: 256 KiB per native
+ * call by default (never below 64 KiB), where `File.readableStream()` pulls 1 KiB per read.
+ *
+ * @module
+ */
+import { assertNonNegativeInteger } from '../core/bytes.js';
+import { InvalidArgumentError, ProbeError } from '../core/errors.js';
+import { expoDiskError } from './file-sink.js';
+import type { ExpoFile, ExpoFileHandle } from './file-system.js';
+
+/** Smallest read per native call {@link expoFileSource} accepts. */
+export const EXPO_MIN_READ_BYTES = 64 * 1024;
+/** Default read per native call. */
+export const EXPO_READ_BYTES = 256 * 1024;
+
+/** Options of {@link expoFileSource}. */
+export interface ExpoFileSourceOptions {
+  /** Bytes per `readBytes` call, at least {@link EXPO_MIN_READ_BYTES} (default {@link EXPO_READ_BYTES}). */
+  readBytes?: number;
+  /** Cancels the reading: the stream errors with the signal's reason and the handle is closed. */
+  signal?: AbortSignal;
+}
+
+/** A file to send: its bytes as a stream and its exact size. */
+export interface ExpoFileStream {
+  /** The file's bytes, read as they are pulled; the handle is closed at the end, on error and on cancel. */
+  stream: ReadableStream<Uint8Array>;
+  /** The size when the file was opened; a file that changes size while read fails the stream. */
+  size: number;
+}
+
+/**
+ * Opens `file` (an expo-file-system `File`, e.g. `new File(asset.uri)` from the image picker) for
+ * sending: its size now, and a stream of its bytes read {@link EXPO_READ_BYTES} at a time.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for something that is not a `File` or a read
+ *   size below 64 KiB.
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the file does not exist or cannot be opened.
+ * @throws (through the stream) {DiskError} `ERR_DISK` when a read fails or the file changes size.
+ * @example
+ * ```ts
+ * import * as FileSystem from 'expo-file-system';
+ * const { stream, size } = expoFileSource(new FileSystem.File(asset.uri));
+ * await sendMediaFromApp({ stream, size, name: asset.fileName, mimeType: asset.mimeType }, options);
+ * ```
+ */
+export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = {}): ExpoFileStream {
+  if (typeof file !== 'object' || file === null || typeof file.open !== 'function') {
+    throw new InvalidArgumentError('expected an expo-file-system File for `file`');
+  }
+  const chunk = assertNonNegativeInteger(options.readBytes ?? EXPO_READ_BYTES, 'readBytes');
+  if (chunk < EXPO_MIN_READ_BYTES) {
+    throw new InvalidArgumentError(
+      `expected at least ${EXPO_MIN_READ_BYTES} bytes per read for \`readBytes\` but received ${chunk}: small reads cost a native call each`,
+    );
+  }
+  let handle: ExpoFileHandle;
+  let size: number;
+  try {
+    handle = file.open();
+  } catch (cause) {
+    throw new ProbeError(
+      `cannot read "${file.uri}": ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        code: 'ERR_UNREADABLE_INPUT',
+        cause,
+      },
+    );
+  }
+  try {
+    size = handle.size ?? file.size;
+  } catch (cause) {
+    handle.close();
+    throw new ProbeError(`cannot read "${file.uri}": its size is unknown`, {
+      code: 'ERR_UNREADABLE_INPUT',
+      cause,
+    });
+  }
+  let read = 0;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    try {
+      handle.close();
+    } catch {
+      // Already failed or closed: nothing was held.
+    }
+  };
+  const { signal } = options;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (signal?.aborted) {
+          close();
+          controller.error(signal.reason);
+          return;
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = handle.readBytes(Math.min(chunk, Math.max(1, size - read)));
+        } catch (cause) {
+          close();
+          throw expoDiskError(`reading ${file.uri}`, cause);
+        }
+        read += bytes.length;
+        if (bytes.length === 0 || read > size) {
+          close();
+          if (read !== size) {
+            throw expoDiskError(
+              `reading ${file.uri}`,
+              new Error(`the file changed size while it was read (${size} → ${read}+ bytes)`),
+            );
+          }
+          controller.close();
+          return;
+        }
+        controller.enqueue(bytes);
+        if (read === size) {
+          // One more read proves the end (a file that grew is not the file that was measured).
+          let extra: Uint8Array;
+          try {
+            extra = handle.readBytes(1);
+          } catch (cause) {
+            close();
+            throw expoDiskError(`reading ${file.uri}`, cause);
+          }
+          close();
+          if (extra.length > 0) {
+            throw expoDiskError(
+              `reading ${file.uri}`,
+              new Error(`the file grew while it was read (past ${size} bytes)`),
+            );
+          }
+          controller.close();
+        }
+      },
+      cancel() {
+        close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, size };
+}

@@ -1,0 +1,25 @@
+/**
+ * happy-media/expo: what Happy's app (Expo SDK ≥ 55, React Native on Hermes) needs beside the universal
+ * entry, over the modules it already ships, which it passes in: a `downloadMedia` sink and a cache of
+ * verified files over expo-file-system, and a file source for sending that reads 256 KiB per native call.
+ * The library imports no Expo module: nothing native becomes a dependency. See docs/playback.md,
+ * "Happy app (Expo)".
+ *
+ * @packageDocumentation
+ */
+
+export {
+  EXPO_CACHE_FOLDER,
+  EXPO_WRITE_BYTES,
+  type ExpoFileSinkOptions,
+  expoFileSink,
+} from './file-sink.js';
+export {
+  EXPO_MIN_READ_BYTES,
+  EXPO_READ_BYTES,
+  type ExpoFileSourceOptions,
+  type ExpoFileStream,
+  expoFileSource,
+} from './file-source.js';
+export type { ExpoDirectory, ExpoFile, ExpoFileHandle, ExpoFileSystem } from './file-system.js';
+export { type OpenExpoMediaOptions, openExpoMedia } from './open-media.js';

@@ -1,0 +1,257 @@
+/**
+ * expoFileSink and openExpoMedia over an expo-file-system that follows SDK 55's documented semantics
+ * (test/helpers/fake-expo-file-system.ts): only verified bytes are written, the file appears under its
+ * name only after the last chunk verified, every failure (download, tamper, disk, abort) leaves nothing;
+ * the cache by ref serves a second open without a download, shares concurrent opens, and misses under
+ * another key.
+ */
+import { describe, expect, it } from 'vitest';
+import { encryptBlob } from '../../src/core/blob/index.js';
+import { randomBytes } from '../../src/core/bytes.js';
+import { encryptV1Blob } from '../../src/core/envelope/index.js';
+import { downloadMedia } from '../../src/core/playback/index.js';
+import { fileMessage, photoMessage, videoMessage } from '../../src/core/protocol/index.js';
+import { EXPO_WRITE_BYTES, expoFileSink, openExpoMedia } from '../../src/expo/index.js';
+import { testBytes } from '../core/blob/blob-test-utils.js';
+import { rejectionCodeOf } from '../helpers/errors.js';
+import {
+  type FakeExpoFileSystem,
+  type FakeFile,
+  fakeExpoFileSystem,
+} from '../helpers/fake-expo-file-system.js';
+import { MemoryStore } from '../node/playback/helpers/memory-store.js';
+
+const key = randomBytes(32);
+const REF = 'media/expo0000000000000000000a';
+const plain = testBytes(1_000_000 + 123, 9);
+const blob = await encryptBlob(plain, key);
+
+function storeWith(bytes: Uint8Array, ref = REF): MemoryStore {
+  const store = new MemoryStore();
+  store.put(ref, bytes);
+  return store;
+}
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/** Paths of every file on the fake disk. */
+function filesOn(fs: FakeExpoFileSystem): string[] {
+  return [...fs.files.keys()].sort();
+}
+
+const video = videoMessage({
+  role: 'user',
+  ref: REF,
+  thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI',
+  width: 320,
+  height: 240,
+  durationMs: 2000,
+  mimeType: 'video/mp4',
+  size: plain.length,
+});
+
+describe('expoFileSink', () => {
+  it('writes the verified plaintext through one handle and moves it to its name on commit', async () => {
+    const fs = fakeExpoFileSystem();
+    const file = (await downloadMedia(video, {
+      source: storeWith(blob),
+      blobKey: key,
+      sink: expoFileSink(fs),
+    })) as unknown as FakeFile;
+    expect(file.uri).toBe('file:///cache/happy-media/media.mp4');
+    expect(same(file.bytesSync(), plain)).toBe(true);
+    expect(filesOn(fs)).toEqual(['/cache/happy-media/media.mp4']);
+    expect(fs.openHandles.size).toBe(0);
+    // Few native calls: every write but the last is a whole 256 KiB batch.
+    const writes = fs.calls.filter((c) => c.op === 'writeBytes').map((c) => c.bytes);
+    expect(writes.slice(0, -1).every((n) => n === EXPO_WRITE_BYTES)).toBe(true);
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(plain.length);
+  });
+
+  it('names a file by its display name and type, a photo by its bytes, and takes a caller’s name', async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...testBytes(100, 1)]);
+    const store = storeWith(await encryptBlob(png, key), REF);
+    const fs = fakeExpoFileSystem();
+    const photo = photoMessage({
+      role: 'user',
+      ref: REF,
+      thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI',
+      width: 1,
+      height: 1,
+    });
+    const shot = await downloadMedia(photo, { source: store, blobKey: key, sink: expoFileSink(fs) });
+    expect(shot.uri).toBe('file:///cache/happy-media/media.png');
+    const report = fileMessage({
+      role: 'user',
+      ref: REF,
+      name: 'Report: Q3?.PDF',
+      size: png.length,
+      mimeType: 'application/pdf',
+    });
+    const pdf = await downloadMedia(report, { source: store, blobKey: key, sink: expoFileSink(fs) });
+    expect(pdf.uri).toBe('file:///cache/happy-media/Report_%20Q3_.pdf');
+    const named = await downloadMedia(report, {
+      source: store,
+      blobKey: key,
+      sink: expoFileSink(fs, {
+        directory: new fs.Directory(fs.Paths.cache),
+        name: ({ mimeType }) => `x-${mimeType?.split('/')[1]}`,
+      }),
+    });
+    expect(named.uri).toBe('file:///cache/x-pdf');
+    // An existing file of that name is replaced.
+    const again = await downloadMedia(report, {
+      source: store,
+      blobKey: key,
+      sink: expoFileSink(fs, { name: 'media.png' }),
+    });
+    expect(again.uri).toBe('file:///cache/happy-media/media.png');
+    expect(fs.files.get('/cache/happy-media/media.png')?.length).toBe(png.length);
+  });
+
+  it('a tampered chunk: only verified bytes were ever written, and nothing is left', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    store.flipAt.add(56 + 16400 * 40 + 3);
+    const seen: Uint8Array[] = [];
+    const code = await rejectionCodeOf(
+      downloadMedia(video, {
+        source: store,
+        blobKey: key,
+        sink: expoFileSink(fs),
+        onProgress: () => {
+          const partial = [...fs.files.entries()].find(([path]) => path.endsWith('.partial'));
+          if (partial) seen.push(partial[1].slice());
+        },
+      }),
+    );
+    expect(code).toBe('ERR_DECRYPTION_FAILED');
+    expect(filesOn(fs)).toEqual([]);
+    expect(fs.openHandles.size).toBe(0);
+    // What reached the temp file was always a prefix of the true plaintext, never the damaged chunk.
+    for (const part of seen) expect(same(part, plain.subarray(0, part.length))).toBe(true);
+    expect(Math.max(...seen.map((p) => p.length))).toBeLessThanOrEqual(40 * 16384);
+  });
+
+  it.each(['create', 'open', 'writeBytes', 'close', 'move'] as const)(
+    'a failing %s is ERR_DISK and leaves nothing',
+    async (op) => {
+      const fs = fakeExpoFileSystem();
+      fs.faults.push(op);
+      const code = await rejectionCodeOf(
+        downloadMedia(video, { source: storeWith(blob), blobKey: key, sink: expoFileSink(fs) }),
+      );
+      expect(code).toBe('ERR_DISK');
+      expect(filesOn(fs)).toEqual([]);
+      expect(fs.openHandles.size).toBe(0);
+    },
+  );
+
+  it('an aborted download leaves nothing; a wrong key leaves nothing', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    store.pieceDelayMs = 2;
+    const controller = new AbortController();
+    const pending = downloadMedia(video, {
+      source: store,
+      blobKey: key,
+      sink: expoFileSink(fs),
+      signal: controller.signal,
+      onProgress: ({ done }) => {
+        if (done > 100_000) controller.abort();
+      },
+    });
+    expect(await rejectionCodeOf(pending)).toBe('ERR_ABORTED');
+    expect(filesOn(fs)).toEqual([]);
+    expect(
+      await rejectionCodeOf(
+        downloadMedia(video, { source: storeWith(blob), blobKey: randomBytes(32), sink: expoFileSink(fs) }),
+      ),
+    ).toBe('ERR_DECRYPTION_FAILED');
+    expect(filesOn(fs)).toEqual([]);
+  });
+
+  it('refuses a file system that is not expo-file-system’s, and names with a path', () => {
+    expect(() => expoFileSink({} as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
+    const fs = fakeExpoFileSystem();
+    for (const name of ['../x', 'a/b', '..', '']) {
+      expect(() => expoFileSink(fs, { name })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+      );
+    }
+  });
+});
+
+describe('openExpoMedia (cache by ref)', () => {
+  it('downloads once, then serves the cached file without a request', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    const first = await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    const gets = store.gets.length;
+    expect(gets).toBeGreaterThan(0);
+    expect(first.uri).toMatch(/^file:\/\/\/cache\/happy-media\/[0-9a-f]{32}\/media\.mp4$/);
+    const second = await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    expect(second.uri).toBe(first.uri);
+    expect(store.gets.length).toBe(gets);
+    expect(same((second as unknown as FakeFile).bytesSync(), plain)).toBe(true);
+  });
+
+  it('shares one download between concurrent opens; one waiter’s abort does not cancel the others', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    store.pieceDelayMs = 1;
+    const quitter = new AbortController();
+    const opens = [
+      openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key }),
+      openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key, signal: quitter.signal }),
+      openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key }),
+    ];
+    quitter.abort();
+    const [a, b, c] = await Promise.allSettled(opens);
+    expect(b?.status).toBe('rejected');
+    expect(a?.status === 'fulfilled' && c?.status === 'fulfilled' && a.value.uri === c.value.uri).toBe(true);
+    expect(store.gets.filter((g) => g.offset === 0).length).toBe(1);
+  });
+
+  it('misses under another key, re-downloads a purged or damaged entry, and leaves nothing on failure', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    const first = await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    const other = await rejectionCodeOf(
+      openExpoMedia(video, { fileSystem: fs, source: store, blobKey: randomBytes(32) }),
+    );
+    expect(other).toBe('ERR_DECRYPTION_FAILED');
+    expect(filesOn(fs)).toEqual([decodeURIComponent(first.uri.slice('file://'.length))]);
+    // Truncated by something else: not trusted, downloaded again.
+    fs.files.set(decodeURIComponent(first.uri.slice('file://'.length)), plain.slice(0, 10));
+    const gets = store.gets.length;
+    const healed = await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    expect(store.gets.length).toBeGreaterThan(gets);
+    expect(same((healed as unknown as FakeFile).bytesSync(), plain)).toBe(true);
+    // Purged by the system.
+    new fs.Directory(fs.Paths.cache, 'happy-media').delete();
+    const back = await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    expect(same((back as unknown as FakeFile).bytesSync(), plain)).toBe(true);
+  });
+
+  it('removes a killed run’s temp files, and plays v1 blobs', async () => {
+    const fs = fakeExpoFileSystem();
+    // Its own folder: the sweep runs once per folder and process.
+    const directory = new fs.Directory(fs.Paths.cache, 'sweep-test');
+    const leftover = new fs.File(directory, `.${'ab'.repeat(12)}.partial`);
+    leftover.create({ intermediates: true });
+    const small = testBytes(5000, 3);
+    const store = storeWith(encryptV1Blob(small, key), 'media/expov1000000000000000000');
+    const file = await openExpoMedia(
+      { ref: 'media/expov1000000000000000000', format: 'v1', mimeType: 'image/jpeg' },
+      { fileSystem: fs, source: store, blobKey: key, directory },
+    );
+    expect(leftover.exists).toBe(false);
+    expect(file.uri).toMatch(/\/media\.jpg$/);
+    expect(same((file as unknown as FakeFile).bytesSync(), small)).toBe(true);
+  });
+});
