@@ -101,12 +101,15 @@ export {
 export { nodeAesGcm, nodeRuntime } from './runtime/index.js';
 // The send pipeline: probe, encrypt, upload, build the message.
 export {
+  type SendBytesInput,
+  type SendMediaHandlerOptions,
   type SendOptions,
   type SendProgress,
   type SendResult,
   type SendStreamInput,
   type SendV1Result,
   sendMedia,
+  sendMediaHandler,
 } from './send/index.js';
 // Blob stores (local, HTTP, S3) and the media server.
 export {

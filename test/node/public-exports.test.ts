@@ -284,6 +284,7 @@ const NODE_ONLY = [
   'resolveKey',
   'sanitizeFileName',
   'sendMedia',
+  'sendMediaHandler',
   'sendToSession',
   'serveMedia',
   'sniffMimeType',

@@ -4,7 +4,9 @@
  *
  * @module
  */
+export { type SendMediaHandlerOptions, sendMediaHandler } from './media-handler.js';
 export {
+  type SendBytesInput,
   type SendOptions,
   type SendProgress,
   type SendResult,

@@ -71,6 +71,33 @@ export interface SendStreamInput {
   probe?: MediaProbe;
 }
 
+/** Bytes in memory to send (an agent's inline image): spooled to a private temp file and probed there. */
+export interface SendBytesInput {
+  /** The plaintext bytes. */
+  bytes: Uint8Array;
+  /** File name to report (sanitised). */
+  name: string;
+  /** The probe result, when the caller has it (its `size` must be `bytes.length`). */
+  probe?: MediaProbe;
+}
+
+/** The bytes as a stream input, checked. */
+function fromBytes(input: SendBytesInput): SendStreamInput {
+  if (!(input.bytes instanceof Uint8Array)) {
+    throw new InvalidArgumentError(
+      `expected a Uint8Array for \`input.bytes\` but received ${describeValue(input.bytes)}`,
+    );
+  }
+  const { bytes } = input;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.length > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  return { stream, name: input.name, size: bytes.length, ...(input.probe ? { probe: input.probe } : {}) };
+}
+
 /** Options of {@link sendMedia}. */
 export interface SendOptions {
   /** Where the encrypted blob goes. */
@@ -243,7 +270,7 @@ function buildHappyFileEvent(
 }
 
 /**
- * Probes, encrypts, uploads and describes one file (or stream) as a v2 message.
+ * Probes, encrypts, uploads and describes one file (a path, a stream, or bytes in memory) as a v2 message.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once for a bad key, store, role/turn or input.
  * @throws {ProbeError} when probing fails (`ERR_UNREADABLE_INPUT` for a missing file, ...).
@@ -260,26 +287,32 @@ function buildHappyFileEvent(
  * ```
  */
 export async function sendMedia(
-  input: string | SendStreamInput,
+  input: string | SendStreamInput | SendBytesInput,
   options: SendOptions & { format: 'v1' },
 ): Promise<SendV1Result>;
 export async function sendMedia(
-  input: string | SendStreamInput,
+  input: string | SendStreamInput | SendBytesInput,
   options: SendOptions & { format?: 'v2' },
 ): Promise<SendResult>;
 export async function sendMedia(
-  input: string | SendStreamInput,
+  input: string | SendStreamInput | SendBytesInput,
   options: SendOptions,
 ): Promise<SendResult | SendV1Result>;
 export async function sendMedia(
-  input: string | SendStreamInput,
+  given: string | SendStreamInput | SendBytesInput,
   options: SendOptions,
 ): Promise<SendResult | SendV1Result> {
   const role = checkOptions(options);
   const { store, blobKey, signal, onProgress } = options;
+  const input =
+    given !== null && typeof given === 'object' && 'bytes' in given
+      ? fromBytes(given)
+      : (given as string | SendStreamInput);
   if (typeof input !== 'string') {
     if (input === null || typeof input !== 'object' || !(input.stream instanceof ReadableStream)) {
-      throw new InvalidArgumentError('expected a path or `{ stream, name, size }` for `input`');
+      throw new InvalidArgumentError(
+        'expected a path, `{ stream, name, size }` or `{ bytes, name }` for `input`',
+      );
     }
     assertNonNegativeInteger(input.size, 'input.size');
     sanitizeFileName(input.name);
