@@ -287,6 +287,43 @@ describe('Claude mapper: subagents', () => {
     expect(deeper.agentId).not.toBe(inner.agentId);
   });
 
+  it("orders what Happy's stored records hold out of order: a result before its call, a sidechain line before the one it continues", async () => {
+    const task = assistant('m1', [toolUse('task', 'Task', { description: 'Look', prompt: 'Look around' })]);
+    const root = prompt('Look around', { sidechain: true, uuid: 's1' });
+    const call = assistant('ms', [toolUse('toolu_s', 'LS', { path: '/p' })], {
+      sidechain: true,
+      parentUuid: 's1',
+      uuid: 's2',
+    });
+    const result = userBlocks([toolResult('toolu_s', 'a b')], {
+      sidechain: true,
+      parentUuid: 's2',
+      uuid: 's3',
+    });
+    const summary = assistant('ms2', [text('Two files.')], { sidechain: true, parentUuid: 's3', uuid: 's4' });
+    const { messages, skipped } = await map([
+      prompt('go'),
+      task,
+      summary,
+      result,
+      call,
+      root,
+      userBlocks([toolResult('task', 'done')]),
+    ]);
+    expect(messages.map((m) => `${m.parentId ?? '-'} ${brief(m)}`)).toEqual([
+      '- user:text go',
+      '- turn-start',
+      '- start task Look',
+      'task agent:text Look around',
+      'task start toolu_s List `/p`',
+      'task end toolu_s',
+      'task agent:text Two files.',
+      '- end task',
+      '- turn-end completed',
+    ]);
+    expect(skipped.total).toBe(0);
+  });
+
   it('writes subagent messages whose Task never came under their agent, without parentId', async () => {
     const { messages, skipped } = await map([
       sdk('user', 'go'),

@@ -75,8 +75,11 @@ function inlineMedia(block: Json): InlineMedia | 'unsupported' {
   return { data: source.data, noun, ...(mimeType === undefined ? {} : { mimeType }) };
 }
 
-/** Who wrote a message: the main agent (`{}`), a subagent under its spawning call, or `buffer` (spawning call not seen yet). */
-type Attribution = Pick<Placement, 'parent' | 'agentId'> | 'buffer';
+/**
+ * Who wrote a message: the main agent (`{}`), a subagent under its spawning call, or `{ waitFor }` when
+ * what decides it has not been seen yet (the spawning call, or the sidechain line it continues).
+ */
+type Attribution = Pick<Placement, 'parent' | 'agentId'> | { waitFor: string };
 
 class ClaudeMapper implements ProviderMapper {
   readonly #writer: SessionWriter;
@@ -86,8 +89,14 @@ class ClaudeMapper implements ProviderMapper {
   readonly #taskPrompts = new Map<string, string[]>();
   /** Sidechain message uuid → its subagent (spawning call key and agent key). */
   readonly #sidechains = new Map<string, { parent?: string; agentKey: string }>();
-  /** SDK messages of a subagent whose spawning call has not been seen yet, by that call's id. */
-  readonly #buffered = new Map<string, { event: Json; context: EventContext }[]>();
+  /**
+   * Events waiting for what they refer to: SDK subagent messages for their spawning call
+   * (`call:<id>`), sidechain lines for the line they continue (`uuid:<uuid>`; Happy's stored records
+   * can arrive out of order).
+   */
+  readonly #waiting = new Map<string, { event: Json; context: EventContext }[]>();
+  /** Tool results that came before their call, by its id. */
+  readonly #waitingResults = new Map<string, { block: Json; place: Placement }[]>();
   /** `can_use_tool` request id → the call it asked about. */
   readonly #requests = new Map<string, string>();
   /** Tool name of every call started, by key (to match requests that do not name their call). */
@@ -111,11 +120,25 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   async end(): Promise<void> {
-    // Subagent messages whose spawning call never came: written without parentId, under their agent.
+    // What waited for something that never came: subagent messages go under their own agent without
+    // parentId; results of calls never started are counted (unknown-call).
     this.#flushing = true;
-    const buffered = [...this.#buffered.values()].flat();
-    this.#buffered.clear();
-    for (const { event, context } of buffered) await this.#dispatch(event, context);
+    while (this.#waiting.size > 0) {
+      const [key, queue] = this.#waiting.entries().next().value!;
+      this.#waiting.delete(key);
+      for (const { event, context } of queue) await this.#dispatch(event, context);
+    }
+    const results = [...this.#waitingResults.values()].flat();
+    this.#waitingResults.clear();
+    for (const { block, place } of results) await this.#toolResult(block, place);
+  }
+
+  /** Dispatches the events that waited for `key`. */
+  async #release(key: string): Promise<void> {
+    const queue = this.#waiting.get(key);
+    if (queue === undefined) return;
+    this.#waiting.delete(key);
+    for (const { event, context } of queue) await this.#dispatch(event, context);
   }
 
   // --- dispatch ---
@@ -132,17 +155,17 @@ class ClaudeMapper implements ProviderMapper {
       case 'assistant':
       case 'user': {
         const attribution = this.#attribute(event);
-        if (attribution === 'buffer') {
-          const parent = nonEmpty(event.parent_tool_use_id) ?? (event.parentToolUseId as string);
-          const queue = this.#buffered.get(parent) ?? [];
+        if ('waitFor' in attribution) {
+          const queue = this.#waiting.get(attribution.waitFor) ?? [];
           queue.push({ event, context });
-          this.#buffered.set(parent, queue);
+          this.#waiting.set(attribution.waitFor, queue);
           return;
         }
         if (uuid !== undefined) this.#seenUuids.add(uuid);
         const place: Placement = { ...attribution, ...(time === undefined ? {} : { time }) };
         if (type === 'assistant') await this.#assistant(event, place);
         else await this.#user(event, place);
+        if (uuid !== undefined) await this.#release(`uuid:${uuid}`);
         return;
       }
       case 'system':
@@ -169,9 +192,13 @@ class ClaudeMapper implements ProviderMapper {
             type === undefined ? 'an event without a type' : `type "${type.slice(0, 40)}"`,
           );
         }
-        return;
+        // Its uuid still counts as seen: a sidechain line may continue from it.
+        break;
     }
-    if (uuid !== undefined) this.#seenUuids.add(uuid);
+    if (uuid !== undefined) {
+      this.#seenUuids.add(uuid);
+      await this.#release(`uuid:${uuid}`);
+    }
   }
 
   #time(event: Json, context: EventContext): number | undefined {
@@ -190,7 +217,7 @@ class ClaudeMapper implements ProviderMapper {
     let found: { parent?: string; agentKey: string } | undefined;
     if (explicit !== undefined) {
       if (this.#writer.callIdOf(explicit) === undefined) {
-        if (!this.#flushing) return 'buffer';
+        if (!this.#flushing) return { waitFor: `call:${explicit}` };
         found = { agentKey: explicit };
       } else {
         found = { parent: explicit, agentKey: explicit };
@@ -199,6 +226,9 @@ class ClaudeMapper implements ProviderMapper {
       const parentUuid = nonEmpty(event.parentUuid);
       if (parentUuid !== undefined) found = this.#sidechains.get(parentUuid);
       if (found === undefined && event.isSidechain === true) {
+        if (parentUuid !== undefined && !this.#seenUuids.has(parentUuid) && !this.#flushing) {
+          return { waitFor: `uuid:${parentUuid}` };
+        }
         const parent = this.#spawningTask(event);
         found =
           parent === undefined
@@ -383,22 +413,26 @@ class ClaudeMapper implements ProviderMapper {
     );
     if (callId === undefined) return;
     this.#toolNames.set(key, name);
-    if (!isSubagentTool(name)) return;
+    if (!isSubagentTool(name)) {
+      await this.#releaseCall(key);
+      return;
+    }
     const prompt = typeof args.prompt === 'string' ? normalizePrompt(args.prompt) : '';
     if (prompt.length > 0) {
       const queue = this.#taskPrompts.get(prompt) ?? [];
       queue.push(key);
       this.#taskPrompts.set(prompt, queue);
     }
-    await this.#replay(key);
+    await this.#releaseCall(key);
   }
 
-  /** Replays SDK subagent messages that arrived before their spawning call. */
-  async #replay(key: string): Promise<void> {
-    const queue = this.#buffered.get(key);
-    if (queue === undefined) return;
-    this.#buffered.delete(key);
-    for (const { event, context } of queue) await this.#dispatch(event, context);
+  /** A call started: the subagent messages and results that came before it follow it now. */
+  async #releaseCall(key: string): Promise<void> {
+    await this.#release(`call:${key}`);
+    const results = this.#waitingResults.get(key);
+    if (results === undefined) return;
+    this.#waitingResults.delete(key);
+    for (const { block, place } of results) await this.#toolResult(block, place);
   }
 
   #apiError(event: Json, content: unknown, place: Placement): void {
@@ -503,6 +537,13 @@ class ClaudeMapper implements ProviderMapper {
     const key = nonEmpty(block.tool_use_id);
     if (key === undefined) {
       this.#writer.skips.skip('malformed-event', 'a tool_result without tool_use_id');
+      return;
+    }
+    if (this.#writer.callIdOf(key) === undefined && !this.#flushing) {
+      // Stored records can arrive out of order: the result waits for its call.
+      const queue = this.#waitingResults.get(key) ?? [];
+      queue.push({ block, place });
+      this.#waitingResults.set(key, queue);
       return;
     }
     const texts: string[] = [];
