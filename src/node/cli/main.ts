@@ -42,6 +42,10 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'check a Session Protocol v2 stream (JSON Lines)',
     load: async () => (await import('./commands/validate.js')).registerValidate,
   },
+  map: {
+    summary: "map an agent's output (Claude Code, Codex, ACP) or Happy's stored records into a v2 stream",
+    load: async () => (await import('./commands/map.js')).registerMap,
+  },
   keygen: {
     summary: 'print (or write) a fresh random 32-byte key',
     load: async () => (await import('./commands/keygen.js')).registerKeygen,

@@ -45,7 +45,15 @@ interface SendCliOptions extends HappyFlags {
 /** Environment variable that may hold the session key for `--seal-key`. */
 export const SEAL_KEY_ENV_VARIABLE = 'HAPPY_MEDIA_SEAL_KEY';
 
-async function resolveSealKey(options: SendCliOptions): Promise<Uint8Array | undefined> {
+/**
+ * The session key for sealing: `--seal-key`, `--seal-key-file` or `HAPPY_MEDIA_SEAL_KEY` (or none).
+ *
+ * @throws {UsageError} `ERR_USAGE` for both flags at once, an unreadable file or a malformed key.
+ */
+export async function resolveSealKey(options: {
+  sealKey?: string;
+  sealKeyFile?: string;
+}): Promise<Uint8Array | undefined> {
   if (options.sealKey !== undefined && options.sealKeyFile !== undefined) {
     throw new UsageError('expected one of --seal-key and --seal-key-file but received both');
   }

@@ -7,21 +7,18 @@
  *
  * @module
  */
-import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import {
   createStreamValidator,
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_TIME_TOLERANCE_MS,
-  HappyMediaError,
   readJsonLines,
   STREAM_RULES,
   StreamError,
   type StreamViolation,
   UsageError,
 } from '../../../index.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../../internal.js';
+import { openInput } from '../input-file.js';
 import { runAction } from '../run-action.js';
 
 interface ValidateOptions {
@@ -37,29 +34,6 @@ function parseCount(value: string, flag: string): number {
     throw new UsageError(`expected a non-negative integer for ${flag} but received "${value.slice(0, 40)}"`);
   }
   return Number(value);
-}
-
-async function openInput(
-  file: string,
-): Promise<{ stream: ReadableStream<Uint8Array>; close: () => Promise<void> }> {
-  if (file === '-') {
-    return { stream: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, close: async () => {} };
-  }
-  try {
-    const handle = await open(file, 'r');
-    const stat = await handle.stat();
-    if (!stat.isFile()) {
-      await handle.close();
-      throw unreadableInput(file, NOT_A_REGULAR_FILE);
-    }
-    return {
-      stream: Readable.toWeb(handle.createReadStream({ autoClose: false })) as ReadableStream<Uint8Array>,
-      close: () => handle.close(),
-    };
-  } catch (error) {
-    if (error instanceof HappyMediaError) throw error;
-    throw unreadableInput(file, readFailureReason(error), error);
-  }
 }
 
 function printViolation(violation: StreamViolation, line: number, json: boolean): void {
