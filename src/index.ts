@@ -165,6 +165,7 @@ export {
   type HappySessionKeys,
   type HappySessionMetadata,
   type HappySessionRecord,
+  type OpenedSessionRecord,
   openSessionKeys,
   openSessionRecord,
   parseAccountSecret,

@@ -52,8 +52,8 @@ describe('happy-media demo', () => {
     // (photo, video and PDF as v2, the PDF as v1).
     const happy = report.steps.at(-1)!;
     if (process.env.HAPPY_MEDIA_HAPPY_SERVER_URL) {
-      expect(happy.checks.map((c) => c.ok)).toEqual(Array(8).fill(true));
-      expect(happy.checks.filter((c) => /the original's SHA-256$/.test(c.name))).toHaveLength(4);
+      expect(happy.checks.map((c) => c.ok)).toEqual(Array(9).fill(true));
+      expect(happy.checks.filter((c) => /the original's SHA-256$/.test(c.name))).toHaveLength(5);
     } else {
       expect(happy.lines.join('\n')).toMatch(/scripts\/happy-server\.sh install/);
     }

@@ -18,6 +18,7 @@ import { decryptJson, encryptJson } from '../envelope/json-codec.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { assertSessionKey, dataKey, legacyKey } from '../envelope/session-key.js';
 import { HappyMediaError, InvalidArgumentError, SchemaError, StorageError } from '../errors.js';
+import type { HappyRecordsSummary } from '../mappers/happy/map-happy-records.js';
 import { HappyServerStore } from '../storage/happy-server-store.js';
 import type { HappyCredentials } from './credentials.js';
 import { HappyApi, type HappyApiOptions, parseAnswer } from './happy-api.js';
@@ -29,13 +30,14 @@ import {
 } from './session-keys.js';
 import {
   type AppendableMessage,
-  type HappySessionRecord,
+  type OpenedSessionRecord,
   openSessionRecord,
   type SealedRecord,
   ServerMessageSchema,
   sealSessionRecord,
 } from './session-records.js';
 import { requestToken } from './sign-in.js';
+import { type HappySessionRecord, readTranscript } from './transcript.js';
 
 /** Options of {@link HappyClient.connect}. */
 export interface HappyClientOptions extends HappyApiOptions {
@@ -495,11 +497,16 @@ export class HappyClient {
   }
 
   /**
-   * Reads the session's records in order (`GET /v3/sessions/:sid/messages?after_seq=…`, a page at a
-   * time), opens each with the session key and yields it sorted: a v2 message, a legacy record (Happy's
-   * older shapes), or an unreadable one with its error. A record that does not open is yielded as
-   * `unreadable` and the reading goes on; only the transport fails the iteration.
+   * Reads the session in order (`GET /v3/sessions/:sid/messages?after_seq=…`, a page at a time), opens
+   * each record with the session key, and yields it with the v2 messages it contributes to the
+   * transcript (`messages`): a v2 record's own message, and for records in Happy's older shapes (legacy
+   * user/agent records, v1 session and `file` events) what the legacy reader of issue 21
+   * (`mapHappyRecords`) makes of them, turns and calls across records included (transcript.ts). A record
+   * that does not open is yielded as `unreadable` with its error (no messages) and the reading goes on;
+   * only the transport fails the iteration. The generator returns the reader's summary (skipped shapes by
+   * reason, the v1 attachments met).
    *
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad session, `after` or `pageSize`.
    * @throws {StorageError} `ERR_NOT_FOUND` for a session the account does not have; `ERR_DOWNLOAD_FAILED`
    *   when a page cannot be read (after the retries).
    * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` for a token the server refuses.
@@ -507,14 +514,16 @@ export class HappyClient {
    * ```ts
    * const messages: SessionMessage[] = [];
    * for await (const record of client.readMessages(session, { after: lastSeq })) {
-   *   if (record.kind === 'message') messages.push(record.message);
+   *   messages.push(...record.messages);
+   *   lastSeq = record.seq;
    * }
+   * render(foldTranscript(messages));
    * ```
    */
-  async *readMessages(
+  readMessages(
     session: HappySession,
     options: ReadMessagesOptions = {},
-  ): AsyncGenerator<HappySessionRecord> {
+  ): AsyncGenerator<HappySessionRecord, HappyRecordsSummary> {
     const target = assertSession(session);
     const after = options.after ?? 0;
     const pageSize = options.pageSize ?? 100;
@@ -528,6 +537,16 @@ export class HappyClient {
         `expected an integer from 1 to 500 for \`pageSize\` but received ${describeValue(pageSize)}`,
       );
     }
+    return readTranscript(this.openedRecords(target, after, pageSize, options.signal));
+  }
+
+  /** The session's records from `after` on, page by page, opened and sorted. */
+  private async *openedRecords(
+    target: HappySession,
+    after: number,
+    pageSize: number,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<OpenedSessionRecord> {
     let cursor = after;
     for (;;) {
       const answer = await this.#api.request({
@@ -536,7 +555,7 @@ export class HappyClient {
         path: `${sessionPath(target)}?after_seq=${cursor}&limit=${pageSize}`,
         token: this.#token,
         notFound: `session ${target.id} was not found or belongs to another account`,
-        ...(options.signal ? { signal: options.signal } : {}),
+        ...(signal ? { signal } : {}),
       });
       const page = parseAnswer('read-messages', MessagePageSchema, answer, 'a page of messages');
       const start = cursor;

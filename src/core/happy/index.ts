@@ -25,9 +25,10 @@ export {
 } from './session-keys.js';
 export {
   type AppendableMessage,
-  type HappySessionRecord,
+  type OpenedSessionRecord,
   openSessionRecord,
   type ServerMessage,
   type SessionRecordPosition,
   sealSessionRecord,
 } from './session-records.js';
+export type { HappySessionRecord } from './transcript.js';

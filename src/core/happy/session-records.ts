@@ -12,7 +12,8 @@
  *
  * **Reading.** Every record is opened with the session key and sorted into a v2 message, a legacy
  * record (anything in Happy's older shapes: `{ role, content }`), or an unreadable record (not
- * encrypted, does not authenticate, not JSON, a v2-shaped value that fails the schema) with its error.
+ * encrypted, does not authenticate, not JSON, a v2-shaped value that fails the schema) with its error;
+ * `transcript.ts` then turns them into one v2 stream.
  *
  * @module
  */
@@ -91,8 +92,8 @@ export interface SessionRecordPosition {
   readonly createdAt: number;
 }
 
-/** One record of a session, opened and sorted. */
-export type HappySessionRecord = SessionRecordPosition &
+/** One record of a session, opened and sorted (before the legacy reader: see {@link HappySessionRecord}). */
+export type OpenedSessionRecord = SessionRecordPosition &
   (
     | {
         /** A Session Protocol v2 message. */
@@ -102,7 +103,7 @@ export type HappySessionRecord = SessionRecordPosition &
     | {
         /**
          * A record in one of Happy's older shapes (`{ role: "user" | "agent" | "session", content }`,
-         * including v1 `file` events), opened but not turned into v2.
+         * including v1 `file` events), opened.
          */
         readonly kind: 'legacy';
         readonly record: Readonly<Record<string, unknown>>;
@@ -124,7 +125,7 @@ export type HappySessionRecord = SessionRecordPosition &
  * if (record.kind === 'message') show(record.message);
  * ```
  */
-export function openSessionRecord(raw: ServerMessage, key: SessionKey): HappySessionRecord {
+export function openSessionRecord(raw: ServerMessage, key: SessionKey): OpenedSessionRecord {
   const position: SessionRecordPosition = {
     seq: raw.seq,
     recordId: raw.id,

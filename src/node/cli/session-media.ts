@@ -1,34 +1,15 @@
 /**
  * The media message `play --happy … --session ID MESSAGE_ID` plays: found by its id in the session's
- * transcript (a v2 `photo`/`video`/`file`, or Happy's v1 `file` event, whose ref names the server's file),
+ * transcript (a v2 `photo`/`video`/`file`, or what Happy's v1 `file` event became, whose blob is v1),
  * turned into what the playback engine takes.
  *
  * @module
  */
-import {
-  type HappyClient,
-  type HappyServerStore,
-  type HappySession,
-  type MediaInput,
-  parseHappyFileEvent,
-  StorageError,
-  UsageError,
-  unwrapSessionContent,
-} from '../index.js';
-
-const MEDIA_TYPES = new Set(['photo', 'video', 'file']);
-
-/** A v1 `file` event inside a legacy record, or `undefined`. */
-function fileEventOf(record: unknown) {
-  try {
-    return parseHappyFileEvent(unwrapSessionContent(record));
-  } catch {
-    return undefined;
-  }
-}
+import { type HappyClient, type HappySession, type MediaInput, StorageError, UsageError } from '../index.js';
 
 /**
- * Reads the session until the message `id` and returns it as a playback input for `store`.
+ * Reads the session until the message `id` (v2, or what the legacy reader made of a v1 `file` event,
+ * which keeps its id) and returns it as a playback input; a v1 attachment is played as v1.
  *
  * @throws {StorageError} `ERR_NOT_FOUND` when the session has no message with that id.
  * @throws {UsageError} `ERR_USAGE` when the message is not a photo, video or file.
@@ -36,31 +17,25 @@ function fileEventOf(record: unknown) {
 export async function findSessionMedia(
   client: HappyClient,
   session: HappySession,
-  store: HappyServerStore,
   id: string,
 ): Promise<MediaInput> {
   for await (const record of client.readMessages(session)) {
-    if (record.kind === 'message' && record.message.id === id) {
-      if (!MEDIA_TYPES.has(record.message.type)) {
-        throw new UsageError(
-          `message ${id} (seq ${record.seq}) is a ${record.message.type} message, not a photo, video or file`,
-        );
-      }
-      return record.message;
+    const message = record.messages.find((m) => m.id === id);
+    if (!message) continue;
+    if (message.type !== 'photo' && message.type !== 'video' && message.type !== 'file') {
+      throw new UsageError(
+        `message ${id} (seq ${record.seq}) is a ${message.type} message, not a photo, video or file`,
+      );
     }
-    if (record.kind === 'legacy') {
-      const event = fileEventOf(record.record);
-      if (event?.id === id) {
-        const { ev } = event;
-        return {
-          ref: store.mediaRef(ev.ref),
-          format: 'v1',
-          name: ev.name,
-          size: ev.size,
-          ...(ev.mimeType === undefined ? {} : { mimeType: ev.mimeType }),
-        };
-      }
-    }
+    const v1 = record.v1Blobs.find((blob) => blob.ref === message.ref);
+    if (!v1) return message;
+    return {
+      ref: message.ref,
+      format: 'v1',
+      size: v1.size,
+      ...('name' in message ? { name: message.name } : {}),
+      ...(v1.mimeType === undefined ? {} : { mimeType: v1.mimeType }),
+    };
   }
   throw new StorageError(
     `no message ${JSON.stringify(id.slice(0, 64))} in session ${session.id} (list its messages with: happy-media transcript ${session.id})`,

@@ -8,13 +8,11 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { decryptV1Blob, unwrapSessionContent } from '../../core/envelope/index.js';
+import { decryptV1Blob } from '../../core/envelope/index.js';
 import type { HappySessionRecord } from '../../core/happy/index.js';
 import {
   type HappyFileEvent,
   type MediaMessage,
-  parseHappyFileEvent,
-  type SessionMessage,
   turnEnd,
   turnStart,
   validateStream,
@@ -37,16 +35,6 @@ export interface HappyServerTarget {
 export function happyServerFromEnv(): HappyServerTarget | undefined {
   const url = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
   return url ? { url } : undefined;
-}
-
-/** The v1 `file` event inside a legacy record, if it is one. */
-function fileEventOf(record: HappySessionRecord): HappyFileEvent | undefined {
-  if (record.kind !== 'legacy') return undefined;
-  try {
-    return parseHappyFileEvent(unwrapSessionContent(record.record));
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -112,44 +100,48 @@ export async function sendThroughHappyServer(
 
       const records: HappySessionRecord[] = [];
       for await (const record of client.readMessages(session)) records.push(record);
-      const v2 = records.flatMap((r) => (r.kind === 'message' ? [r.message] : []));
-      const expected: SessionMessage[] = [
-        opening,
-        ...sent.flatMap(({ message }) => ('type' in message ? [message] : [])),
-        closing,
-      ];
+      const transcript = records.flatMap((r) => r.messages);
+      const v1Blobs = records.flatMap((r) => r.v1Blobs);
+      const expected = [opening.id, ...sent.map(({ message }) => message.id), closing.id];
       s.check(
-        `the transcript read back holds the ${expected.length} v2 messages sent, in order, and nothing else`,
+        `the transcript read back is the ${expected.length} messages sent, in order (the v1 event through the legacy reader), and nothing else`,
         records.length === seqs.length &&
-          JSON.stringify(v2.map((m) => m.id)) === JSON.stringify(expected.map((m) => m.id)),
+          JSON.stringify(transcript.map((m) => m.id)) === JSON.stringify(expected),
       );
-      s.check('the v2 transcript is a valid Session Protocol v2 stream', validateStream(v2).length === 0);
+      s.check(
+        'the transcript is a valid Session Protocol v2 stream',
+        validateStream(transcript).length === 0,
+      );
 
       for (const { item, message } of sent) {
-        if ('type' in message) {
-          const read = v2.find((m) => m.id === message.id);
-          const media = await openMedia(read ?? message, { store, blobKey: session.blobKey, tempRoot });
-          try {
-            s.check(
-              `${item.label} (v2, read from the transcript) plays back with the original's SHA-256`,
-              read !== undefined && (await sha256File(media.path)) === item.sha256,
-            );
-          } finally {
-            await media.dispose();
-          }
+        const read = transcript.find((m) => m.id === message.id);
+        const v1 = read && 'ref' in read ? v1Blobs.find((b) => b.ref === read.ref) : undefined;
+        const format = v1 ? 'v1' : 'v2';
+        if (!read || !('ref' in read)) {
+          s.check(`${item.label} (${format}) is in the transcript`, false);
           continue;
         }
-        const event = records.map(fileEventOf).find((e) => e?.id === message.id);
-        const ref = event ? store.mediaRef(event.ev.ref) : undefined;
-        if (!event || !ref) {
-          s.check(`${item.label} (v1) is in the transcript`, false);
-          continue;
+        const media = await openMedia(v1 ? { ref: read.ref, format: 'v1', size: v1.size } : read, {
+          store,
+          blobKey: session.blobKey,
+          tempRoot,
+        });
+        try {
+          s.check(
+            `${item.label} (${format}, read from the transcript) plays back with the original's SHA-256`,
+            (await sha256File(media.path)) === item.sha256,
+          );
+        } finally {
+          await media.dispose();
         }
-        const blob = await readAll(await store.get(ref));
-        s.check(
-          `${item.label} (v1, read from the transcript) opens with the session blob key as Happy's app opens it, with the original's SHA-256`,
-          createHash('sha256').update(decryptV1Blob(blob, session.blobKey)).digest('hex') === item.sha256,
-        );
+        if (v1) {
+          // And as Happy's app opens it: the whole blob, secretbox under the session blob key.
+          const blob = await readAll(await store.get(read.ref));
+          s.check(
+            `${item.label} (v1) opens with the session blob key as Happy's app opens it (decryptBlob), with the original's SHA-256`,
+            createHash('sha256').update(decryptV1Blob(blob, session.blobKey)).digest('hex') === item.sha256,
+          );
+        }
       }
       return true;
     },

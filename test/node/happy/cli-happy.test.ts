@@ -103,15 +103,16 @@ describe.skipIf(!SERVER)("happy-media CLI against Happy's real server", () => {
     });
   });
 
-  it('reads the transcript back: the v2 messages as JSON lines that validate, the v1 event counted', async () => {
+  it('reads the transcript back as v2 JSON lines that validate, the v1 event through the legacy reader', async () => {
     const r = await happy(['transcript', session.id, '--happy', SERVER as string]);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { id: string });
-    expect(lines.map((l) => l.id)).toEqual(sent.slice(0, -1).map((s) => s.id));
-    expect(r.stderr).toContain(`1 record(s) in Happy's older shapes`);
+      .map((l) => JSON.parse(l) as { id: string; type: string });
+    expect(lines.map((l) => l.id)).toEqual(sent.map((s) => s.id));
+    expect(lines.at(-1)?.type).toBe('file');
+    expect(r.stderr).toContain(`1 record(s) in Happy's older shapes read through the legacy reader`);
     const valid = await runCli(['validate', '-'], { input: r.stdout });
     expect(valid.code).toBe(0);
     const records = await happy(['transcript', session.id, '--records', '--after', '1']);

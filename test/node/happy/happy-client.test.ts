@@ -14,8 +14,20 @@ import {
   type HappySessionRecord,
 } from '../../../src/core/happy/index.js';
 import { requestToken } from '../../../src/core/happy/sign-in.js';
-import { happyFileEvent, textMessage } from '../../../src/core/protocol/index.js';
+import {
+  foldTranscript,
+  happyFileEvent,
+  textMessage,
+  validateStream,
+} from '../../../src/core/protocol/index.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
+import {
+  assistant,
+  text as claudeText,
+  toolResult,
+  toolUse,
+  userBlocks,
+} from '../../core/mappers/claude-fixtures.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
 
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
@@ -95,11 +107,24 @@ describe.skipIf(!SERVER)("HappyClient against Happy's real server", () => {
     const records = await readAll(client, s);
     expect(records.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(records[0]).toMatchObject({ kind: 'message', message: text, localId: text.id });
-    // The v1 event comes back in the wrapper both of Happy's readers accept.
+    // The v1 event comes back in the wrapper both of Happy's readers accept, and the legacy reader makes
+    // it a v2 file message with its id, its blob reported as v1.
     expect(records[1]).toMatchObject({
       kind: 'legacy',
       record: { role: 'session', content: event, meta: { sentFrom: 'cli' } },
+      messages: [
+        {
+          id: event.id,
+          type: 'file',
+          role: 'user',
+          ref: 'media/00000000-0000-4000-8000-000000000000',
+          name: 'a.txt',
+        },
+      ],
+      v1Blobs: [{ ref: 'media/00000000-0000-4000-8000-000000000000', size: 3 }],
     });
+    expect(records[0]?.messages).toEqual([text]);
+    expect(validateStream(records.flatMap((r) => r.messages))).toEqual([]);
     expect(
       records.slice(2).map((r) => (r.kind === 'message' && r.message.type === 'text' ? r.message.text : '')),
     ).toEqual(['n0', 'n1', 'n2']);
@@ -237,9 +262,52 @@ describe.skipIf(!SERVER)("HappyClient against Happy's real server", () => {
     await client.appendMessages(s, [after]);
     const records = await readAll(client, s);
     expect(records.map((r) => r.kind)).toEqual(['message', 'unreadable', 'unreadable', 'message']);
+    expect(records.map((r) => r.messages.length)).toEqual([1, 0, 0, 1]);
     expect(records[1]?.kind === 'unreadable' && records[1].error.code).toBe('ERR_DECRYPTION_FAILED');
     expect(records[2]?.kind === 'unreadable' && records[2].error.code).toBe('ERR_FORMAT');
     expect(records[3]).toMatchObject({ kind: 'message', message: after });
+  });
+
+  it("reads a session in Happy's older shapes through the legacy reader into one valid v2 stream", async () => {
+    const s = await client.createSession({ metadata: METADATA });
+    const legacy = [
+      { role: 'user', content: { type: 'text', text: 'List files' } },
+      {
+        role: 'agent',
+        content: { type: 'output', data: assistant('msg_1', [toolUse('toolu_1', 'LS', { path: '/p' })]) },
+      },
+      {
+        role: 'agent',
+        content: { type: 'output', data: { ...userBlocks([toolResult('toolu_1', 'a')]), uuid: 'u2' } },
+      },
+      { role: 'agent', content: { type: 'output', data: assistant('msg_2', [claudeText('One file.')]) } },
+      { role: 'agent', content: { type: 'event', id: 'e', data: { type: 'ready' } } },
+    ];
+    const token = await requestToken(new HappyApi({ url: SERVER as string }), secret);
+    const posted = await fetch(`${SERVER}/v3/sessions/${s.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: legacy.map((record, i) => ({ content: sealRaw(record, s.key).c, localId: `legacy-${i}` })),
+      }),
+    });
+    expect(posted.status).toBe(200);
+    const records = await readAll(client, s);
+    expect(records.map((r) => r.kind)).toEqual(Array(5).fill('legacy'));
+    const messages = records.flatMap((r) => r.messages);
+    expect(messages.map((m) => m.type)).toEqual([
+      'text',
+      'turn-start',
+      'tool-call-start',
+      'tool-call-end',
+      'text',
+      'turn-end',
+    ]);
+    // Ids come from the server's record ids, so reading again gives the same stream.
+    expect(messages[0]?.id).toBe(records[0]?.recordId);
+    expect((await readAll(client, s)).flatMap((r) => r.messages)).toEqual(messages);
+    expect(validateStream(messages)).toEqual([]);
+    expect(foldTranscript(messages).calls.get('toolu_1')?.status).toBe('completed');
   });
 
   it('refuses an invalid message before sending anything', async () => {

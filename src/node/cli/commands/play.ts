@@ -182,7 +182,7 @@ async function fromSession(
   const client = await connectHappy(flags);
   const session = await openHappySession(client, flags.session);
   const store = client.attachmentStore(session);
-  return { store, blobKey: session.blobKey, input: await findSessionMedia(client, session, store, id) };
+  return { store, blobKey: session.blobKey, input: await findSessionMedia(client, session, id) };
 }
 
 /** Registers `play` on the program. */

@@ -1,9 +1,10 @@
 /**
- * `happy-media transcript SESSION [--after SEQ] [--records]`: a session's records read back from Happy's
- * server, opened with the account's keys. By default the Session Protocol v2 messages, one JSON line
- * each (a stream `happy-media validate` reads); records in Happy's older shapes are counted on stderr,
- * and a record that cannot be opened is reported on stderr and skipped. `--records` prints every record
- * instead: `{ seq, recordId, localId, createdAt, kind, message | record | error }`.
+ * `happy-media transcript SESSION [--after SEQ] [--records]`: a session read back from Happy's server,
+ * opened with the account's keys, as one Session Protocol v2 stream, one JSON line per message (what
+ * `happy-media validate` reads). Records in Happy's older shapes (legacy user/agent records, v1 events)
+ * come out as what the legacy reader (`mapHappyRecords`) makes of them; shapes it skips are counted on
+ * stderr, and a record that cannot be opened is reported on stderr and skipped. `--records` prints every
+ * record instead: `{ seq, recordId, localId, createdAt, kind, messages, message | record | error }`.
  *
  * Exit status 0 even when records were skipped (they are reported); 1 when the session cannot be read.
  *
@@ -20,8 +21,8 @@ interface TranscriptFlags extends HappyFlags {
 }
 
 function recordLine(record: HappySessionRecord): object {
-  const { seq, recordId, localId, createdAt, kind } = record;
-  const position = { seq, recordId, localId, createdAt, kind };
+  const { seq, recordId, localId, createdAt, kind, messages } = record;
+  const position = { seq, recordId, localId, createdAt, kind, messages };
   if (record.kind === 'message') return { ...position, message: record.message };
   if (record.kind === 'legacy') return { ...position, record: record.record };
   return { ...position, error: { code: record.error.code, message: record.error.message } };
@@ -35,7 +36,7 @@ export function registerTranscript(program: Command): void {
       .description("read a session back from Happy's server: its v2 messages as JSON lines")
       .argument('<session>', 'the session id (see: happy-media sessions)')
       .option('--after <seq>', 'only records after this sequence number (resume a read)')
-      .option('--records', 'print every record with its seq and kind (legacy and unreadable ones too)'),
+      .option('--records', 'print every record with its seq, kind and the v2 messages it became'),
   )
     .addHelpText(
       'after',
@@ -55,26 +56,35 @@ export function registerTranscript(program: Command): void {
         }
         const client = await connectHappy(flags);
         const session = await openHappySession(client, sessionId);
-        const legacy: number[] = [];
-        for await (const record of client.readMessages(session, { after })) {
+        const records = client.readMessages(session, { after });
+        let legacy = 0;
+        for (;;) {
+          const next = await records.next();
+          if (next.done) {
+            const { skipped } = next.value;
+            if (legacy > 0 || skipped.total > 0) {
+              const reasons = Object.entries(skipped.byReason)
+                .map(([reason, count]) => `${count} ${reason}`)
+                .join(', ');
+              process.stderr.write(
+                `happy-media transcript: note: ${legacy} record(s) in Happy's older shapes read through the legacy reader` +
+                  `${skipped.total > 0 ? `; ${skipped.total} event(s) not written (${reasons})` : ''}\n`,
+              );
+            }
+            break;
+          }
+          const record = next.value;
+          if (record.kind === 'legacy') legacy += 1;
           if (flags.records) {
             process.stdout.write(`${JSON.stringify(recordLine(record))}\n`);
-          } else if (record.kind === 'message') {
-            process.stdout.write(`${JSON.stringify(record.message)}\n`);
-          } else if (record.kind === 'legacy') {
-            legacy.push(record.seq);
+          } else {
+            for (const message of record.messages) process.stdout.write(`${JSON.stringify(message)}\n`);
           }
           if (record.kind === 'unreadable') {
             process.stderr.write(
               `happy-media transcript: warning: record seq ${record.seq} skipped: ${record.error.code}: ${record.error.message}\n`,
             );
           }
-        }
-        if (legacy.length > 0) {
-          const shown = legacy.slice(0, 10).join(', ') + (legacy.length > 10 ? ', …' : '');
-          process.stderr.write(
-            `happy-media transcript: note: ${legacy.length} record(s) in Happy's older shapes are not v2 and were left out (seq ${shown}); --records prints them\n`,
-          );
         }
       }),
     );
