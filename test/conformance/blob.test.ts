@@ -11,6 +11,7 @@ import { expand, extract } from '@noble/hashes/hkdf.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
+import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { webCryptoAesGcm } from '../../src/core/aes-gcm/webcrypto.js';
 import { createRawDecryptor } from '../../src/core/blob/_testing.js';
@@ -26,6 +27,7 @@ import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
 import { cut, offsetView, prng, runStream } from '../core/blob/blob-test-utils.js';
 import { asAsync } from '../helpers/aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
+import { loadExpoCryptoAes } from '../helpers/expo-crypto.js';
 
 interface Vector {
   tcId: number;
@@ -58,7 +60,14 @@ interface Case {
 }
 
 /** Every implementation, and a synchronous one driven as an asynchronous one (calls settling out of order). */
-const IMPLEMENTATIONS: AesGcm[] = [nodeAesGcm, webCryptoAesGcm, nobleAesGcm, asAsync(nodeAesGcm)];
+const IMPLEMENTATIONS: AesGcm[] = [
+  nodeAesGcm,
+  webCryptoAesGcm,
+  nobleAesGcm,
+  asAsync(nodeAesGcm),
+  // expo-crypto's own web AES (test/helpers/expo-crypto.ts): the app's asynchronous cipher, every path.
+  ...(hasCorpus ? [expoCryptoAesGcm(await loadExpoCryptoAes())] : []),
+];
 const sha512Hex = (b: Uint8Array) => createHash('sha512').update(b).digest('hex');
 
 /** The longest prefix a streaming decryptor may release for this vector. */

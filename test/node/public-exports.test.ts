@@ -303,6 +303,7 @@ const EXPO = [
   'EXPO_MIN_READ_BYTES',
   'EXPO_READ_BYTES',
   'EXPO_WRITE_BYTES',
+  'expoCryptoAesGcm',
   'expoFileSink',
   'expoFileSource',
   'openExpoMedia',

@@ -6,8 +6,8 @@
  * - `webcrypto.ts`: `crypto.subtle`, asynchronous;
  * - `cipher-module.ts`: node:crypto's Cipher API over a module the caller hands in (node:crypto in Node,
  *   react-native-quick-crypto in an app), synchronous;
- * - an expo-crypto implementation (asynchronous, over `AESEncryptionKey` / `aesEncryptAsync` /
- *   `aesDecryptAsync`, the module handed in by the app) belongs here beside them.
+ * - `expo-crypto.ts`: expo-crypto's AES (≥ 55: native in Happy's app, `crypto.subtle` on the web) over the
+ *   module the app hands in, asynchronous (public through `happy-media/expo`).
  *
  * Which one runs is the runtime's choice (`installRuntime({ aesGcm })`, `src/core/runtime/`).
  *
@@ -29,5 +29,11 @@ export {
   type GcmCipherLike,
   type GcmDecipherLike,
 } from './cipher-module.js';
+export {
+  type ExpoCryptoAes,
+  type ExpoCryptoAesGcmOptions,
+  type ExpoCryptoSealedData,
+  expoCryptoAesGcm,
+} from './expo-crypto.js';
 export { nobleAesGcm } from './noble.js';
 export { webCryptoAesGcm } from './webcrypto.js';

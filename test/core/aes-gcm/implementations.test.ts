@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CipherModule } from '../../../src/core/aes-gcm/cipher-module.js';
+import { expoCryptoAesGcm } from '../../../src/core/aes-gcm/expo-crypto.js';
 import {
   type AesGcm,
   assertAesGcm,
@@ -18,9 +19,12 @@ import {
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { foreignCipherModule } from '../../helpers/cipher-module.js';
 import { codeOf, rejectionCodeOf } from '../../helpers/errors.js';
+import { loadExpoCryptoAes } from '../../helpers/expo-crypto.js';
 
 const foreign = cipherModuleAesGcm(foreignCipherModule().module, { name: 'foreign' });
-const IMPLEMENTATIONS: AesGcm[] = [nobleAesGcm, webCryptoAesGcm, nodeAesGcm, foreign];
+// expo-crypto's own web AES (its ExpoCryptoAES.web.js over crypto.subtle, with a two-function `expo` stand-in).
+const expo = expoCryptoAesGcm(await loadExpoCryptoAes());
+const IMPLEMENTATIONS: AesGcm[] = [nobleAesGcm, webCryptoAesGcm, nodeAesGcm, foreign, expo];
 
 /** Runs one call of either mode and returns its result (awaited only for an asynchronous one). */
 async function seal(aes: AesGcm, key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array) {
@@ -109,6 +113,7 @@ describe('every implementation', () => {
       ['webcrypto', 'async'],
       ['node', 'sync'],
       ['foreign', 'sync'],
+      ['expo-crypto', 'async'],
     ]);
   });
 });

@@ -1,0 +1,106 @@
+/**
+ * AES-256-GCM over expo-crypto (SDK ≥ 55): native AES-GCM on iOS and Android (CryptoKit, javax.crypto),
+ * `crypto.subtle` on the web, with binary input and a caller-chosen nonce. Asynchronous: one native call
+ * per piece, so the blob engine puts many in flight. The app passes its `expo-crypto` module in
+ * (`import * as ExpoCrypto from 'expo-crypto'`); the library never imports it.
+ *
+ * Each seal is `aesEncryptAsync` then `ciphertext({ includeTag: true })` (expo returns a sealed-data
+ * object, not bytes); each open is `AESSealedData.fromParts(nonce, sealed, 16)` then `aesDecryptAsync`.
+ *
+ * @module
+ */
+import { DecryptionError, InvalidArgumentError } from '../errors.js';
+import { AES_GCM_TAG_BYTES, type AsyncAesGcm } from './aes-gcm.js';
+
+/** What expo-crypto's `aesEncryptAsync` resolves to (its `AESSealedData`), as far as it is used. */
+export interface ExpoCryptoSealedData {
+  ciphertext(options: { includeTag: boolean }): Promise<Uint8Array | string>;
+}
+
+/**
+ * The part of `expo-crypto` (≥ 55) this implementation calls, typed structurally and generic in the
+ * module's own key and sealed-data classes (so the real module's types fit).
+ */
+export interface ExpoCryptoAes<Key = unknown, Sealed extends ExpoCryptoSealedData = ExpoCryptoSealedData> {
+  AESEncryptionKey: { import(input: Uint8Array): Promise<Key> };
+  AESSealedData: { fromParts(iv: Uint8Array, ciphertextWithTag: Uint8Array, tagLength?: number): Sealed };
+  aesEncryptAsync(
+    plaintext: Uint8Array,
+    key: Key,
+    options: { nonce: { bytes: Uint8Array }; tagLength?: 16 },
+  ): Promise<Sealed>;
+  aesDecryptAsync(sealed: Sealed, key: Key, options: { output: 'bytes' }): Promise<Uint8Array>;
+}
+
+/** Options of {@link expoCryptoAesGcm}. */
+export interface ExpoCryptoAesGcmOptions {
+  /** Name for diagnostics and benchmarks (default `expo-crypto`). */
+  name?: string;
+}
+
+/**
+ * The AES-256-GCM of expo-crypto (asynchronous). Install it once at the app's start; blobs and the
+ * `...Async` envelope functions then use it, byte-identical to every other implementation.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once when `module` lacks `AESEncryptionKey`,
+ *   `AESSealedData`, `aesEncryptAsync` or `aesDecryptAsync` (expo-crypto before SDK 55).
+ * @example
+ * ```ts
+ * import * as ExpoCrypto from 'expo-crypto';
+ * import { installRuntime } from 'happy-media';
+ * import { expoCryptoAesGcm } from 'happy-media/expo';
+ * installRuntime({ aesGcm: expoCryptoAesGcm(ExpoCrypto) });
+ * ```
+ */
+export function expoCryptoAesGcm<Key, Sealed extends ExpoCryptoSealedData>(
+  module: ExpoCryptoAes<Key, Sealed>,
+  options: ExpoCryptoAesGcmOptions = {},
+): AsyncAesGcm<Key> {
+  const m = module as Partial<ExpoCryptoAes<Key, Sealed>> | null;
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    typeof m.AESEncryptionKey?.import !== 'function' ||
+    typeof m.AESSealedData?.fromParts !== 'function' ||
+    typeof m.aesEncryptAsync !== 'function' ||
+    typeof m.aesDecryptAsync !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      "expected expo-crypto's module (≥ 55: AESEncryptionKey, AESSealedData, aesEncryptAsync, aesDecryptAsync) for `module`",
+    );
+  }
+  const name = options.name ?? 'expo-crypto';
+  return Object.freeze({
+    name,
+    mode: 'async',
+    // The key bytes are copied (the caller may wipe them at once); nonces and data are not: the seam's
+    // callers keep them unchanged until the call settled, however late the native side reads them.
+    importKey: (key: Uint8Array) => module.AESEncryptionKey.import(key.slice()),
+    async seal(key: Key, nonce: Uint8Array, plaintext: Uint8Array) {
+      const sealed = await module.aesEncryptAsync(plaintext, key, {
+        nonce: { bytes: nonce },
+        tagLength: AES_GCM_TAG_BYTES,
+      });
+      const bytes = await sealed.ciphertext({ includeTag: true });
+      if (!(bytes instanceof Uint8Array) || bytes.length !== plaintext.length + AES_GCM_TAG_BYTES) {
+        throw new Error('expo-crypto returned an unexpected ciphertext');
+      }
+      return bytes;
+    },
+    async open(key: Key, nonce: Uint8Array, sealed: Uint8Array) {
+      if (sealed.length < AES_GCM_TAG_BYTES) throw new DecryptionError();
+      let plaintext: Uint8Array;
+      try {
+        const data = module.AESSealedData.fromParts(nonce, sealed, AES_GCM_TAG_BYTES);
+        plaintext = await module.aesDecryptAsync(data, key, { output: 'bytes' });
+      } catch {
+        // Every authentication failure is the same error, whatever expo's platform said.
+        throw new DecryptionError();
+      }
+      if (!(plaintext instanceof Uint8Array) || plaintext.length !== sealed.length - AES_GCM_TAG_BYTES) {
+        throw new DecryptionError();
+      }
+      return plaintext;
+    },
+  });
+}
