@@ -3,7 +3,7 @@
  * runs wherever the universal entry runs (Node, browsers, React Native).
  *
  * The four legs, each retried on 408/429/5xx and network failures with bounded backoff, never on
- * 401/403/404, and each named in every error:
+ * 401 (`ERR_UNAUTHORIZED`: the token), 403 or 404, and each named in every error:
  * ```
  * request-upload    POST /v1/sessions/:sid/attachments/request-upload {filename, size} → {ref, uploadUrl, method, formFields?}
  * upload            PUT uploadUrl (local mode, bearer) | POST multipart formFields…, file (S3 mode, no bearer)
@@ -31,6 +31,7 @@ import {
   InvalidArgumentError,
   LimitError,
   StorageError,
+  UnauthorizedError,
 } from '../errors.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
@@ -242,9 +243,15 @@ export class HappyServerStore implements BlobStore {
     const status = response.status;
     const detail = await errorDetail(response);
     const suffix = detail ? `: ${detail}` : '';
-    if (status === 401 || status === 403) {
+    if (status === 401) {
+      // The token itself: one code for it, whatever leg met it (HappyClient's requests say the same).
+      return new UnauthorizedError(
+        `${leg} failed: Happy's server refused the token (401${suffix}); check the token (HAPPY_MEDIA_TOKEN or --token-file) and that it is of this server`,
+      );
+    }
+    if (status === 403) {
       return new StorageError(
-        `${leg} failed: Happy's server refused the request (${status}${suffix}); check the token (HAPPY_MEDIA_TOKEN or --token-file) and that it belongs to the session's account`,
+        `${leg} failed: the request was refused (403${suffix}); check that the token belongs to the session's account (a presigned URL may also have expired)`,
         { code: codeOf(leg) },
       );
     }

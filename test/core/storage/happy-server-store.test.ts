@@ -121,6 +121,9 @@ describe('HappyServerStore (scripted server)', () => {
       expect(once.seen.length, String(status)).toBe(1);
       const down = await rejectionOf(s.get(`media/${UUID}`));
       expect(down.message).toMatch(/^request-download failed/);
+      // The token refused is one code on every leg; 403 and 404 stay storage errors.
+      const codes = { 401: 'ERR_UNAUTHORIZED', 403: 'ERR_UPLOAD_FAILED', 404: 'ERR_UPLOAD_FAILED' } as const;
+      expect(error.code, String(status)).toBe(codes[status as 401 | 403 | 404]);
       expect(once.seen.length, String(status)).toBe(2);
     }
 

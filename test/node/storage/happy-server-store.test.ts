@@ -181,7 +181,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     expect(calls.length).toBe(2);
   });
 
-  it('a missing or wrong token fails at once (401, not retried) and never appears in the error', async () => {
+  it('a missing or wrong token fails at once (401: ERR_UNAUTHORIZED, not retried) and never appears in the error', async () => {
     expect(() => new HappyServerStore({ ...owner, token: '' })).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
     );
@@ -189,10 +189,10 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     const wrong = 'not-a-valid-token-123456';
     const bad = new HappyServerStore({ ...owner, token: wrong, fetch });
     const up = await rejectionOf(bad.create(10, () => streamOf(new Uint8Array(10))));
-    expect(up.code).toBe('ERR_UPLOAD_FAILED');
+    expect(up.code).toBe('ERR_UNAUTHORIZED');
     expect(up.message).toMatch(/^request-upload failed.*401/);
     const down = await rejectionOf(bad.get(ref));
-    expect(down.code).toBe('ERR_DOWNLOAD_FAILED');
+    expect(down.code).toBe('ERR_UNAUTHORIZED');
     expect(down.message).toMatch(/^request-download failed.*401/);
     expect(calls.length).toBe(2);
     expect(`${up.message}${down.message}`).not.toContain(wrong);
