@@ -104,13 +104,16 @@ export interface CallFields {
   agentTitle?: string;
 }
 
-/** A permission request for an open call; what is missing is taken from the call's start. */
+/**
+ * A permission request for an open call; a field that is absent is taken from the call's start (a
+ * `description` or `args` key present with `undefined` means none).
+ */
 export interface PermissionFields {
   options: PermissionOption[];
   toolName?: string;
   title?: string;
-  description?: string;
-  args?: Record<string, unknown>;
+  description?: string | undefined;
+  args?: Record<string, unknown> | undefined;
 }
 
 /** What a piece of media is, for {@link SessionWriter.media}. */
@@ -336,9 +339,11 @@ export class SessionWriter {
     return turn;
   }
 
-  /** The open turn's id, opening one when none is open. */
+  /** The open turn's id, opening one when none is open (its `turn-start` never takes `place.id`: that is the caller's message's). */
   ensureTurn(place: Placement = {}): string {
-    return this.#turn ?? this.startTurn(place);
+    if (this.#turn !== undefined) return this.#turn;
+    const { id: _messageId, ...rest } = place;
+    return this.startTurn(rest);
   }
 
   /**
@@ -363,7 +368,7 @@ export class SessionWriter {
     return this.#emit(textMessage({ role: 'user', text, ...this.#context(place) }, this.#at(place)));
   }
 
-  /** Writes an agent `text` (`thinking` for reasoning), opening a turn if none is open. */
+  /** Writes an agent `text` (`thinking: true` for reasoning; `thinking` is written only when given), opening a turn if none is open. */
   agentText(text: string, place: Placement & { thinking?: boolean } = {}): TextMessage {
     const turn = this.ensureTurn(place);
     return this.#emit(
@@ -372,7 +377,7 @@ export class SessionWriter {
           role: 'agent',
           turn,
           text,
-          ...(place.thinking === true ? { thinking: true } : {}),
+          ...(place.thinking === undefined ? {} : { thinking: place.thinking }),
           ...this.#context(place),
         },
         this.#at(place),
@@ -529,16 +534,16 @@ export class SessionWriter {
       );
       return false;
     }
+    const description = 'description' in fields ? fields.description : call.description;
+    const args = 'args' in fields ? fields.args : call.args;
     const message = permissionRequest(
       {
         turn: this.#turn!,
         callId: call.callId,
         toolName: fields.toolName ?? call.toolName,
         title: fields.title ?? call.title,
-        ...((fields.description ?? call.description)
-          ? { description: fields.description ?? call.description }
-          : {}),
-        args: fields.args ?? call.args,
+        ...(description ? { description } : {}),
+        ...(args === undefined ? {} : { args }),
         options: fields.options,
         ...(call.parentId === undefined ? {} : { parentId: call.parentId }),
         ...(call.agentId === undefined ? {} : { agentId: call.agentId }),
@@ -723,7 +728,8 @@ export class SessionWriter {
         return this.endTurn(m.status, place);
       case 'text':
         if (m.role === 'user') this.userText(m.text, place);
-        else this.agentText(m.text, { ...place, ...(m.thinking === true ? { thinking: true } : {}) });
+        else
+          this.agentText(m.text, { ...place, ...(m.thinking === undefined ? {} : { thinking: m.thinking }) });
         return true;
       case 'tool-call-start':
         return (
@@ -748,8 +754,8 @@ export class SessionWriter {
             options: m.options,
             toolName: m.toolName,
             title: m.title,
-            ...(m.description === undefined ? {} : { description: m.description }),
-            ...(m.args === undefined ? {} : { args: m.args }),
+            description: m.description,
+            args: m.args,
           },
           place,
         );

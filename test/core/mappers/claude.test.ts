@@ -410,6 +410,15 @@ describe('Claude mapper: permissions', () => {
     ]);
   });
 
+  it("reads older Happy CLIs' denial text as a rejection", async () => {
+    const { messages } = await map([
+      prompt('write it'),
+      assistant('m', [toolUse('toolu_1', 'Write', { file_path: '/p/x' })]),
+      userBlocks([toolResult('toolu_1', 'Permission denied by user', true)]),
+    ]);
+    expect(messages.map(brief).slice(3, 5)).toEqual(['ask toolu_1', 'answer toolu_1 reject-once']);
+  });
+
   it('matches a request without tool_use_id to the newest open call of that tool; counts the rest', async () => {
     const { messages, skipped } = await map([
       sdk('user', 'go'),

@@ -297,6 +297,45 @@ describe('SessionWriter: adopting v2 messages', () => {
   });
 });
 
+describe('SessionWriter: adopting excerpts', () => {
+  it('an excerpt that begins inside a turn gets its turn-start, which never takes the message id', () => {
+    const w = writer();
+    expect(
+      w.adopt({ id: 'c1', time: 3000, role: 'agent', type: 'text', turn: 't1', text: 'x', thinking: false }),
+    ).toBe(true);
+    const [start, text] = w.take();
+    expect(start).toMatchObject({ type: 'turn-start', turn: 't1', id: 'id-1' });
+    expect(text).toEqual({
+      id: 'c1',
+      time: 3000,
+      role: 'agent',
+      type: 'text',
+      turn: 't1',
+      text: 'x',
+      thinking: false,
+    });
+  });
+
+  it('a request adopted without description or args stays without them', () => {
+    const w = writer();
+    w.startCall('c', { toolName: 'Bash', description: 'Delete', args: { command: 'rm' } });
+    w.adopt({
+      id: 'r',
+      time: 1,
+      role: 'agent',
+      type: 'permission-request',
+      turn: w.openTurn,
+      callId: 'c',
+      toolName: 'Bash',
+      title: 'Run',
+      options: OPTIONS,
+    });
+    const request = w.take().find((m) => m.type === 'permission-request')!;
+    expect(request).not.toHaveProperty('description');
+    expect(request).not.toHaveProperty('args');
+  });
+});
+
 describe('SessionWriter: property', () => {
   const op = fc.oneof(
     fc.record({ kind: fc.constant('text' as const), thinking: fc.boolean() }),

@@ -107,10 +107,12 @@ export function legacyPermissionOption(permissions: unknown): string | undefined
   return undefined;
 }
 
-const REJECTION = /^(?:Error: )?The user doesn't want to proceed with this tool use\./;
+// Claude Code's own text, and the one older Happy CLIs answered a denied prompt with.
+const REJECTION =
+  /^(?:Error: )?(?:The user doesn't want to proceed with this tool use\.|Permission denied by user)/;
 const INTERRUPT = /^(?:Error: )?\[Request interrupted by user(?: for tool use)?\]/;
 
-/** True for Claude Code's text of a tool call the user rejected at its permission prompt. */
+/** True for the text of a tool call the user rejected at its permission prompt (Claude Code's, or Happy's). */
 export function isRejectionText(text: string): boolean {
   return REJECTION.test(text);
 }

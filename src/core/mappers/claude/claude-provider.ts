@@ -393,7 +393,7 @@ class ClaudeMapper implements ProviderMapper {
       }
       seen.add(key);
     }
-    this.#writer.agentText(value, { ...place, thinking });
+    this.#writer.agentText(value, thinking ? { ...place, thinking } : place);
   }
 
   /** Starts a Claude tool call; a subagent call then gets the SDK messages that came before it. */

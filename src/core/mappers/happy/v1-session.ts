@@ -107,7 +107,7 @@ export class V1SessionReader {
       case 'text':
         if (typeof ev.text !== 'string') writer.skips.skip('malformed-event', 'a v1 text without text');
         else if (role === 'user') writer.userText(ev.text, place);
-        else writer.agentText(ev.text, { ...place, thinking: ev.thinking === true });
+        else writer.agentText(ev.text, ev.thinking === true ? { ...place, thinking: true } : place);
         return;
       case 'service':
         if (typeof ev.text === 'string') writer.service(ev.text, place);
