@@ -346,7 +346,8 @@ function toolRun(path: string, maxOutputBytes: number, options: ResolvedProbeOpt
 /**
  * Streams and container of a file, as parsed JSON. With `withTail` the same process also lists the packets
  * of the file's tail (from the last keyframe on, see {@link lastPacketEnd}) and returns where they end as
- * `tailEnd`: the duration check without a second process.
+ * `tailEnd`: the duration check without a second process. With `skipInitialBytes` the input starts
+ * that far into the file (`-skip_initial_bytes`: past a tag and padding no demuxer looks beyond).
  *
  * @throws {ProbeError} see {@link runTool}; `ERR_PROBE_FAILED` also when the output is not JSON.
  */
@@ -354,10 +355,12 @@ export async function ffprobe(
   path: string,
   options: ResolvedProbeOptions,
   withTail = false,
+  skipInitialBytes = 0,
 ): Promise<FfprobeResult> {
   const tail = withTail
     ? [...tailInterval(PAST_THE_END_SECONDS), '-show_entries', 'packet=pts_time,duration_time']
     : [];
+  const skip = skipInitialBytes > 0 ? ['-skip_initial_bytes', String(skipInitialBytes)] : [];
   const out = await runTool(
     'ffprobe',
     options.ffprobePath,
@@ -368,6 +371,7 @@ export async function ffprobe(
       '-show_format',
       '-show_streams',
       ...tail,
+      ...skip,
       inputArgument(path),
     ],
     toolRun(path, options.maxProbeOutputBytes, options),

@@ -221,3 +221,46 @@ export async function sniffMimeType(input: string | Uint8Array, name?: string): 
   const truncated = input.length > TEXT_SNIFF_BYTES;
   return fallbackMimeType(input.subarray(0, TEXT_SNIFF_BYTES), truncated, name);
 }
+
+/** Zero bytes after an ID3v2 tag looked through for the audio behind it (a tagger's padding). */
+export const ID3_PADDING_SCAN_BYTES = 1024 * 1024;
+
+/**
+ * Where the audio starts in a file that begins with an ID3v2 tag: past the tag (its size from the
+ * header, plus the footer when flagged) and past any zero bytes after it, up to
+ * {@link ID3_PADDING_SCAN_BYTES}. Undefined when the file does not start with an ID3v2 header or holds
+ * only zeros after it. file-type gives up on such a file when the tag is followed by padding it does not
+ * count (it looks for a frame right after the tag); this says where to look instead.
+ *
+ * @throws Node's file-system error when the path cannot be read.
+ * @example
+ * ```ts
+ * await id3AudioStart('padded.mp3'); // 4154: a 58-byte tag, 4096 zero bytes, then the first MPEG frame
+ * ```
+ */
+export async function id3AudioStart(path: string): Promise<number | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const header = new Uint8Array(10);
+    const { bytesRead } = await handle.read(header, 0, 10, 0);
+    // "ID3", version 2–4 (major byte < 0xff), flags, four syncsafe size bytes (high bit clear).
+    if (bytesRead < 10 || header[0] !== 0x49 || header[1] !== 0x44 || header[2] !== 0x33) return undefined;
+    if (header[3] === 0xff || header[4] === 0xff || header.subarray(6, 10).some((b) => b >= 0x80)) {
+      return undefined;
+    }
+    const size = (header[6]! << 21) | (header[7]! << 14) | (header[8]! << 7) | header[9]!;
+    const footer = (header[5]! & 0x10) !== 0 ? 10 : 0;
+    const tagEnd = 10 + size + footer;
+    const window = new Uint8Array(64 * 1024);
+    for (let at = tagEnd; at < tagEnd + ID3_PADDING_SCAN_BYTES; ) {
+      const { bytesRead: got } = await handle.read(window, 0, window.length, at);
+      if (got === 0) return undefined;
+      const nonZero = window.subarray(0, got).findIndex((b) => b !== 0);
+      if (nonZero >= 0) return at + nonZero;
+      at += got;
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}

@@ -26,7 +26,7 @@ import { ffprobe } from './ffmpeg.js';
 import { sanitizeFileName } from './file-name.js';
 import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
 import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
-import { sniffMimeType } from './mime.js';
+import { id3AudioStart, OCTET_STREAM, sniffMimeType } from './mime.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
 import type { MediaProbe, ProbeStreamInput } from './types.js';
 import {
@@ -174,6 +174,41 @@ async function probeAvAfterStart(
   };
 }
 
+/** ffprobe's `format_name` for audio that may sit behind an ID3v2 tag → our MIME type. */
+const ID3_AUDIO_FORMATS: Readonly<Record<string, string>> = {
+  mp3: 'audio/mpeg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  ac3: 'audio/ac3',
+  eac3: 'audio/eac3',
+};
+
+/**
+ * An ID3v2-tagged file that content sniffing gave up on (the tag is followed by zero padding, and
+ * file-type looks for a frame right after the tag): ffprobe reads it from the first byte after the
+ * padding (which also gives a CBR file its true duration: counted from the whole file, 70 KB of zeros
+ * made a 2 s MP3 last 10.8 s). Undefined when ffprobe finds no known audio there or cannot run.
+ */
+async function probeId3Audio(
+  path: string,
+  options: ResolvedProbeOptions,
+): Promise<Pick<MediaProbe, 'kind' | 'mimeType' | 'durationMs'> | undefined> {
+  const start = await id3AudioStart(path);
+  if (start === undefined) return undefined;
+  let result: Awaited<ReturnType<typeof ffprobe>>;
+  try {
+    result = await ffprobe(path, options, false, start);
+  } catch (error) {
+    if (degradable(error) || (error instanceof ProbeError && error.code === 'ERR_FFMPEG_MISSING'))
+      return undefined;
+    throw error;
+  }
+  const mimeType = ID3_AUDIO_FORMATS[result.format.format_name ?? ''];
+  if (mimeType === undefined || !hasAudioStream(result)) return undefined;
+  const durationMs = audioDurationMs(result);
+  return { kind: 'file', mimeType, ...(durationMs !== undefined ? { durationMs } : {}) };
+}
+
 async function probePath(path: string, name: string, options: ResolvedProbeOptions): Promise<MediaProbe> {
   let size: number;
   let mimeType: string;
@@ -189,6 +224,10 @@ async function probePath(path: string, name: string, options: ResolvedProbeOptio
     throw unreadableInput(path, readFailureReason(error), error);
   }
   const base = { size, name };
+  if (mimeType === OCTET_STREAM) {
+    const audio = await probeId3Audio(path, options);
+    if (audio) return { ...audio, ...base };
+  }
   if (mimeType.startsWith('image/')) {
     const photo = await probePhoto(path, mimeType, options);
     if ('failed' in photo)

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from 'thumbhash';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../../src/core/bytes.js';
@@ -91,6 +94,54 @@ describe('audio files are files with their audio MIME type and a duration', () =
     // 1.5 s of tone; encoders add priming/padding of a few tens of milliseconds.
     expect(Math.abs(probe.durationMs! - 1500)).toBeLessThan(100);
     expect(probe.thumbhash).toBeUndefined();
+  });
+
+  it.each([16, 4096, 70_000])(
+    'an MP3 whose ID3v2 tag is followed by %i zero bytes is still audio/mpeg with its true duration',
+    async (padding) => {
+      // Taggers leave zeros after the tag that its size does not count; file-type then finds no frame
+      // right after the tag and gave up (application/octet-stream, no duration), though ffprobe reads it.
+      const mp3 = await readFile(sample('audio.mp3'));
+      expect(mp3.subarray(0, 3).toString('latin1')).toBe('ID3');
+      const tagEnd = 10 + ((mp3[6]! << 21) | (mp3[7]! << 14) | (mp3[8]! << 7) | mp3[9]!);
+      const dir = await mkdtemp(join(tmpdir(), 'happy-media-id3-'));
+      try {
+        const path = join(dir, 'padded.mp3');
+        await writeFile(
+          path,
+          Buffer.concat([mp3.subarray(0, tagEnd), Buffer.alloc(padding), mp3.subarray(tagEnd)]),
+        );
+        const probe = await probeMedia(path);
+        expect(probe).toMatchObject({ kind: 'file', mimeType: 'audio/mpeg', size: mp3.length + padding });
+        // The same 1.5 s as the unpadded file (not an estimate over the zeros).
+        expect(Math.abs(probe.durationMs! - 1500)).toBeLessThan(100);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('ID3v2 followed only by zeros, or by bytes that are no audio, stays application/octet-stream', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'happy-media-id3-'));
+    try {
+      const tag = Buffer.from([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0]);
+      for (const [name, rest] of [
+        ['zeros.bin', Buffer.alloc(4096)],
+        [
+          'noise.bin',
+          Buffer.concat([Buffer.alloc(100), Buffer.from('not audio at all, just text\u0001\u0002')]),
+        ],
+      ] as const) {
+        await writeFile(join(dir, name), Buffer.concat([tag, rest]));
+        expect(await probeMedia(join(dir, name))).toMatchObject({
+          kind: 'file',
+          mimeType: 'application/octet-stream',
+        });
+      }
+      expect(await ffmpegChildren()).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
