@@ -1,5 +1,5 @@
 /**
- * The Node media stack is optional: sharp, heic-decode, file-type, the S3 client, commander, cli-progress
+ * The Node media stack is optional: sharp, libheif-js, file-type, the S3 client, commander, cli-progress
  * and the bundled ffmpeg/ffprobe are optional peer dependencies of `happy-media`, so an app that uses only
  * the universal or web entry installs none of them (`happy-media-cli` brings them all, see
  * docs/architecture.md). Each is imported where it is first needed, through {@link importOptional}, so a

@@ -33,7 +33,7 @@ const STACK = [
   'cli-progress',
   'commander',
   'file-type',
-  'heic-decode',
+  'libheif-js',
   'sharp',
 ];
 

@@ -3,35 +3,50 @@
  *
  * sharp's prebuilt libvips reads HEIF metadata but has no HEVC decoder, and Debian's ffmpeg 5.1 cannot
  * open HEIF image items at all ("moov atom not found"). Without pixels there is no ThumbHash, and a
- * `photo` requires one, so we decode with libheif compiled to WebAssembly (`heic-decode` over
- * `libheif-js`, no native code, no install script). libheif applies the HEIF transformations (`irot`,
- * `imir`, `clap`), so the decoded size is the displayed size. It decodes the full picture (no
- * shrink-on-load): a 12 MP iPhone photo takes ~2.6 s and ~48 MB here, hence the byte and pixel limits,
- * checked before the pixels are decoded.
+ * `photo` requires one, so we decode with libheif compiled to WebAssembly (`libheif-js`, no native
+ * code, no install script). libheif applies the HEIF transformations (`irot`, `imir`, `clap`), so the
+ * decoded size is the displayed size. It decodes the full picture (no shrink-on-load): a 12 MP iPhone
+ * photo takes ~2.6 s and ~48 MB here, hence the byte and pixel limits, checked before the pixels are
+ * decoded.
+ *
+ * **The primary item.** The picture is the file's primary item (`pitm`), wherever it sits. Phones store
+ * a photo as a `grid` (or an `iovl` overlay) of HEVC tiles; the tiles should be marked hidden, but some
+ * writers do not, and libheif then lists every tile as a top-level image before the grid. Taking the
+ * first top-level image (what the `heic-decode` wrapper, used before, does) reported a tile's size
+ * (480×320 of a 960×640 photo) and hashed the tile.
  *
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
+import type { LibheifImage, LibheifPixels } from 'libheif-js/wasm-bundle.js';
 import { LimitError, ProbeError } from '../../core/errors.js';
-import { type HeicDecode, loadHeicDecode } from './lazy-deps.js';
+import { loadLibheif } from './lazy-deps.js';
 import { assertWithinPixelLimit } from './options.js';
 
 /** HEIF brands that hold still images (file-type's names, normalised). */
 export const HEIF_STILL_TYPES: ReadonlySet<string> = new Set(['image/heic', 'image/heif']);
 
-// libheif-js reports a failed decode with console.log("Decoding image failed", …) before rejecting: on
-// stdout, where it would corrupt the CLI's JSON lines. While any decode is running, that one message is
-// dropped; every other console.log passes through unchanged. Reference-counted for concurrent decodes.
-const LIBHEIF_FAILURE_LOG = 'Decoding image failed';
+// libheif-js reports failures with console.log ("Decoding image failed", "Could not parse HEIF file", …)
+// before returning nothing: on stdout, where it would corrupt the CLI's JSON lines. While libheif runs,
+// those messages are dropped; every other console.log passes through unchanged. Reference-counted for
+// concurrent decodes.
+const LIBHEIF_FAILURE_LOGS: ReadonlySet<string> = new Set([
+  'Decoding image failed',
+  'Could not create HEIF context',
+  'Could not parse HEIF file',
+  'Error loading image ids',
+  'No images found',
+  'Could not get image data for id',
+]);
 let quietDepth = 0;
 let originalLog: typeof console.log | undefined;
 
-async function withoutLibheifFailureLog<T>(work: () => Promise<T>): Promise<T> {
+async function withoutLibheifFailureLog<T>(work: () => Promise<T> | T): Promise<T> {
   if (quietDepth++ === 0) {
     const original = console.log;
     originalLog = original;
     console.log = (...args: unknown[]) => {
-      if (args[0] !== LIBHEIF_FAILURE_LOG) original.apply(console, args);
+      if (!(typeof args[0] === 'string' && LIBHEIF_FAILURE_LOGS.has(args[0]))) original.apply(console, args);
     };
   }
   try {
@@ -44,6 +59,18 @@ async function withoutLibheifFailureLog<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Decodes one image to RGBA (libheif applies rotation, mirroring and cropping). */
+function decodeImage(image: LibheifImage): Promise<LibheifPixels> {
+  const width = image.get_width();
+  const height = image.get_height();
+  return new Promise((resolve, reject) => {
+    image.display({ data: new Uint8ClampedArray(width * height * 4), width, height }, (pixels) => {
+      if (pixels) resolve(pixels);
+      else reject(new Error('libheif could not decode the image'));
+    });
+  });
+}
+
 /** Decoded, oriented RGBA pixels. */
 export interface DecodedHeic {
   width: number;
@@ -52,10 +79,10 @@ export interface DecodedHeic {
 }
 
 /**
- * Decodes the first top-level image of a HEIC/HEIF file to RGBA.
+ * Decodes the primary image of a HEIC/HEIF file (a grid or overlay included, wherever it sits) to RGBA.
  *
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when the file exceeds `maxBytes` or the image `maxPixels`.
- * @throws {ProbeError} `ERR_PROBE_FAILED` when libheif cannot decode it.
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when libheif cannot read or decode it.
  */
 export async function decodeHeicFile(
   path: string,
@@ -68,20 +95,16 @@ export async function decodeHeicFile(
     );
   }
   const buffer = await readFile(path);
-  const decodeHeic = await loadHeicDecode();
-  let images: Awaited<ReturnType<HeicDecode['all']>>;
+  const libheif = await loadLibheif();
+  const decoder = new libheif.HeifDecoder();
+  let images: LibheifImage[] = [];
   try {
-    images = await decodeHeic.all({ buffer });
-  } catch (error) {
-    throw new ProbeError(`libheif could not read the HEIF file: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  try {
-    const first = images[0];
-    if (!first) throw new ProbeError('the HEIF file holds no image');
-    assertWithinPixelLimit(first.width, first.height, limits.maxPixels, 'the HEIF image');
-    const decoded = await withoutLibheifFailureLog(() => first.decode());
+    images = await withoutLibheifFailureLog(() => decoder.decode(buffer));
+    if (images.length === 0) throw new ProbeError('libheif could not read the HEIF file: it holds no image');
+    // The primary item, not the first listed: tiles of a grid that are not marked hidden come first.
+    const primary = images.find((image) => image.is_primary()) ?? images[0]!;
+    assertWithinPixelLimit(primary.get_width(), primary.get_height(), limits.maxPixels, 'the HEIF image');
+    const decoded = await withoutLibheifFailureLog(() => decodeImage(primary));
     return {
       width: decoded.width,
       height: decoded.height,
@@ -93,6 +116,7 @@ export async function decodeHeicFile(
       cause: error,
     });
   } finally {
-    images.dispose();
+    for (const image of images) image.free();
+    decoder.decoder?.delete();
   }
 }

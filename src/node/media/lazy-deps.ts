@@ -16,14 +16,14 @@ import { importOptional } from '../optional-dependency.js';
 /** The `sharp()` function. */
 export type SharpFunction = typeof sharpFunction;
 
-/** `heic-decode`'s default export. */
-export type HeicDecode = typeof import('heic-decode').default;
+/** libheif compiled to WebAssembly (`libheif-js/wasm-bundle`). */
+export type Libheif = typeof import('libheif-js/wasm-bundle.js').default;
 
 /** The two file-type readers used to sniff content. */
 export type FileTypeReaders = Pick<typeof import('file-type'), 'fileTypeFromBuffer' | 'fileTypeFromFile'>;
 
 let sharpLoad: Promise<SharpFunction> | undefined;
-let heicLoad: Promise<HeicDecode> | undefined;
+let libheifLoad: Promise<Libheif> | undefined;
 let fileTypeLoad: Promise<FileTypeReaders> | undefined;
 
 /**
@@ -39,15 +39,17 @@ export function loadSharp(): Promise<SharpFunction> {
 }
 
 /**
- * heic-decode, loaded once on first use.
+ * libheif (WebAssembly), loaded once on first use.
  *
- * @throws {MissingDependencyError} when heic-decode is not installed.
+ * @throws {MissingDependencyError} when libheif-js is not installed.
  */
-export function loadHeicDecode(): Promise<HeicDecode> {
-  heicLoad ??= importOptional('heic-decode', 'decoding HEIC/HEIF photos', () => import('heic-decode')).then(
-    (module) => module.default,
-  );
-  return heicLoad;
+export function loadLibheif(): Promise<Libheif> {
+  libheifLoad ??= importOptional(
+    'libheif-js',
+    'decoding HEIC/HEIF photos',
+    () => import('libheif-js/wasm-bundle.js'),
+  ).then((module) => module.default);
+  return libheifLoad;
 }
 
 /**

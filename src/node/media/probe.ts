@@ -263,7 +263,7 @@ function ordered(probe: MediaProbe): MediaProbe {
  * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts (children killed, temp files gone).
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for bad options or a stream of the wrong size.
  * @throws {MissingDependencyError} `ERR_DEPENDENCY_MISSING` when a package this file needs (file-type,
- *   sharp, heic-decode: optional peers of happy-media) is not installed.
+ *   sharp, libheif-js: optional peers of happy-media) is not installed.
  * @example
  * ```ts
  * const probe = await probeMedia('IMG_0001.HEIC');
