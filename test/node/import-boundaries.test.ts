@@ -42,15 +42,28 @@ function tsFiles(dir: string): string[] {
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 }
 
+/**
+ * The code of a file without its comments and its double-quoted and template strings (import specifiers
+ * are single-quoted here): TSDoc examples and error messages show imports of the app's own modules
+ * (`import * as FileSystem from 'expo-file-system'`) that the file itself never makes.
+ */
+function code(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
+    .replace(/`(?:[^`\\]|\\.)*`/g, '``');
+}
+
 /** Relative import specifiers of a file (static, dynamic, `import type`, `typeof import`). */
 function relativeImports(text: string): string[] {
-  const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)];
+  const found = [...code(text).matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)];
   return found.map((match) => match[1]!);
 }
 
 /** Bare (package) specifiers of a file: `happy-media/node`, `sharp`, `@aws-sdk/client-s3/x`. */
 function bareImports(text: string): string[] {
-  const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'([^'.][^']*)'/g)];
+  const found = [...code(text).matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'([^'.][^']*)'/g)];
   return found.map((match) => match[1]!).filter((specifier) => !specifier.startsWith('node:'));
 }
 
