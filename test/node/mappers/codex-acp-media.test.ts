@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob } from '../../../src/core/blob/index.js';
-import { describeMediaMessage, type MediaHandler, type SessionMessage } from '../../../src/index.js';
-import { sendMedia } from '../../../src/node/send/index.js';
+import type { MediaHandler, SessionMessage } from '../../../src/index.js';
+import { sendMediaHandler } from '../../../src/node/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
 import { base64Bytes, readFixture } from '../../helpers/mapped-stream.js';
 import { mapValid, sequentialIds, steppingClock } from '../../helpers/mappers.js';
@@ -26,14 +26,8 @@ beforeAll(async () => {
 });
 afterAll(async () => tmp.cleanup());
 
-/** Node's pipeline as the mappers' media handler. */
-const media: MediaHandler = async ({ bytes, name }) => {
-  const { message } = await sendMedia(
-    { stream: new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), name, size: bytes.length },
-    { store, blobKey, role: 'user' },
-  );
-  return describeMediaMessage(message);
-};
+/** Node's pipeline as the mappers' media handler (the store is made in beforeAll). */
+const media: MediaHandler = (upload, options) => sendMediaHandler({ store, blobKey })(upload, options);
 
 async function decrypted(ref: string): Promise<Uint8Array> {
   return decryptBlob(await collect(await store.get(ref)), blobKey);
