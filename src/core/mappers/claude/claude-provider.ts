@@ -229,7 +229,9 @@ class ClaudeMapper implements ProviderMapper {
         if (parentUuid !== undefined && !this.#seenUuids.has(parentUuid) && !this.#flushing) {
           return { waitFor: `uuid:${parentUuid}` };
         }
-        const parent = this.#spawningTask(event);
+        const spawning = this.#spawningTask(event);
+        if (typeof spawning === 'object') return spawning;
+        const parent = spawning;
         found =
           parent === undefined
             ? { agentKey: `sidechain:${nonEmpty(event.uuid) ?? 'unknown'}` }
@@ -245,8 +247,11 @@ class ClaudeMapper implements ProviderMapper {
     };
   }
 
-  /** The Task call a sidechain's first message belongs to: by its prompt, else the only Task waiting. */
-  #spawningTask(event: Json): string | undefined {
+  /**
+   * The Task call a sidechain's first message belongs to: the Task with its prompt (waiting for it
+   * when it has not come yet), else, at the end or without a prompt, the only Task still waiting.
+   */
+  #spawningTask(event: Json): string | { waitFor: string } | undefined {
     const content = record(event.message)?.content;
     let prompt: string | undefined;
     if (typeof content === 'string') prompt = content;
@@ -261,8 +266,11 @@ class ClaudeMapper implements ProviderMapper {
         if (queue!.length === 0) this.#taskPrompts.delete(normalizePrompt(prompt));
         return key;
       }
+      if (!this.#flushing) return { waitFor: `prompt:${normalizePrompt(prompt)}` };
     }
-    const waiting = [...this.#taskPrompts.values()].flat();
+    // A Task that has returned keeps its prompt (its sidechain may be stored after its result), but
+    // only running ones are candidates for a sidechain whose prompt matches none.
+    const waiting = [...this.#taskPrompts.values()].flat().filter((key) => this.#writer.isCallOpen(key));
     if (waiting.length !== 1) return undefined;
     const key = waiting[0]!;
     this.#forgetTask(key);
@@ -422,6 +430,7 @@ class ClaudeMapper implements ProviderMapper {
       const queue = this.#taskPrompts.get(prompt) ?? [];
       queue.push(key);
       this.#taskPrompts.set(prompt, queue);
+      await this.#release(`prompt:${prompt}`);
     }
     await this.#releaseCall(key);
   }
@@ -577,7 +586,6 @@ class ClaudeMapper implements ProviderMapper {
       );
     }
     this.#writer.endCall(key, { ...place, ...(isError ? { error: errorText(text) } : {}) });
-    this.#forgetTask(key);
   }
 
   /**
