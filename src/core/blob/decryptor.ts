@@ -44,10 +44,14 @@ export class BlobDecryptor {
   readonly #header = new Uint8Array(BLOB_HEADER_SIZE);
   #headerLength = 0;
   #cipher: ChunkCipher | undefined;
+  /** Set while the cipher is being prepared: pushes that arrive meanwhile wait for it, in call order. */
+  #cipherReady: Promise<void> | undefined;
   /** Sealed bytes not yet known to be a non-final chunk: at most one sealed chunk. */
   readonly #pending = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
   #pendingLength = 0;
   #nextIndex = 0;
+  /** Plaintext bytes handed to the cipher so far (checked against the limit before decrypting). */
+  #submitted = 0;
   #released = 0;
   #state: 'open' | 'finished' | 'failed' = 'open';
   #failure: HappyMediaError | undefined;
@@ -71,8 +75,13 @@ export class BlobDecryptor {
 
   /**
    * Adds ciphertext; returns verified plaintext pieces (possibly none).
-   * `data` is not referenced once the promise settles (a partial chunk is copied), so the caller may
-   * reuse its buffer for the next piece.
+   * `data` must stay unchanged until the promise settles (an asynchronous cipher may read it late); it
+   * is not referenced after that (a partial chunk is copied), so the caller may then reuse its buffer.
+   *
+   * Pushes may overlap: a push's framing happens when it is called (after the cipher exists), so a
+   * caller may push again before the last promise settled and keep several batches in flight with an
+   * asynchronous cipher; each promise resolves with its own chunks, so awaiting them in call order
+   * releases the plaintext in order, and each only once every chunk in it verified.
    *
    * @throws {DecryptionError} on any authentication failure, now and on every later call.
    * @throws {LimitError} past `maxPlaintextBytes`.
@@ -82,17 +91,26 @@ export class BlobDecryptor {
     assertBytes(data, 'chunk');
     return this.#guard(async () => {
       let at = 0;
-      if (this.#cipher === undefined && this.#raw !== undefined) {
-        this.#cipher = await createChunkCipher(this.#options.aesGcm, this.#raw.aeadKey, this.#raw.baseNonce);
-      } else if (this.#cipher === undefined) {
-        const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
-        this.#header.set(data.subarray(0, take), this.#headerLength);
-        this.#headerLength += take;
-        at = take;
-        if (this.#headerLength < BLOB_HEADER_SIZE) return [];
-        await this.#openHeader();
+      if (this.#cipher === undefined) {
+        if (this.#cipherReady === undefined) {
+          if (this.#raw !== undefined) {
+            this.#cipherReady = this.#createRawCipher();
+          } else {
+            const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
+            this.#header.set(data.subarray(0, take), this.#headerLength);
+            this.#headerLength += take;
+            at = take;
+            if (this.#headerLength < BLOB_HEADER_SIZE) return [];
+            this.#cipherReady = this.#openHeader();
+          }
+        }
+        // Pushes waiting here resume in the order they were made, so their framing keeps that order; one
+        // made after finish() is trailing data, refused here as at once.
+        await this.#cipherReady;
+        this.#ensureOpen();
       }
-      // A chunk is complete and not final only when at least one more byte follows it.
+      // A chunk is complete and not final only when at least one more byte follows it. Everything from
+      // here to the cipher calls runs without awaiting, so overlapping pushes frame in call order.
       const ready: Uint8Array[] = [];
       if (this.#pendingLength > 0 && at < data.length) {
         const take = Math.min(BLOB_SEALED_CHUNK_SIZE - this.#pendingLength, data.length - at);
@@ -108,12 +126,11 @@ export class BlobDecryptor {
         ready.push(data.subarray(at, at + BLOB_SEALED_CHUNK_SIZE));
         at += BLOB_SEALED_CHUNK_SIZE;
       }
-      const out = await this.#open(ready);
       if (at < data.length) {
         this.#pending.set(data.subarray(at), this.#pendingLength);
         this.#pendingLength += data.length - at;
       }
-      return out;
+      return this.#open(ready);
     });
   }
 
@@ -127,21 +144,29 @@ export class BlobDecryptor {
     this.#ensureOpen();
     return this.#guard(async () => {
       if (this.#cipher === undefined && this.#raw !== undefined) {
-        this.#cipher = await createChunkCipher(this.#options.aesGcm, this.#raw.aeadKey, this.#raw.baseNonce);
+        this.#cipherReady ??= this.#createRawCipher();
       }
+      if (this.#cipherReady !== undefined) await this.#cipherReady;
       if (this.#cipher === undefined) throw new DecryptionError();
       if (this.#pendingLength < BLOB_TAG_SIZE || this.#pendingLength === BLOB_SEALED_CHUNK_SIZE) {
         throw new DecryptionError();
       }
-      const out = await this.#open([this.#pending.subarray(0, this.#pendingLength)]);
+      // Finished from now on (a push after this is trailing data); the final chunk is a copy, so nothing
+      // can change it while an asynchronous cipher reads it.
+      const last = this.#pending.slice(0, this.#pendingLength);
       this.#state = 'finished';
-      return out;
+      return this.#open([last]);
     });
   }
 
   /** Bytes of verified plaintext released so far. */
   get plaintextBytes(): number {
     return this.#released;
+  }
+
+  async #createRawCipher(): Promise<void> {
+    const raw = this.#raw as { aeadKey: Uint8Array; baseNonce: Uint8Array };
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, raw.aeadKey, raw.baseNonce);
   }
 
   async #openHeader(): Promise<void> {
@@ -159,14 +184,14 @@ export class BlobDecryptor {
     // runs them in turn. The limit is checked first, from the sealed lengths, so a hostile blob
     // is refused before it is decrypted. Nothing is released unless every batch verified.
     const opening: (Uint8Array | Uint8Array[] | Promise<Uint8Array | Uint8Array[]>)[] = [];
-    let released = this.#released;
+    let submitted = this.#submitted;
     try {
       for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
         const batch = sealed.slice(b, b + BLOB_BATCH_CHUNKS);
         // More chunks than the format allows cannot be authentic.
         if (this.#nextIndex + batch.length > BLOB_MAX_CHUNKS) throw new DecryptionError();
-        for (const chunk of batch) released += Math.max(0, chunk.length - BLOB_TAG_SIZE);
-        checkPlaintextLimit(released, this.#options);
+        for (const chunk of batch) submitted += Math.max(0, chunk.length - BLOB_TAG_SIZE);
+        checkPlaintextLimit(submitted, this.#options);
         // One array per chunk where the driver has them (asynchronous AES-GCM: no join); else one per batch.
         opening.push(
           cipher.openChunks ? cipher.openChunks(this.#nextIndex, batch) : cipher.open(this.#nextIndex, batch),
@@ -177,9 +202,10 @@ export class BlobDecryptor {
       abandon(opening);
       throw error;
     }
-    const pieces = await Promise.all(opening);
-    this.#released = released;
-    return pieces.flat();
+    this.#submitted = submitted;
+    const pieces = (await Promise.all(opening)).flat();
+    for (const piece of pieces) this.#released += piece.length;
+    return pieces;
   }
 
   async #guard(work: () => Promise<Uint8Array[]>): Promise<Uint8Array[]> {

@@ -34,6 +34,13 @@ import { headWithRetries, readStoreRange } from './store-reads.js';
  */
 export type MediaDownloadSource = ReadableBlobStore | MediaUrl;
 
+/**
+ * Ciphertext bytes `downloadMedia` keeps in the decryptor at once: enough chunks in flight (64) to hide an
+ * asynchronous cipher's per-call latency, few enough to bound memory (about twice this, ciphertext plus
+ * plaintext). A synchronous cipher settles each push at once, so nothing waits there.
+ */
+const DECRYPT_WINDOW_BYTES = 64 * (BLOB_CHUNK_SIZE + BLOB_TAG_SIZE);
+
 /** Options of {@link downloadMedia}. */
 export interface DownloadMediaOptions<T> {
   /** Where the ciphertext is: a store, a URL, or `(ref) => URL` (presigned URLs). */
@@ -232,13 +239,31 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       // download keeps its own read-ahead while a piece is decrypted and handed on.
       const decryptor = new BlobDecryptor(blobKey, { maxPlaintextBytes: total });
       const reader = ciphertext.getReader();
+      // Pushes in flight, oldest first. With an asynchronous cipher (expo-crypto: one native call per
+      // chunk) the next network pieces are pushed while earlier chunks are still being opened, up to
+      // DECRYPT_WINDOW_BYTES of ciphertext; results are taken in push order, each only once all of its
+      // chunks verified, so the sink sees verified bytes in order and memory stays bounded.
+      const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number }[] = [];
+      let inFlightBytes = 0;
+      const releaseOldest = async () => {
+        const oldest = inFlight.shift() as { pieces: Promise<Uint8Array[]>; bytes: number };
+        inFlightBytes -= oldest.bytes;
+        for (const piece of await oldest.pieces) await accept(piece);
+      };
+      const push = (pieces: Promise<Uint8Array[]>, bytes: number) => {
+        pieces.catch(() => undefined); // awaited in order below; a later failure must not go unhandled
+        inFlight.push({ pieces, bytes });
+        inFlightBytes += bytes;
+      };
       try {
         for (;;) {
           const { done: end, value } = await reader.read();
           if (end) break;
-          for (const piece of await decryptor.push(value)) await accept(piece);
+          push(decryptor.push(value), value.length);
+          while (inFlightBytes > DECRYPT_WINDOW_BYTES) await releaseOldest();
         }
-        for (const piece of await decryptor.finish()) await accept(piece);
+        push(decryptor.finish(), 0);
+        while (inFlight.length > 0) await releaseOldest();
       } catch (error) {
         await reader.cancel(error).catch(() => undefined);
         throw error;

@@ -1,0 +1,177 @@
+/**
+ * The download engine over an asynchronous AES-GCM, as an app runs it with expo-crypto (here expo-crypto's
+ * own web AES): several chunks in flight across network pieces, the plaintext in order, nothing released
+ * before its tag verified, a bounded number of calls in flight; tamper, truncation and abort fail cleanly.
+ * Also the decryptor itself: overlapping pushes over a cipher whose calls settle out of order.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AsyncAesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
+import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
+import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
+import { BlobDecryptor } from '../../src/core/blob/decryptor.js';
+import { encryptBlob } from '../../src/core/blob/index.js';
+import { joinBytes, randomBytes } from '../../src/core/bytes.js';
+import { downloadMedia, type MediaSink, memorySink } from '../../src/core/playback/index.js';
+import { testBytes } from '../core/blob/blob-test-utils.js';
+import { asAsync } from '../helpers/aes-gcm.js';
+import { rejectionCodeOf } from '../helpers/errors.js';
+import { loadExpoCryptoAes } from '../helpers/expo-crypto.js';
+import { withRuntime } from '../helpers/installed.js';
+import { MemoryStore } from '../node/playback/helpers/memory-store.js';
+
+const key = randomBytes(32);
+const REF = 'media/asyncengine0000000000000';
+const plain = testBytes(3_000_000 + 17, 21);
+const blob = await encryptBlob(plain, key);
+const expo = expoCryptoAesGcm(await loadExpoCryptoAes());
+
+/** `aes` with its open calls counted: how many at once, at most. */
+function counted(aes: AsyncAesGcm) {
+  const calls = { open: 0, inFlight: 0, maxInFlight: 0 };
+  const wrapped: AsyncAesGcm = {
+    name: `counted-${aes.name}`,
+    mode: 'async',
+    importKey: (k) => aes.importKey(k),
+    seal: (k, n, p) => aes.seal(k, n, p),
+    open(k, n, s) {
+      calls.open++;
+      calls.inFlight++;
+      calls.maxInFlight = Math.max(calls.maxInFlight, calls.inFlight);
+      return aes.open(k, n, s).finally(() => {
+        calls.inFlight--;
+      });
+    },
+  };
+  return { aes: wrapped, calls };
+}
+
+function storeWith(bytes: Uint8Array): MemoryStore {
+  const store = new MemoryStore();
+  store.put(REF, bytes);
+  store.pieceBytes = 64 * 1024; // what a phone's network hands over at a time: 4 chunks
+  return store;
+}
+
+/** A sink that records each write and checks it continues the true plaintext. */
+function checkingSink() {
+  const events: string[] = [];
+  let written = 0;
+  let wrong = false;
+  const sink: MediaSink<number> = {
+    write(bytes) {
+      for (let i = 0; i < bytes.length; i++) if (bytes[i] !== plain[written + i]) wrong = true;
+      written += bytes.length;
+      events.push('write');
+    },
+    commit: ({ size }) => {
+      events.push('commit');
+      return size;
+    },
+    abort: () => {
+      events.push('abort');
+    },
+  };
+  return { sink, events, written: () => written, wrong: () => wrong };
+}
+
+describe('downloadMedia over expo-crypto (asynchronous)', () => {
+  it('keeps many chunks in flight across network pieces, bounded, and delivers the plaintext in order', async () => {
+    const { aes, calls } = counted(expo);
+    const bytes = await withRuntime({ aesGcm: aes }, () =>
+      downloadMedia(
+        { ref: REF, size: plain.length },
+        { source: storeWith(blob), blobKey: key, sink: memorySink() },
+      ),
+    );
+    expect(bytes.length === plain.length && bytes.every((v, i) => v === plain[i])).toBe(true);
+    expect(calls.open).toBe(Math.ceil(plain.length / 16384));
+    // A network piece holds 4 chunks: more than that at once means pushes overlap.
+    expect(calls.maxInFlight).toBeGreaterThan(8);
+    // The window (64 chunks) plus the pieces pushed while the oldest is released.
+    expect(calls.maxInFlight).toBeLessThanOrEqual(64 + 8);
+  });
+
+  it('a tampered chunk: only verified bytes reach the sink, in order, then abort, never commit', async () => {
+    const store = storeWith(blob);
+    store.flipAt.add(56 + 16400 * 100 + 7);
+    const { sink, events, written, wrong } = checkingSink();
+    const code = await withRuntime({ aesGcm: expo }, () =>
+      rejectionCodeOf(downloadMedia({ ref: REF, size: plain.length }, { source: store, blobKey: key, sink })),
+    );
+    expect(code).toBe('ERR_DECRYPTION_FAILED');
+    expect(wrong()).toBe(false);
+    expect(written()).toBeLessThanOrEqual(100 * 16384);
+    expect(events.at(-1)).toBe('abort');
+    expect(events).not.toContain('commit');
+  });
+
+  it('a blob cut at a chunk boundary (no final chunk) fails; so does one extended by a chunk', async () => {
+    for (const bytes of [
+      blob.subarray(0, 56 + 16400 * 150),
+      joinBytes([blob, blob.subarray(56, 56 + 16400)]),
+    ]) {
+      const { sink, events, wrong } = checkingSink();
+      const code = await withRuntime({ aesGcm: expo }, () =>
+        rejectionCodeOf(downloadMedia({ ref: REF }, { source: storeWith(bytes), blobKey: key, sink })),
+      );
+      expect(code).toBe('ERR_DECRYPTION_FAILED');
+      expect(wrong()).toBe(false);
+      expect(events).not.toContain('commit');
+    }
+  });
+
+  it('an abort mid-download stops it with ERR_ABORTED and aborts the sink', async () => {
+    const store = storeWith(blob);
+    store.pieceDelayMs = 1;
+    const controller = new AbortController();
+    const { sink, events, written } = checkingSink();
+    const code = await withRuntime({ aesGcm: expo }, () =>
+      rejectionCodeOf(
+        downloadMedia(
+          { ref: REF, size: plain.length },
+          {
+            source: store,
+            blobKey: key,
+            sink,
+            signal: controller.signal,
+            onProgress: ({ done }) => {
+              if (done > 500_000) controller.abort();
+            },
+          },
+        ),
+      ),
+    );
+    expect(code).toBe('ERR_ABORTED');
+    expect(events.at(-1)).toBe('abort');
+    expect(written()).toBeLessThan(plain.length);
+  });
+});
+
+describe('BlobDecryptor with overlapping pushes', () => {
+  it('pushes made before earlier ones settled give the plaintext in push order (calls settling out of order)', async () => {
+    const decryptor = new BlobDecryptor(key, { aesGcm: asAsync(nobleAesGcm) });
+    const sizes = [3, 53, 1, 20_000, 16_400, 7, 100_000, 65_536];
+    const pushes: Promise<Uint8Array[]>[] = [];
+    let at = 0;
+    for (let i = 0; at < blob.length; i++) {
+      const size = sizes[i % sizes.length] as number;
+      pushes.push(decryptor.push(blob.subarray(at, at + size)));
+      at += size;
+      if (at > 400_000) break;
+    }
+    const rest = blob.subarray(at);
+    pushes.push(decryptor.push(rest));
+    pushes.push(decryptor.finish());
+    const out = joinBytes((await Promise.all(pushes)).flat());
+    expect(out.length === plain.length && out.every((v, i) => v === plain[i])).toBe(true);
+  });
+
+  it('a push after finish is trailing data, refused', async () => {
+    const decryptor = new BlobDecryptor(key, { aesGcm: asAsync(nobleAesGcm) });
+    const small = await encryptBlob(testBytes(100, 2), key);
+    const first = decryptor.push(small);
+    const end = decryptor.finish();
+    await expect(decryptor.push(new Uint8Array(1))).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    await Promise.allSettled([first, end]);
+  });
+});
