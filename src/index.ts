@@ -33,10 +33,11 @@ export {
   createEncryptStream,
   decryptBlob,
   encryptBlob,
-  HAPPY_MEDIA_BLOB_CONTEXT,
+  mediaBlobContext,
   openBlobRandomAccess,
   plaintextSize,
   type RangeSource,
+  unboundBlobContext,
 } from './core/blob/index.js';
 // Byte helpers callers need for keys and digests; the argument checks and UTF-8 helpers stay internal.
 export {

@@ -6,7 +6,8 @@
  *
  * Parameters come from the URL fragment (never sent to the server): `src` (same-origin blob URL), `key`
  * (base64 or base64url blob key), and either `message` (a photo/video/file message as JSON) or `mime`
- * (+ optional `format=v1`). `window.happyPlayer.play(params)` does the same for an embedding page.
+ * and `ref` (the blob's `media/<id>`; + optional `format=v1`). A v2 blob is bound to its ref: the page
+ * decrypts it only under the ref the message (or `ref`) names. `window.happyPlayer.play(params)` does the same for an embedding page.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import {
   DecryptionError,
   downloadMedia,
   fromBase64,
+  InvalidArgumentError,
   isHappyMediaError,
   parseSessionMessage,
 } from '../src/index.js';
@@ -30,6 +32,8 @@ export interface PlayParams {
   message?: unknown;
   /** MIME type when there is no message. */
   mime?: string;
+  /** The blob's ref (`media/<id>`) when there is no message; a v2 blob needs it (it is bound to it). */
+  ref?: string;
   /** `v1` for Happy's whole-blob attachments. */
   format?: 'v1' | 'v2';
   /**
@@ -78,6 +82,7 @@ function decodeKey(text: string): Uint8Array {
 function describe(params: PlayParams): {
   kind: Kind;
   mime: string;
+  ref: string;
   thumbhash?: string;
   name?: string;
   width?: number;
@@ -90,18 +95,37 @@ function describe(params: PlayParams): {
     if (m.type === 'photo')
       return {
         kind: 'photo',
+        ref: m.ref,
         mime: params.mime ?? 'image/*',
         thumbhash: m.thumbhash,
         width: m.width,
         height: m.height,
       };
     if (m.type === 'video')
-      return { kind: 'video', mime: m.mimeType, thumbhash: m.thumbhash, width: m.width, height: m.height };
-    if (m.type === 'file') return { kind: 'file', mime: m.mimeType, name: m.name };
+      return {
+        kind: 'video',
+        ref: m.ref,
+        mime: m.mimeType,
+        thumbhash: m.thumbhash,
+        width: m.width,
+        height: m.height,
+      };
+    if (m.type === 'file') return { kind: 'file', ref: m.ref, mime: m.mimeType, name: m.name };
     throw new Error(`a ${m.type} message has no media`);
   }
   const mime = params.mime ?? 'application/octet-stream';
-  return { kind: mime.startsWith('image/') ? 'photo' : mime.startsWith('video/') ? 'video' : 'file', mime };
+  // A v1 blob is bound to nothing (Happy's fixed format): its ref only names it in errors.
+  const ref = params.ref ?? (params.format === 'v1' ? 'media/player' : undefined);
+  if (ref === undefined) {
+    throw new InvalidArgumentError(
+      "expected the blob's ref (ref=media/<id>, or a message) for a v2 blob: it decrypts only under the ref it was bound to",
+    );
+  }
+  return {
+    kind: mime.startsWith('image/') ? 'photo' : mime.startsWith('video/') ? 'video' : 'file',
+    ref,
+    mime,
+  };
 }
 
 function showPlaceholder(thumbhash: string | undefined, width?: number, height?: number): void {
@@ -118,13 +142,13 @@ function showPlaceholder(thumbhash: string | undefined, width?: number, height?:
  * Downloads and decrypts with `downloadMedia` into a `Blob` sink; resolves only when the whole blob
  * authenticated (the sink receives verified chunks only and is dropped on any failure).
  */
-async function fetchVerified(params: PlayParams, mime: string): Promise<Blob> {
+async function fetchVerified(params: PlayParams, ref: string, mime: string): Promise<Blob> {
   const url = new URL(params.src, location.href);
   if (url.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
   progress.hidden = false;
-  // A throw-away media ref: the page addresses the blob by URL, the ref only names it in errors.
+  // The page addresses the blob by URL; the ref binds a v2 blob (and names it in errors).
   return downloadMedia(
-    { ref: 'media/player', ...(params.format === 'v1' ? { format: 'v1' as const } : {}) },
+    { ref, ...(params.format === 'v1' ? { format: 'v1' as const } : {}) },
     {
       source: url.href,
       fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin', cache: 'no-store' }),
@@ -140,10 +164,12 @@ async function fetchVerified(params: PlayParams, mime: string): Promise<Blob> {
 /** Points a `<video>` at the Service Worker, which decrypts only the ranges the element asks for. */
 async function streamVideo(
   params: PlayParams,
+  ref: string,
   mime: string,
 ): Promise<{ url: string; status: () => Promise<string | undefined> }> {
   return openStreamingMedia(await registerMediaServiceWorker('sw.js'), {
     src: params.src,
+    ref,
     key: params.key,
     mime,
   });
@@ -156,7 +182,7 @@ export async function play(params: PlayParams): Promise<void> {
     const info = describe(params);
     showPlaceholder(info.thumbhash, info.width, info.height);
     if (params.stream && info.kind === 'video' && params.format !== 'v1') {
-      const stream = await streamVideo(params, info.mime);
+      const stream = await streamVideo(params, info.ref, info.mime);
       const video = await showVideo(stream.url);
       // A chunk that fails later ends the worker's response with an error: show it, keep nothing.
       video.addEventListener('error', () => {
@@ -175,7 +201,7 @@ export async function play(params: PlayParams): Promise<void> {
     }
     // Every chunk has authenticated when this resolves: only now do the bytes become something an
     // element can read.
-    const blob = await fetchVerified(params, info.mime);
+    const blob = await fetchVerified(params, info.ref, info.mime);
     currentUrl = URL.createObjectURL(blob);
     progress.hidden = true;
     if (info.kind === 'video') {
@@ -244,6 +270,7 @@ function paramsFromFragment(): PlayParams | undefined {
     key: decodeKey(key),
     ...(message ? { message: JSON.parse(message) as unknown } : {}),
     ...(fragment.get('mime') ? { mime: fragment.get('mime')! } : {}),
+    ...(fragment.get('ref') ? { ref: fragment.get('ref')! } : {}),
     ...(format === 'v1' ? { format: 'v1' as const } : {}),
     ...(fragment.get('stream') === '1' ? { stream: true } : {}),
   };

@@ -8,7 +8,14 @@
  * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[] }`.
  */
 
-import { type CipherModule, cipherModuleAesGcm, decryptBlob, encryptBlob, nobleAesGcm } from 'happy-media';
+import {
+  type CipherModule,
+  cipherModuleAesGcm,
+  decryptBlob,
+  encryptBlob,
+  nobleAesGcm,
+  unboundBlobContext,
+} from 'happy-media';
 import nacl from 'tweetnacl';
 
 declare const print: (line: string) => void;
@@ -61,20 +68,24 @@ async function main(): Promise<void> {
   const { size, runs } = HERMES_BENCH;
   const key = bytes(32, 7);
   const plain = bytes(size, 9);
-  const blob = await encryptBlob(plain, key, { aesGcm: nobleAesGcm });
-  if (!same(await decryptBlob(blob, key, { aesGcm: nobleAesGcm }), plain))
+  const blob = await encryptBlob(plain, key, { context: unboundBlobContext(), aesGcm: nobleAesGcm });
+  if (!same(await decryptBlob(blob, key, { context: unboundBlobContext(), aesGcm: nobleAesGcm }), plain))
     throw new Error('blob round trip failed');
   const nonce = bytes(24, 3);
   const boxed = nacl.secretbox(plain, nonce, key);
   const opened = nacl.secretbox.open(boxed, nonce, key);
   if (!opened || !same(opened, plain)) throw new Error('secretbox round trip failed');
-  const blobDecryptMs = await time(runs, () => decryptBlob(blob, key, { aesGcm: nobleAesGcm }));
+  const blobDecryptMs = await time(runs, () =>
+    decryptBlob(blob, key, { context: unboundBlobContext(), aesGcm: nobleAesGcm }),
+  );
   const secretboxOpenMs = await time(runs, () => nacl.secretbox.open(boxed, nonce, key));
   const copyOnly = cipherModuleAesGcm(copyingModule, { name: 'copy-only' });
-  const copied = await encryptBlob(plain, key, { aesGcm: copyOnly });
-  if (!same(await decryptBlob(copied, key, { aesGcm: copyOnly }), plain))
+  const copied = await encryptBlob(plain, key, { context: unboundBlobContext(), aesGcm: copyOnly });
+  if (!same(await decryptBlob(copied, key, { context: unboundBlobContext(), aesGcm: copyOnly }), plain))
     throw new Error('engine round trip failed');
-  const engineOnlyMs = await time(runs, () => decryptBlob(copied, key, { aesGcm: copyOnly }));
+  const engineOnlyMs = await time(runs, () =>
+    decryptBlob(copied, key, { context: unboundBlobContext(), aesGcm: copyOnly }),
+  );
   print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs, engineOnlyMs }));
 }
 

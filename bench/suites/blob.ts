@@ -16,6 +16,7 @@ import {
   decryptBlob,
   encryptBlob,
   nobleAesGcm,
+  unboundBlobContext,
   webCryptoAesGcm,
 } from 'happy-media';
 import {
@@ -156,7 +157,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const cts = new Map<AesGcmName, Uint8Array>();
   for (const b of ['node', 'webcrypto', 'noble'] as const) {
     try {
-      cts.set(b, await encryptBlob(sample, key, { aesGcm: AES_GCM[b] }));
+      cts.set(b, await encryptBlob(sample, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] }));
       backends.push(b);
     } catch (error) {
       ctx.log(`  AES-GCM ${b} unavailable: ${(error as Error).message}`);
@@ -167,7 +168,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     if (ct.length !== ciphertextSize(sample.length))
       throw new Error(`${from}: ciphertext size differs from ciphertextSize()`);
     for (const to of backends) {
-      if (!equal(await decryptBlob(ct, key, { aesGcm: AES_GCM[to] }), sample))
+      if (!equal(await decryptBlob(ct, key, { context: unboundBlobContext(), aesGcm: AES_GCM[to] }), sample))
         throw new Error(`${from} → ${to} did not round-trip`);
     }
   }
@@ -187,8 +188,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     const tag = formatBytes(s);
     const cases: Case[] = [];
     for (const b of group) {
-      const ct = await encryptBlob(d, key, { aesGcm: AES_GCM[b] });
-      if (!equal(await decryptBlob(ct, key, { aesGcm: AES_GCM[b] }), d))
+      const ct = await encryptBlob(d, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] });
+      if (!equal(await decryptBlob(ct, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] }), d))
         throw new Error(`${b}: ${tag} did not round-trip`);
       rec.check(`${b}: ${tag} round-trips`);
       cases.push(
@@ -197,14 +198,14 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
           label: `encrypt (${b}) ${tag}`,
           series: `blob encrypt (${b})`,
           reference: false,
-          fn: () => encryptBlob(d, key, { aesGcm: AES_GCM[b] }),
+          fn: () => encryptBlob(d, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] }),
         },
         {
           id: `blob.decrypt.${b}`,
           label: `decrypt (${b}) ${tag}`,
           series: `blob decrypt (${b})`,
           reference: false,
-          fn: () => decryptBlob(ct, key, { aesGcm: AES_GCM[b] }),
+          fn: () => decryptBlob(ct, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] }),
         },
       );
     }
@@ -257,7 +258,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         },
       });
     await slices()
-      .pipeThrough(createEncryptStream(key, { aesGcm: nodeAesGcm }))
+      .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
       .pipeTo(sink());
     if (counted.bytes !== ciphertextSize(size)) throw new Error('streaming encrypt emitted the wrong size');
     rec.check(`node streaming encrypt of ${tag} emits exactly ciphertextSize(${size}) bytes`);
@@ -276,7 +277,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       [
         () =>
           slices()
-            .pipeThrough(createEncryptStream(key, { aesGcm: nodeAesGcm }))
+            .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
             .pipeTo(sink()),
         () => {
           const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
@@ -294,7 +295,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       rec,
       {
         id: 'blob.stream.encrypt.node',
-        label: `createEncryptStream (node) ${tag}, output discarded`,
+        label: `createEncryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
         sizeBytes: size,
         series: 'blob streaming encrypt (node)',
       },
@@ -328,7 +329,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     );
 
     // The same for decryption: createDecryptStream vs one decipher's update, output discarded.
-    const sealed = await encryptBlob(d, key, { aesGcm: nodeAesGcm });
+    const sealed = await encryptBlob(d, key, { context: unboundBlobContext(), aesGcm: nodeAesGcm });
     const sealedSlices = () =>
       new ReadableStream<Uint8Array>({
         start(controller) {
@@ -339,7 +340,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       });
     counted.bytes = 0;
     await sealedSlices()
-      .pipeThrough(createDecryptStream(key, { aesGcm: nodeAesGcm }))
+      .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
       .pipeTo(sink());
     if (counted.bytes !== size) throw new Error('streaming decrypt emitted the wrong size');
     rec.check(`node streaming decrypt of ${tag} emits exactly the ${size} plaintext bytes`);
@@ -366,7 +367,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       [
         () =>
           sealedSlices()
-            .pipeThrough(createDecryptStream(key, { aesGcm: nodeAesGcm }))
+            .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
             .pipeTo(sink()),
         () => {
           const decipher = createDecipheriv('aes-256-gcm', key, iv);
@@ -383,7 +384,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       rec,
       {
         id: 'blob.stream.decrypt.node',
-        label: `createDecryptStream (node) ${tag}, output discarded`,
+        label: `createDecryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
         sizeBytes: size,
         series: 'blob streaming decrypt (node)',
       },
@@ -437,7 +438,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     runs: ctx.quick ? 1 : plan.runs,
   });
   // Check: the file we timed decrypts back to the input.
-  const back = await decryptBlob(new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))), key);
+  const back = await decryptBlob(new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))), key, {
+    context: unboundBlobContext(),
+  });
   if (sha256(back) !== (await sha256File(input)))
     throw new Error('encryptFile output did not decrypt to the input');
   rec.check(`encryptFile ${formatBytes(size)} output decrypts to the input (SHA-256)`);
@@ -482,7 +485,7 @@ async function fileToFileThreads(
   const plain = join(ctx.scratchDir, 'threads-plain.bin');
   const sealed = join(ctx.scratchDir, 'threads-sealed.bin');
   await writeFile(plain, data);
-  await encryptFile(plain, sealed, key);
+  await encryptFile(plain, sealed, key, { context: unboundBlobContext() });
   const keyHex = Buffer.from(key).toString('hex');
   const cases = [
     {
@@ -535,7 +538,8 @@ async function fileToFileThreads(
       if (round === 0) {
         // Check the first run's output: encryptions decrypt to the input, decryptions equal it.
         const bytes = new Uint8Array(await readFile(out));
-        const back = c.mode === 'encrypt' ? await decryptBlob(bytes, key) : bytes;
+        const back =
+          c.mode === 'encrypt' ? await decryptBlob(bytes, key, { context: unboundBlobContext() }) : bytes;
         if (!equal(back, data)) throw new Error(`${c.label}: output does not match the input`);
       }
       ms.get(c.id)!.push(child.result.ms);
@@ -599,7 +603,7 @@ export const childCases = {
     const ms: number[] = [];
     for (let i = 0; i < runs; i++) {
       const start = performance.now();
-      await encryptFile(input, output, key);
+      await encryptFile(input, output, key, { context: unboundBlobContext() });
       ms.push(performance.now() - start);
     }
     return { ms };
@@ -616,9 +620,13 @@ export const childCases = {
     const key = new Uint8Array(Buffer.from(keyHex, 'hex'));
     const start = performance.now();
     if (mode === 'encrypt') {
-      await (threads === 1 ? encryptFile(input, output, key) : encryptFileParallel(input, output, key));
+      await (threads === 1
+        ? encryptFile(input, output, key, { context: unboundBlobContext() })
+        : encryptFileParallel(input, output, key, { context: unboundBlobContext() }));
     } else {
-      await (threads === 1 ? decryptFile(input, output, key) : decryptFileParallel(input, output, key));
+      await (threads === 1
+        ? decryptFile(input, output, key, { context: unboundBlobContext() })
+        : decryptFileParallel(input, output, key, { context: unboundBlobContext() }));
     }
     return { ms: performance.now() - start };
   },

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { encryptFile } from 'happy-media/node';
+import { encryptFile, mediaBlobContext } from 'happy-media/node';
 import type { openStreamingMedia, registerMediaServiceWorker } from 'happy-media/web';
 import type { Browser, Page } from 'playwright-core';
 import type { BenchContext, SuiteRecorder } from '../harness/context.js';
@@ -76,9 +76,13 @@ async function timeRange(job: { url: string; offset: number; span: number }): Pr
   };
 }
 
+/** The ref the seek benchmark's blob is bound to and opened under. */
+const SEEK_REF = 'media/benchseekvideo';
+
 /** Runs inside the controlled page: registers the worker and opens the blob in it; returns its URL. */
 async function openInWorker(job: {
   keyHex: string;
+  ref: string;
 }): Promise<{ url: string; size: number; registerMs: number; openMs: number }> {
   const api = (
     globalThis as unknown as {
@@ -94,6 +98,7 @@ async function openInWorker(job: {
   const t1 = performance.now();
   const media = await api.openStreamingMedia(registration, {
     src: '/blobs/video.enc',
+    ref: job.ref,
     key,
     mime: 'video/mp4',
   });
@@ -161,7 +166,8 @@ export async function serviceWorkerSeekTimes(
   const plainPath = join(ctx.scratchDir, 'sw-video.bin');
   const encPath = join(ctx.scratchDir, 'sw-video.enc');
   await writeRandomFile(plainPath, size);
-  await encryptFile(plainPath, encPath, key);
+  // Bound to the ref the page names, as every stored media blob is.
+  await encryptFile(plainPath, encPath, key, { context: mediaBlobContext(SEEK_REF) });
   const encSize = (await stat(encPath)).size;
 
   // The page and the worker, bundled from the public web entry exactly as an app would.
@@ -228,7 +234,10 @@ self.addEventListener('fetch', (event) => {
     const controlled: Page = await context.newPage();
     await controlled.goto(`${origin}/sw/page.html`);
     await controlled.waitForFunction(() => 'happySeek' in globalThis, undefined, { timeout: 30_000 });
-    const opened = await controlled.evaluate(openInWorker, { keyHex: Buffer.from(key).toString('hex') });
+    const opened = await controlled.evaluate(openInWorker, {
+      keyHex: Buffer.from(key).toString('hex'),
+      ref: SEEK_REF,
+    });
     if (opened.size !== size) throw new Error(`the Service Worker opened ${opened.size} bytes, not ${size}`);
     const plain: Page = await context.newPage();
     await plain.goto(`${origin}/plain.html`);

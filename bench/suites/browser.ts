@@ -16,6 +16,7 @@ import {
   type decryptBlob,
   encryptBlob,
   type nobleAesGcm,
+  unboundBlobContext,
   type webCryptoAesGcm,
 } from 'happy-media';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
@@ -74,7 +75,9 @@ async function inPage(job: PageJob): Promise<PageResult> {
         controller.close();
       },
     })
-      .pipeThrough(api.createDecryptStream(key, { aesGcm: api.webCryptoAesGcm }))
+      .pipeThrough(
+        api.createDecryptStream(key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
+      )
       .pipeTo(
         new WritableStream({
           write(chunk) {
@@ -112,30 +115,37 @@ async function inPage(job: PageJob): Promise<PageResult> {
     }
     return out;
   };
-  const pt = await api.decryptBlob(big, key, { aesGcm: api.webCryptoAesGcm });
+  const pt = await api.decryptBlob(big, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm });
   if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
     throw new Error('webcrypto decrypt differs');
   if ((await streamed()) !== pt.length) throw new Error('webcrypto streaming decrypt emitted the wrong size');
   // Encrypting in the page (an upload from the browser): the announced size, and it decrypts back.
-  const sealed = await api.encryptBlob(pt, key, { aesGcm: api.webCryptoAesGcm });
-  const back = await api.decryptBlob(sealed, key, { aesGcm: api.webCryptoAesGcm });
+  const sealed = await api.encryptBlob(pt, key, {
+    context: unboundBlobContext(),
+    aesGcm: api.webCryptoAesGcm,
+  });
+  const back = await api.decryptBlob(sealed, key, {
+    context: unboundBlobContext(),
+    aesGcm: api.webCryptoAesGcm,
+  });
   if (
     sealed.length !== big.length ||
     hex(await crypto.subtle.digest('SHA-256', back as Uint8Array<ArrayBuffer>)) !== job.bigSha
   )
     throw new Error('webcrypto encrypt in Chromium does not round-trip');
-  const spt = await api.decryptBlob(small, key, { aesGcm: api.nobleAesGcm });
+  const spt = await api.decryptBlob(small, key, { context: unboundBlobContext(), aesGcm: api.nobleAesGcm });
   if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
     throw new Error('noble decrypt differs');
   const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
   return timeRounds({
-    webcrypto: () => api.decryptBlob(big, key, { aesGcm: api.webCryptoAesGcm }),
+    webcrypto: () =>
+      api.decryptBlob(big, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
     stream: streamed,
-    noble: () => api.decryptBlob(small, key, { aesGcm: api.nobleAesGcm }),
+    noble: () => api.decryptBlob(small, key, { context: unboundBlobContext(), aesGcm: api.nobleAesGcm }),
     subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
-    encrypt: () => api.encryptBlob(pt, key, { aesGcm: api.webCryptoAesGcm }),
+    encrypt: () => api.encryptBlob(pt, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
     subtleEncrypt: () => crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>),
   });
 }
@@ -157,8 +167,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const key = new Uint8Array(randomBytes(32));
   const bigPt = randomData(bigSize);
   const smallPt = bigPt.subarray(0, smallSize);
-  const big = await encryptBlob(bigPt, key);
-  const small = await encryptBlob(smallPt, key);
+  const big = await encryptBlob(bigPt, key, { context: unboundBlobContext() });
+  const small = await encryptBlob(smallPt, key, { context: unboundBlobContext() });
 
   // Bundle the universal entry for the browser, exactly as an app would (the package's built entry).
   const universal = fileURLToPath(import.meta.resolve('happy-media'));

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createMediaRef } from 'happy-media';
+import { createMediaRef, mediaBlobContext } from 'happy-media';
 import { encryptFile, HttpBlobStore, openMedia, serveMedia, startMediaServer } from 'happy-media/node';
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
@@ -48,8 +48,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       const plainPath = join(ctx.scratchDir, `plain-${size}.bin`);
       const encPath = join(ctx.scratchDir, `blob-${size}.enc`);
       await writeRandomFile(plainPath, size);
-      await encryptFile(plainPath, encPath, key);
       const encRef = createMediaRef();
+      await encryptFile(plainPath, encPath, key, { context: mediaBlobContext(encRef) });
       const plainRef = createMediaRef();
       await store.put(encRef, fileStream(encPath), (await stat(encPath)).size);
       await store.put(plainRef, fileStream(plainPath), size);

@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bufferRangeSource, openBlobRandomAccess } from 'happy-media';
+import { bufferRangeSource, openBlobRandomAccess, unboundBlobContext } from 'happy-media';
 import { encryptFile, fileRangeSource } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
@@ -24,12 +24,12 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const key = new Uint8Array(randomBytes(32));
   ctx.log(`  preparing ${formatBytes(size)} plain and encrypted files`);
   await writeRandomFile(plainPath, size);
-  await encryptFile(plainPath, encPath, key);
+  await encryptFile(plainPath, encPath, key, { context: unboundBlobContext() });
 
   const source = fileRangeSource(encPath);
   const plain = await open(plainPath, 'r');
   try {
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     if (reader.plaintextSize !== size) throw new Error(`plaintextSize ${reader.plaintextSize} ≠ ${size}`);
     // The same random offsets for ours and the reference; some unaligned on purpose.
     const offsets = Array.from({ length: reads }, () => randomInt(0, size - MiB + 1));
@@ -63,7 +63,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     // The same reads with the whole ciphertext in memory: the difference to the file reads is the cost of
     // each read's trip to the thread pool and back (on this VM, waking the idle threads costs more than
     // copying a megabyte out of the page cache), the rest is decryption.
-    const inMemory = await openBlobRandomAccess(bufferRangeSource(await readFile(encPath)), key);
+    const inMemory = await openBlobRandomAccess(bufferRangeSource(await readFile(encPath)), key, {
+      context: unboundBlobContext(),
+    });
     const [oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs] = await timeInterleaved(
       [
         async () => {

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ciphertextSize, decryptBlob } from 'happy-media';
+import { ciphertextSize, decryptBlob, mediaBlobContext } from 'happy-media';
 import { HttpBlobStore, LocalBlobStore, probeMedia, sendMedia, startMediaServer } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { sha256, sha256File } from '../harness/data.js';
@@ -74,7 +74,9 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       if (stored.size !== ciphertextSize(size) || first.ciphertextSize !== stored.size) {
         throw new Error(`${name}: stored ${stored.size} bytes, expected ciphertextSize(${size})`);
       }
-      const back = await decryptBlob(await collect(await store.get(first.ref)), blobKey);
+      const back = await decryptBlob(await collect(await store.get(first.ref)), blobKey, {
+        context: mediaBlobContext(first.ref),
+      });
       if (sha256(back) !== wantSha) throw new Error(`${name}: the stored blob does not decrypt to the video`);
       if (first.kind !== 'video') throw new Error(`${name}: sent as ${first.kind}, not video`);
       rec.check(

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { mediaBlobContext } from '../core/blob/context.js';
 import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
 import { isHappyMediaError } from '../core/errors.js';
 import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
@@ -22,7 +23,7 @@ export const STREAM_PATH_SEGMENT = '__happy_media__/';
 
 /** A message the page sends the worker (with a MessagePort for the answer). */
 export type StreamingRequest =
-  | { type: 'open'; id: string; src: string; key: Uint8Array; mime: string }
+  | { type: 'open'; id: string; src: string; ref: string; key: Uint8Array; mime: string }
   | { type: 'status'; id: string };
 
 /** The worker's answer. */
@@ -157,9 +158,11 @@ export function installMediaServiceWorker(
       const source = fetchBlobSource(src.href, {
         fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
       });
+      // Bound to the ref the message names: a blob served under another ref fails at open.
       const reader = await openBlobRandomAccess(
-        storeRangeSource(source, `stream ${request.id}`, { retries: options.retries }),
+        storeRangeSource(source, request.ref, { retries: options.retries }),
         request.key,
+        { context: mediaBlobContext(request.ref) },
       );
       blobs.set(request.id, { reader, mime: request.mime });
       return { ok: true, size: reader.plaintextSize };

@@ -1,10 +1,11 @@
 /**
  * Seekable streaming in the browser: the page side. Registers the app's Service Worker (a script that
- * calls `installMediaServiceWorker(self)`), hands it a blob's URL and key over a `MessageChannel`, and
- * returns the URL a `<video>` element plays from. The key travels only inside the browser.
+ * calls `installMediaServiceWorker(self)`), hands it a blob's URL, ref and key over a `MessageChannel`,
+ * and returns the URL a `<video>` element plays from. The key travels only inside the browser.
  *
  * @module
  */
+import { mediaBlobContext } from '../core/blob/context.js';
 import { randomBytes, toHex } from '../core/bytes.js';
 import { DecryptionError, HappyMediaError, StorageError } from '../core/errors.js';
 import { STREAM_PATH_SEGMENT, type StreamingReply, type StreamingRequest } from './service-worker.js';
@@ -48,21 +49,26 @@ export async function registerMediaServiceWorker(
 }
 
 /**
- * Opens a same-origin encrypted blob (v2) in the registered worker for seekable playback.
+ * Opens a same-origin encrypted blob (v2) in the registered worker for seekable playback. `ref` is the
+ * ref the message names (`media/<id>`): the blob is bound to it, so a blob served under another ref
+ * fails as `ERR_DECRYPTION_FAILED`.
  *
- * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the commitment or final chunk does not verify.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the commitment or final chunk does not verify
+ *   (wrong key, tampering, or a blob bound to another ref).
+ * @throws {StorageError} `ERR_INVALID_REF` for a ref that is not `media/<id>`, before the worker is asked.
  * @throws {StorageError} when the blob cannot be read (`ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`).
  * @example
  * ```ts
  * const { worker, scope } = await registerMediaServiceWorker('sw.js');
- * const media = await openStreamingMedia({ worker, scope }, { src: blobUrl, key, mime: 'video/mp4' });
+ * const media = await openStreamingMedia({ worker, scope }, { src: blobUrl, ref: message.ref, key, mime: 'video/mp4' });
  * video.src = media.url;
  * ```
  */
 export async function openStreamingMedia(
   registration: { worker: ServiceWorker; scope: string },
-  blob: { src: string; key: Uint8Array; mime: string },
+  blob: { src: string; ref: string; key: Uint8Array; mime: string },
 ): Promise<StreamingMedia> {
+  mediaBlobContext(blob.ref);
   const id = toHex(randomBytes(16));
   const src = new URL(blob.src, location.href);
   if (src.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
@@ -71,12 +77,17 @@ export async function openStreamingMedia(
     type: 'open',
     id,
     src: src.href,
+    ref: blob.ref,
     key: blob.key,
     mime: blob.mime,
   });
   if (!opened.ok) {
     if (opened.code === 'ERR_DECRYPTION_FAILED') throw new DecryptionError();
-    if (opened.code === 'ERR_NOT_FOUND' || opened.code === 'ERR_DOWNLOAD_FAILED') {
+    if (
+      opened.code === 'ERR_NOT_FOUND' ||
+      opened.code === 'ERR_DOWNLOAD_FAILED' ||
+      opened.code === 'ERR_INVALID_REF'
+    ) {
       throw new StorageError(opened.message ?? 'the blob could not be read', { code: opened.code });
     }
     throw new HappyMediaError('ERR_DOWNLOAD_FAILED', opened.message ?? 'the blob could not be opened');

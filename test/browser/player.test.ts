@@ -14,7 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes, toBase64 } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { photoMessage, videoMessage } from '../../src/core/protocol/index.js';
@@ -33,6 +33,10 @@ if (!hasChromium) {
   );
 }
 const key = randomBytes(32);
+// Each v2 blob is bound to the ref its message names.
+const VIDEO_REF = 'media/browservideo000000000000';
+const PHOTO_REF = 'media/browserphoto000000000000';
+const LONG_REF = 'media/browserlong0000000000000';
 
 let server: Server;
 let origin: string;
@@ -104,18 +108,21 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
 
     png = await makePng(64, 48);
     thumbhash = await thumbhashOf(png);
-    routes.set('/blobs/photo', { body: await encryptBlob(png, key), type: 'application/octet-stream' });
+    routes.set('/blobs/photo', {
+      body: await encryptBlob(png, key, { context: mediaBlobContext(PHOTO_REF) }),
+      type: 'application/octet-stream',
+    });
     routes.set('/blobs/photo-v1', { body: encryptV1Blob(png, key), type: 'application/octet-stream' });
     if (await hasFfmpeg()) {
       mp4 = await makeMp4(tmp.dir);
-      const ct = await encryptBlob(mp4, key);
+      const ct = await encryptBlob(mp4, key, { context: mediaBlobContext(VIDEO_REF) });
       routes.set('/blobs/video', { body: ct, type: 'application/octet-stream', hold: () => videoReleased });
       const tampered = ct.slice();
       tampered[56 + 16400 * 0 + 100]! ^= 0x01;
       routes.set('/blobs/video-tampered', { body: tampered, type: 'application/octet-stream' });
       // 20 s at 1.5 Mbit/s (~3.7 MB): big enough that seeking must not mean downloading everything.
       longVideo = await makeMp4(tmp.dir, 20, '1500k');
-      const longCt = await encryptBlob(longVideo, key);
+      const longCt = await encryptBlob(longVideo, key, { context: mediaBlobContext(LONG_REF) });
       longBlobSize = longCt.length;
       routes.set('/blobs/long', { body: longCt, type: 'application/octet-stream' });
       const longBad = longCt.slice();
@@ -184,7 +191,7 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     const message = videoMessage({
       role: 'user',
-      ref: 'media/browservideo000000000000',
+      ref: VIDEO_REF,
       thumbhash,
       width: 320,
       height: 240,
@@ -229,7 +236,7 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
   it('shows the decrypted photo at its natural size (v2 and v1 blobs)', async () => {
     const message = photoMessage({
       role: 'user',
-      ref: 'media/browserphoto000000000000',
+      ref: PHOTO_REF,
       thumbhash,
       width: 64,
       height: 48,
@@ -253,7 +260,9 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
   it('shows an error and no content for a tampered blob', async (context) => {
     if (!mp4) context.skip();
     const page = await browser.newPage();
-    await page.goto(pageUrl({ src: '/blobs/video-tampered', key: toBase64(key), mime: 'video/mp4' }));
+    await page.goto(
+      pageUrl({ src: '/blobs/video-tampered', key: toBase64(key), mime: 'video/mp4', ref: VIDEO_REF }),
+    );
     expect(await settle(page)).toBe('error');
     const shown = await page.evaluate(() => ({
       code: document.body.dataset.error,
@@ -270,10 +279,38 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     await page.close();
   });
 
+  it('refuses a blob served in place of the one the message names (bound to another ref): download and stream', async (context) => {
+    // The photo's blob, bound to PHOTO_REF, under a message that names another ref.
+    const substituted = photoMessage({
+      role: 'user',
+      ref: 'media/browserother00000000000',
+      thumbhash,
+      width: 64,
+      height: 48,
+    });
+    const page = await browser.newPage();
+    await page.goto(
+      pageUrl({ src: '/blobs/photo', key: toBase64(key), message: JSON.stringify(substituted) }),
+    );
+    expect(await settle(page)).toBe('error');
+    expect(await page.evaluate(() => document.body.dataset.error)).toBe('ERR_DECRYPTION_FAILED');
+    expect(await page.$('#media')).toBeNull();
+    await page.close();
+    if (!longVideo) return context.skip();
+    const streamed = await browser.newPage();
+    await streamed.goto(
+      pageUrl({ src: '/blobs/long', key: toBase64(key), mime: 'video/mp4', ref: VIDEO_REF, stream: '1' }),
+    );
+    expect(await settle(streamed)).toBe('error');
+    expect(await streamed.evaluate(() => document.body.dataset.error)).toBe('ERR_DECRYPTION_FAILED');
+    expect(await streamed.$('video')).toBeNull();
+    await streamed.close();
+  });
+
   it('shows an error and no content for a wrong key (base64url in the fragment)', async () => {
     const page = await browser.newPage();
     const wrong = Buffer.from(randomBytes(32)).toString('base64url');
-    await page.goto(pageUrl({ src: '/blobs/photo', key: wrong, mime: 'image/png' }));
+    await page.goto(pageUrl({ src: '/blobs/photo', key: wrong, mime: 'image/png', ref: PHOTO_REF }));
     expect(await settle(page)).toBe('error');
     expect(await page.evaluate(() => document.body.dataset.error)).toBe('ERR_DECRYPTION_FAILED');
     expect(await page.$('#media')).toBeNull();
@@ -285,7 +322,7 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     const page = await browser.newPage();
     const message = videoMessage({
       role: 'user',
-      ref: 'media/browserlong0000000000000',
+      ref: LONG_REF,
       thumbhash,
       width: 320,
       height: 240,
@@ -340,7 +377,13 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     if (!longVideo) context.skip();
     const page = await browser.newPage();
     await page.goto(
-      pageUrl({ src: '/blobs/long-tampered', key: toBase64(key), mime: 'video/mp4', stream: '1' }),
+      pageUrl({
+        src: '/blobs/long-tampered',
+        key: toBase64(key),
+        mime: 'video/mp4',
+        ref: LONG_REF,
+        stream: '1',
+      }),
     );
     expect(await settle(page)).toBe('ready'); // header and final chunk verify; the bad chunk is in the middle
     await page.evaluate(() => {

@@ -20,6 +20,7 @@ import {
   createDecryptStream,
   decryptBlob,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../src/core/blob/index.js';
 import { hkdfExpandSha512 } from '../../src/core/blob/key-schedule.js';
 import { fromHex, toHex } from '../../src/core/bytes.js';
@@ -229,7 +230,10 @@ describe.skipIf(!hasCorpus)(
               expect(c.has('HeaderFailure'), c.name).toBe(true);
               continue;
             }
-            const decryptor = createRawDecryptor(fromHex(c.v.aeadKey), fromHex(c.v.baseNonce), { aesGcm });
+            const decryptor = createRawDecryptor(fromHex(c.v.aeadKey), fromHex(c.v.baseNonce), {
+              context: unboundBlobContext(),
+              aesGcm,
+            });
             const out: Uint8Array[] = [];
             let error: unknown;
             try {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import {
   assertSessionMessage,
   foldTranscript,
@@ -360,10 +360,13 @@ describe.skipIf(!hasCorpus)('conformance: the corpus images through the real pip
     const photos = messages.filter((m) => m.type === 'photo');
     expect(photos).toHaveLength(files.length);
     for (const [i, photo] of photos.entries()) {
-      const blob = await collect(await store.get((photo as { ref: string }).ref));
-      expect(Buffer.from(await decryptBlob(blob, blobKey)).equals(Buffer.from(images[i]!)), files[i]).toBe(
-        true,
-      );
+      const ref = (photo as { ref: string }).ref;
+      const blob = await collect(await store.get(ref));
+      const context = mediaBlobContext(ref);
+      expect(
+        Buffer.from(await decryptBlob(blob, blobKey, { context })).equals(Buffer.from(images[i]!)),
+        files[i],
+      ).toBe(true);
       expect(photo.parentId).toBe(i === 0 ? undefined : 'toolu_1');
     }
   });

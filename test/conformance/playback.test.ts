@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes } from '../../src/core/bytes.js';
 import { extensionForMimeType, openMedia } from '../../src/node/playback/index.js';
 import { corpusPath, hasCorpus, readCorpusCsv } from '../helpers/corpus.js';
@@ -34,7 +34,7 @@ describe.skipIf(!hasCorpus)('playback conformance: media corpus', () => {
       const plain = new Uint8Array(await readFile(corpusPath('media', row.file!)));
       const store = new MemoryStore();
       const ref = 'media/conformance0000000000000';
-      store.put(ref, await encryptBlob(plain, key));
+      store.put(ref, await encryptBlob(plain, key, { context: mediaBlobContext(ref) }));
       const media = await openMedia({ ref }, { store, blobKey: key, tempRoot: tmp.dir });
       try {
         const digest = createHash('sha256')

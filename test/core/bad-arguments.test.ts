@@ -18,6 +18,7 @@ import {
   sealRaw,
   toBase64,
   toHex,
+  unboundBlobContext,
 } from '../../src/index.js';
 import { codeOf, rejectionCodeOf } from '../helpers/errors.js';
 
@@ -51,7 +52,7 @@ const KEYED: [string, (key: unknown) => unknown][] = [
   ['encryptDataKey', (key) => encryptDataKey(DATA, key as Uint8Array)],
   ['legacyKey', (key) => legacyKey(key as Uint8Array)],
   ['dataKey', (key) => dataKey(key as Uint8Array)],
-  ['encryptBlob', (key) => encryptBlob(DATA, key as Uint8Array)],
+  ['encryptBlob', (key) => encryptBlob(DATA, key as Uint8Array, { context: unboundBlobContext() })],
 ];
 
 describe('bad arguments of the public API', () => {
@@ -62,8 +63,14 @@ describe('bad arguments of the public API', () => {
   });
 
   it.each([
-    ['encryptBlob', (data: unknown) => encryptBlob(data as Uint8Array, KEY)],
-    ['decryptBlob', (data: unknown) => decryptBlob(data as Uint8Array, KEY)],
+    [
+      'encryptBlob',
+      (data: unknown) => encryptBlob(data as Uint8Array, KEY, { context: unboundBlobContext() }),
+    ],
+    [
+      'decryptBlob',
+      (data: unknown) => decryptBlob(data as Uint8Array, KEY, { context: unboundBlobContext() }),
+    ],
     ['toBase64', (data: unknown) => toBase64(data as Uint8Array)],
     ['toHex', (data: unknown) => toHex(data as Uint8Array)],
   ])('%s refuses data that is not a Uint8Array', async (_, call) => {
@@ -91,7 +98,13 @@ describe('bad arguments of the public API', () => {
     expect(toHex(encryptLegacy(data, key, { nonce }))).toBe(toHex(encryptLegacy(DATA, KEY, { nonce })));
     expect(toHex(decryptLegacy(offsetView(encryptLegacy(DATA, KEY)), key))).toBe(toHex(DATA));
     expect(toHex(decryptDataKey(offsetView(encryptDataKey(DATA, KEY)), key))).toBe(toHex(DATA));
-    expect(toHex(await decryptBlob(offsetView(await encryptBlob(data, key)), key))).toBe(toHex(DATA));
+    expect(
+      toHex(
+        await decryptBlob(offsetView(await encryptBlob(data, key, { context: unboundBlobContext() })), key, {
+          context: unboundBlobContext(),
+        }),
+      ),
+    ).toBe(toHex(DATA));
     const sealed = sealRaw({ n: 1 }, dataKey(key));
     expect(openRaw(sealed, dataKey(KEY))).toEqual({ n: 1 });
   });

@@ -9,7 +9,7 @@ import type { AsyncAesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
 import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { BlobDecryptor } from '../../src/core/blob/decryptor.js';
-import { encryptBlob } from '../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { joinBytes, randomBytes } from '../../src/core/bytes.js';
 import { downloadMedia, type MediaSink, memorySink } from '../../src/core/playback/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
@@ -22,7 +22,7 @@ import { MemoryStore } from '../node/playback/helpers/memory-store.js';
 const key = randomBytes(32);
 const REF = 'media/asyncengine0000000000000';
 const plain = testBytes(3_000_000 + 17, 21);
-const blob = await encryptBlob(plain, key);
+const blob = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
 const expo = expoCryptoAesGcm(await loadExpoCryptoAes());
 
 /** `aes` with its open calls counted: how many at once, at most. */
@@ -149,7 +149,10 @@ describe('downloadMedia over expo-crypto (asynchronous)', () => {
 
 describe('BlobDecryptor with overlapping pushes', () => {
   it('pushes made before earlier ones settled give the plaintext in push order (calls settling out of order)', async () => {
-    const decryptor = new BlobDecryptor(key, { aesGcm: asAsync(nobleAesGcm) });
+    const decryptor = new BlobDecryptor(key, {
+      context: mediaBlobContext(REF),
+      aesGcm: asAsync(nobleAesGcm),
+    });
     const sizes = [3, 53, 1, 20_000, 16_400, 7, 100_000, 65_536];
     const pushes: Promise<Uint8Array[]>[] = [];
     let at = 0;
@@ -167,8 +170,11 @@ describe('BlobDecryptor with overlapping pushes', () => {
   });
 
   it('a push after finish is trailing data, refused', async () => {
-    const decryptor = new BlobDecryptor(key, { aesGcm: asAsync(nobleAesGcm) });
-    const small = await encryptBlob(testBytes(100, 2), key);
+    const decryptor = new BlobDecryptor(key, {
+      context: mediaBlobContext(REF),
+      aesGcm: asAsync(nobleAesGcm),
+    });
+    const small = await encryptBlob(testBytes(100, 2), key, { context: mediaBlobContext(REF) });
     const first = decryptor.push(small);
     const end = decryptor.finish();
     await expect(decryptor.push(new Uint8Array(1))).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });

@@ -6,7 +6,7 @@
  * another key.
  */
 import { describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { downloadMedia } from '../../src/core/playback/index.js';
@@ -24,7 +24,7 @@ import { MemoryStore } from '../node/playback/helpers/memory-store.js';
 const key = randomBytes(32);
 const REF = 'media/expo0000000000000000000a';
 const plain = testBytes(1_000_000 + 123, 9);
-const blob = await encryptBlob(plain, key);
+const blob = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
 
 function storeWith(bytes: Uint8Array, ref = REF): MemoryStore {
   const store = new MemoryStore();
@@ -72,7 +72,7 @@ describe('expoFileSink', () => {
 
   it('names a file by its display name and type, a photo by its bytes, and takes a caller’s name', async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...testBytes(100, 1)]);
-    const store = storeWith(await encryptBlob(png, key), REF);
+    const store = storeWith(await encryptBlob(png, key, { context: mediaBlobContext(REF) }), REF);
     const fs = fakeExpoFileSystem();
     const photo = photoMessage({
       role: 'user',

@@ -4,7 +4,7 @@
  * changes size while read fails, a missing file is ERR_UNREADABLE_INPUT.
  */
 import { describe, expect, it } from 'vitest';
-import { createDecryptStream, createEncryptStream } from '../../src/core/blob/index.js';
+import { createDecryptStream, createEncryptStream, unboundBlobContext } from '../../src/core/blob/index.js';
 import { joinBytes, randomBytes } from '../../src/core/bytes.js';
 import { EXPO_MIN_READ_BYTES, EXPO_READ_BYTES, expoFileSource } from '../../src/expo/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
@@ -48,7 +48,9 @@ describe('expoFileSource', () => {
     const key = randomBytes(32);
     const { stream } = expoFileSource(fileWith(fs, bytes), { readBytes: EXPO_MIN_READ_BYTES });
     const back = await collect(
-      stream.pipeThrough(createEncryptStream(key)).pipeThrough(createDecryptStream(key)),
+      stream
+        .pipeThrough(createEncryptStream(key, { context: unboundBlobContext() }))
+        .pipeThrough(createDecryptStream(key, { context: unboundBlobContext() })),
     );
     expect(back.every((v, i) => v === bytes[i]) && back.length === bytes.length).toBe(true);
   });

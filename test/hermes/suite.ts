@@ -29,6 +29,7 @@ import {
   getRuntime,
   HappyMediaError,
   legacyKey,
+  mediaBlobContext,
   memorySink,
   nobleAesGcm,
   openBlobRandomAccess,
@@ -39,6 +40,7 @@ import {
   thumbhashFromImage,
   toBase64,
   toHex,
+  unboundBlobContext,
 } from '../../src/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };
@@ -99,6 +101,8 @@ function piecewise(bytes: Uint8Array, transform: TransformStream<Uint8Array, Uin
 const key = testBytes(32, 11);
 const REF = 'media/hermes000000000000000000';
 const URL_OF = 'https://blobs.example/hermes';
+/** Every v2 blob here is bound to REF, the ref the downloadMedia messages name. */
+const CONTEXT = mediaBlobContext(REF);
 
 const checks: Record<CheckName, () => Promise<void> | void> = {
   'runtime has no crypto.subtle, Buffer or process; the runtime AES-GCM is noble': () => {
@@ -183,7 +187,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
       ctTail: string;
     }[]) {
       if (v.msgLength > 20_000) continue;
-      const options = v.ctx === undefined ? {} : { context: fromHex(v.ctx) };
+      const options = { context: v.ctx === undefined ? unboundBlobContext() : fromHex(v.ctx) };
       const ct = await encryptBlobWithSalt(
         testBytes(v.msgLength, v.msgSeed),
         fromHex(v.key),
@@ -225,50 +229,64 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     ).find((x) => x.msgLength > 16384 && x.msgLength <= 40_000);
     assert(v !== undefined, 'no multi-chunk vector');
     const plain = testBytes(v.msgLength, v.msgSeed);
-    const ct = await encryptBlobWithSalt(plain, fromHex(v.key), fromHex(v.salt), { aesGcm });
+    const ct = await encryptBlobWithSalt(plain, fromHex(v.key), fromHex(v.salt), {
+      aesGcm,
+      context: unboundBlobContext(),
+    });
     assert(
       toHex(ct.subarray(0, 96)) === v.ctHead && toHex(ct.subarray(ct.length - 32)) === v.ctTail,
       'bytes',
     );
-    assert(same(await decryptBlob(ct, fromHex(v.key), { aesGcm }), plain), 'decrypt');
+    assert(
+      same(await decryptBlob(ct, fromHex(v.key), { aesGcm, context: unboundBlobContext() }), plain),
+      'decrypt',
+    );
     const bad = ct.slice();
     bad[100]! ^= 1;
     assert(
-      (await rejectionCodeOf(() => decryptBlob(bad, fromHex(v.key), { aesGcm }))) === 'ERR_DECRYPTION_FAILED',
+      (await rejectionCodeOf(() =>
+        decryptBlob(bad, fromHex(v.key), { aesGcm, context: unboundBlobContext() }),
+      )) === 'ERR_DECRYPTION_FAILED',
       'tamper',
     );
   },
   'blob decrypt stream: odd pieces in, exact plaintext out': async () => {
     const plain = testBytes(70_000, 3);
-    const blob = await encryptBlob(plain, key);
-    const { out, error } = await piecewise(blob, createDecryptStream(key));
+    const blob = await encryptBlob(plain, key, { context: CONTEXT });
+    const { out, error } = await piecewise(blob, createDecryptStream(key, { context: CONTEXT }));
     assert(error === undefined, `error ${String(error)}`);
     assert(same(out, plain), 'plaintext differs');
   },
   'blob tamper: every leg fails with ERR_DECRYPTION_FAILED, nothing released': async () => {
     const plain = testBytes(40_000, 4);
-    const blob = await encryptBlob(plain, key);
+    const blob = await encryptBlob(plain, key, { context: CONTEXT });
     for (const at of [3, 30, 56 + 16400 + 5, blob.length - 1]) {
       const bad = blob.slice();
       bad[at]! ^= 1;
       assert(
-        (await rejectionCodeOf(() => decryptBlob(bad, key))) === 'ERR_DECRYPTION_FAILED',
+        (await rejectionCodeOf(() => decryptBlob(bad, key, { context: CONTEXT }))) ===
+          'ERR_DECRYPTION_FAILED',
         `whole at ${at}`,
       );
-      const { out, error } = await piecewise(bad, createDecryptStream(key));
+      const { out, error } = await piecewise(bad, createDecryptStream(key, { context: CONTEXT }));
       assert(error instanceof HappyMediaError && error.code === 'ERR_DECRYPTION_FAILED', `stream at ${at}`);
       // Only whole chunks before the damaged one may have been released.
       const chunk = at < 56 ? 0 : Math.floor((at - 56) / 16400);
       assert(out.length <= chunk * 16384 && same(out, plain.subarray(0, out.length)), `released at ${at}`);
     }
     assert(
-      (await rejectionCodeOf(() => decryptBlob(blob, testBytes(32, 99)))) === 'ERR_DECRYPTION_FAILED',
+      (await rejectionCodeOf(() => decryptBlob(blob, testBytes(32, 99), { context: CONTEXT }))) ===
+        'ERR_DECRYPTION_FAILED',
       'wrong key',
     );
   },
   'random access: ranges decrypt to the exact bytes': async () => {
     const plain = testBytes(100_000, 5);
-    const reader = await openBlobRandomAccess(bufferRangeSource(await encryptBlob(plain, key)), key);
+    const reader = await openBlobRandomAccess(
+      bufferRangeSource(await encryptBlob(plain, key, { context: CONTEXT })),
+      key,
+      { context: CONTEXT },
+    );
     assert(reader.plaintextSize === plain.length, 'size');
     for (const [offset, length] of [
       [0, 10],
@@ -282,7 +300,10 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
   },
   'downloadMedia: fetch source with a dropped connection into a memory sink': async () => {
     const plain = testBytes(120_000, 6);
-    const server = fakeFetch({ [URL_OF]: await encryptBlob(plain, key) }, { dropAfter: [40_000] });
+    const server = fakeFetch(
+      { [URL_OF]: await encryptBlob(plain, key, { context: CONTEXT }) },
+      { dropAfter: [40_000] },
+    );
     let last = 0;
     const out = await downloadMedia(
       { ref: REF, size: plain.length },
@@ -306,7 +327,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
   },
   'downloadMedia: tampered blob aborts the sink, v1 blob verified whole': async () => {
     const plain = testBytes(60_000, 7);
-    const blob = await encryptBlob(plain, key);
+    const blob = await encryptBlob(plain, key, { context: CONTEXT });
     blob[56 + 16400 * 2 + 9]! ^= 1;
     const events: string[] = [];
     let written = 0;
@@ -354,7 +375,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     async () => {
       const fs = fakeExpoFileSystem();
       const plain = testBytes(200_000, 12);
-      const blob = await encryptBlob(plain, key);
+      const blob = await encryptBlob(plain, key, { context: CONTEXT });
       const server = fakeFetch({ [URL_OF]: blob });
       const message = { ref: REF, size: plain.length, mimeType: 'video/mp4' };
       const file = await downloadMedia(message, {

@@ -9,7 +9,7 @@ import { mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../src/core/blob/index.js';
+import { encryptBlob, unboundBlobContext } from '../../src/core/blob/index.js';
 import { toBase64 } from '../../src/core/bytes.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import { CLI_BIN, runCli } from '../helpers/cli.js';
@@ -27,7 +27,7 @@ let stateHome: string;
 beforeAll(async () => {
   tmp = await makeTempDir('happy-media-crash-');
   stateHome = p('state');
-  blob = await encryptBlob(plaintext, key);
+  blob = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
   await writeFile(p('whole.blob'), blob);
 });
 afterAll(() => tmp.cleanup());

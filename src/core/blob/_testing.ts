@@ -17,7 +17,7 @@ export function encryptBlobWithSalt(
   plaintext: Uint8Array,
   key: Uint8Array,
   salt: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): Promise<Uint8Array> {
   return encryptWhole(new BlobEncryptor(key, options, { salt }), plaintext);
 }
@@ -26,7 +26,7 @@ export function encryptBlobWithSalt(
 export function createEncryptStreamWithSalt(
   key: Uint8Array,
   salt: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
   return encryptTransform(new BlobEncryptor(key, options, { salt }));
 }
@@ -38,7 +38,7 @@ export function createEncryptStreamWithSalt(
 export function createRawDecryptor(
   aeadKey: Uint8Array,
   baseNonce: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): BlobDecryptor {
   // The input key is unused in raw mode but still validated by the engine; pass a dummy of the right size.
   return new BlobDecryptor(new Uint8Array(32), options, { raw: { aeadKey, baseNonce } });

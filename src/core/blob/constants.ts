@@ -4,8 +4,6 @@
  *
  * @module
  */
-import { utf8 } from '../bytes.js';
-
 /** Plaintext bytes per chunk. Every chunk but the last is exactly this long; the last is shorter (maybe empty). */
 export const BLOB_CHUNK_SIZE = 16384;
 
@@ -35,21 +33,6 @@ export const BLOB_NONCE_SIZE = 12;
  * design). That is 4 PiB of plaintext: reaching it is a {@link LimitError}, not a wrap-around.
  */
 export const BLOB_MAX_CHUNKS = 2 ** 38;
-
-/**
- * The context string every happy-media blob is bound to: UTF-8 `"happy-media blob v2"` (19 bytes).
- *
- * It is mixed into the key derivation, so a ciphertext made for another use of the same key (another
- * context) fails the commitment check. It is fixed forever for v2 media blobs; changing it would make
- * every stored blob unreadable. Pass `options.context` only for other uses of the format.
- */
-export const HAPPY_MEDIA_BLOB_CONTEXT: Uint8Array = utf8('happy-media blob v2');
-
-/**
- * The same bytes, kept private: the exported array is mutable, and a caller writing into it must not
- * change what every later blob is bound to.
- */
-export const DEFAULT_BLOB_CONTEXT: Uint8Array = HAPPY_MEDIA_BLOB_CONTEXT.slice();
 
 /** The AEAD name written into the HKDF info string, as C2SP spells it (IANA AEAD registry name). */
 export const BLOB_AEAD_NAME = 'AEAD_AES_256_GCM';

@@ -62,7 +62,7 @@ export class BlobDecryptor {
    *
    * @throws {InvalidArgumentError} for a key that is not 32 bytes or bad options.
    */
-  constructor(key: Uint8Array, options?: BlobOptions, internals?: BlobDecryptorInternals) {
+  constructor(key: Uint8Array, options: BlobOptions, internals?: BlobDecryptorInternals) {
     this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
     this.#options = resolveBlobOptions(options);
     if (internals?.raw) {

@@ -51,7 +51,7 @@ export class BlobEncryptor {
    *
    * @throws {InvalidArgumentError} for a key that is not 32 bytes or bad options.
    */
-  constructor(key: Uint8Array, options?: BlobOptions, internals?: BlobEncryptorInternals) {
+  constructor(key: Uint8Array, options: BlobOptions, internals?: BlobEncryptorInternals) {
     this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
     this.#options = resolveBlobOptions(options);
     this.#salt =

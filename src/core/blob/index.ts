@@ -4,7 +4,8 @@
  *
  * @module
  */
-export { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, HAPPY_MEDIA_BLOB_CONTEXT } from './constants.js';
+export { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from './constants.js';
+export { mediaBlobContext, unboundBlobContext } from './context.js';
 export type { BlobOptions } from './options.js';
 export {
   type BlobReader,

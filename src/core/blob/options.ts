@@ -5,17 +5,18 @@
  */
 import { type AesGcm, assertAesGcm } from '../aes-gcm/aes-gcm.js';
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
-import { LimitError } from '../errors.js';
+import { InvalidArgumentError, LimitError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
-import { DEFAULT_BLOB_CONTEXT } from './constants.js';
 
 /** Options of every blob operation. */
 export interface BlobOptions {
   /**
-   * Context string bound into the key derivation. Defaults to `HAPPY_MEDIA_BLOB_CONTEXT`; set it
-   * only for a use other than happy-media media blobs. Decrypting with another context fails.
+   * Context string bound into the key derivation; decrypting under another context fails. Required,
+   * with no default, so no caller binds or reads a blob without saying to what: `mediaBlobContext(ref)`
+   * for the media blob stored under `ref`, `unboundBlobContext()` for a blob bound to no ref (standalone
+   * files, the frozen vectors, blobs made before binding), other bytes for other uses of the format.
    */
-  context?: Uint8Array;
+  context: Uint8Array;
   /**
    * The AES-256-GCM to seal and open chunks with, e.g. `nobleAesGcm` for a cross-check or a benchmark.
    * Default: the runtime's (`getRuntime().aesGcm`: node:crypto once `happy-media/node` is imported,
@@ -43,18 +44,22 @@ export interface ResolvedBlobOptions {
 /**
  * Validates `options` and fills in the defaults.
  *
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a context that is not bytes, an unknown or
- * `aesGcm` that is not an AesGcm, or a limit that is not a non-negative integer.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a missing context or one that is not bytes,
+ * an `aesGcm` that is not an AesGcm, or a limit that is not a non-negative integer.
  */
-export function resolveBlobOptions(options: BlobOptions | undefined): ResolvedBlobOptions {
-  const context =
-    options?.context === undefined ? DEFAULT_BLOB_CONTEXT : assertBytes(options.context, 'context');
+export function resolveBlobOptions(options: BlobOptions): ResolvedBlobOptions {
+  if (options?.context === undefined) {
+    throw new InvalidArgumentError(
+      `expected the blob's context for \`options.context\` (mediaBlobContext(ref) for the media blob stored under ref, unboundBlobContext() for a blob bound to no ref) but received ${options === undefined ? 'no options' : 'none'}`,
+    );
+  }
+  const context = assertBytes(options.context, 'context');
   const maxPlaintextBytes =
-    options?.maxPlaintextBytes === undefined
+    options.maxPlaintextBytes === undefined
       ? Number.MAX_SAFE_INTEGER
       : assertNonNegativeInteger(options.maxPlaintextBytes, 'maxPlaintextBytes');
   // Copy the context: the caller may reuse its buffer while a stream is still running.
-  const aesGcm = options?.aesGcm === undefined ? getRuntime().aesGcm : assertAesGcm(options.aesGcm, 'aesGcm');
+  const aesGcm = options.aesGcm === undefined ? getRuntime().aesGcm : assertAesGcm(options.aesGcm, 'aesGcm');
   return { context: context.slice(), aesGcm, maxPlaintextBytes };
 }
 

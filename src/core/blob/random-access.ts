@@ -78,7 +78,7 @@ export interface BlobReader {
  * @throws {InvalidArgumentError} when `bytes` is not a `Uint8Array`.
  * @example
  * ```ts
- * const reader = await openBlobRandomAccess(bufferRangeSource(blob), blobKey);
+ * const reader = await openBlobRandomAccess(bufferRangeSource(blob), blobKey, { context: mediaBlobContext(ref) });
  * ```
  */
 export function bufferRangeSource(bytes: Uint8Array): RangeSource {
@@ -138,14 +138,14 @@ function sealedChunks(bytes: Uint8Array): Uint8Array[] {
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad key or option.
  * @example
  * ```ts
- * const reader = await openBlobRandomAccess(fileRangeSource('video.bin'), blobKey);
+ * const reader = await openBlobRandomAccess(fileRangeSource('video.bin'), blobKey, { context: unboundBlobContext() });
  * const firstMegabyte = await reader.read(0, Math.min(reader.plaintextSize, 1 << 20));
  * ```
  */
 export async function openBlobRandomAccess(
   source: RangeSource,
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): Promise<BlobReader> {
   assertBytes(key, 'key', BLOB_KEY_SIZE);
   const resolved = resolveBlobOptions(options);

@@ -32,13 +32,13 @@ export function encryptTransform(encryptor: BlobEncryptor): TransformStream<Uint
  * stream, `LimitError` past `maxPlaintextBytes`.
  * @example
  * ```ts
- * const encrypted = file.stream().pipeThrough(createEncryptStream(blobKey));
+ * const encrypted = file.stream().pipeThrough(createEncryptStream(blobKey, { context: mediaBlobContext(ref) }));
  * await upload(encrypted, ciphertextSize(file.size));
  * ```
  */
 export function createEncryptStream(
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
   return encryptTransform(new BlobEncryptor(key, options));
 }
@@ -55,12 +55,12 @@ export function createEncryptStream(
  * stream, `DecryptionError` or `LimitError` (past `maxPlaintextBytes`).
  * @example
  * ```ts
- * const plain = response.body!.pipeThrough(createDecryptStream(blobKey));
+ * const plain = response.body!.pipeThrough(createDecryptStream(blobKey, { context: mediaBlobContext(ref) }));
  * ```
  */
 export function createDecryptStream(
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
   const decryptor = new BlobDecryptor(key, options);
   return new TransformStream<Uint8Array, Uint8Array>({

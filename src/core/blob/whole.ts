@@ -32,13 +32,13 @@ function collect(pieces: readonly Uint8Array[], out: Uint8Array, at: number): nu
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` past `maxPlaintextBytes`.
  * @example
  * ```ts
- * const blob = await encryptBlob(bytes, blobKey);
+ * const blob = await encryptBlob(bytes, blobKey, { context: mediaBlobContext(ref) });
  * ```
  */
 export async function encryptBlob(
   plaintext: Uint8Array,
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): Promise<Uint8Array> {
   assertBytes(plaintext, 'plaintext');
   return encryptWhole(new BlobEncryptor(key, options), plaintext);
@@ -70,13 +70,13 @@ export async function encryptWhole(encryptor: BlobEncryptor, plaintext: Uint8Arr
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad key or option.
  * @example
  * ```ts
- * const bytes = await decryptBlob(blob, blobKey);
+ * const bytes = await decryptBlob(blob, blobKey, { context: mediaBlobContext(ref) });
  * ```
  */
 export async function decryptBlob(
   ciphertext: Uint8Array,
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): Promise<Uint8Array> {
   assertBytes(ciphertext, 'ciphertext');
   const decryptor = new BlobDecryptor(key, options);

@@ -11,6 +11,7 @@
  * @module
  */
 import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/constants.js';
+import { mediaBlobContext } from '../blob/context.js';
 import { BlobDecryptor } from '../blob/decryptor.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
@@ -237,7 +238,11 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       // The decrypt engine is driven directly rather than through its TransformStream: one stream hop
       // less per network read (each hop costs promises and queue bookkeeping on the main thread), and the
       // download keeps its own read-ahead while a piece is decrypted and handed on.
-      const decryptor = new BlobDecryptor(blobKey, { maxPlaintextBytes: total });
+      // Bound to the ref the message names: a blob stored under another ref fails at its header.
+      const decryptor = new BlobDecryptor(blobKey, {
+        context: mediaBlobContext(request.ref),
+        maxPlaintextBytes: total,
+      });
       const reader = ciphertext.getReader();
       // Pushes in flight, oldest first. With an asynchronous cipher (expo-crypto: one native call per
       // chunk) the next network pieces are pushed while earlier chunks are still being opened, up to

@@ -94,7 +94,7 @@ class StallError extends Error {}
  * @example
  * ```ts
  * const ct = resumableDownload({ store, ref, size, resumePoint: chunkedResumePoint(56, 16400) });
- * const pt = ct.pipeThrough(createDecryptStream(key));
+ * const pt = ct.pipeThrough(createDecryptStream(key, { context: mediaBlobContext(ref) }));
  * ```
  */
 export function resumableDownload(options: ResumableDownloadOptions): ReadableStream<Uint8Array> {

@@ -138,7 +138,9 @@ export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` from `read` for a negative or fractional range.
  * @example
  * ```ts
- * const reader = await openBlobRandomAccess(storeRangeSource(store, message.ref), blobKey);
+ * const reader = await openBlobRandomAccess(storeRangeSource(store, message.ref), blobKey, {
+ *   context: mediaBlobContext(message.ref),
+ * });
  * const first = await reader.read(0, 65536);
  * ```
  */

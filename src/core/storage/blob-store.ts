@@ -28,8 +28,8 @@ export interface WriteOptions {
 
 /**
  * The body of a new blob, made once its ref is known: {@link BlobStore.create} calls it with the ref it
- * issued, before the first byte is produced, so the producer can bind the bytes to that ref. Called at
- * most once.
+ * issued, before the first byte is produced, so the producer can bind the bytes to that ref (a v2 media
+ * blob is encrypted under `mediaBlobContext(ref)`). Called at most once.
  */
 export type BlobBody = (ref: string) => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
 

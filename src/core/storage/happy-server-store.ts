@@ -346,7 +346,7 @@ export class HappyServerStore implements BlobStore {
    * @example
    * ```ts
    * const { ref } = await store.create(ciphertextSize(n), (ref) =>
-   *   file.stream().pipeThrough(createEncryptStream(blobKey)));
+   *   file.stream().pipeThrough(createEncryptStream(blobKey, { context: mediaBlobContext(ref) })));
    * ```
    */
   async create(size: number, body: BlobBody, options: WriteOptions = {}): Promise<{ ref: string }> {

@@ -10,6 +10,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
+import { mediaBlobContext, unboundBlobContext } from '../../core/blob/context.js';
 import { fromHex, joinBytes } from '../../core/bytes.js';
 import { LimitError, UsageError } from '../../core/errors.js';
 import { KEY_ENV_VARIABLE } from '../envelope/key-source.js';
@@ -40,11 +41,12 @@ export interface BlobCommandFlags {
   key?: string;
   keyFile?: string;
   contextHex?: string;
+  ref?: string;
   format?: string;
   threads?: string;
 }
 
-/** Adds the options `encrypt` and `decrypt` both take: the key, `--context-hex` and `--format`. */
+/** Adds the options `encrypt` and `decrypt` both take: the key, `--ref`, `--context-hex` and `--format`. */
 export function addBlobOptions(command: Command): Command {
   return command
     .option(
@@ -52,7 +54,14 @@ export function addBlobOptions(command: Command): Command {
       `32-byte blob key, base64 (prefer --key-file or $${KEY_ENV_VARIABLE}: argv is visible to other users)`,
     )
     .option('--key-file <path>', 'file holding the key (base64 text or 32 raw bytes)')
-    .option('--context-hex <hex>', 'context string in hex (v2 only; default: the happy-media blob context)')
+    .option(
+      '--ref <media/id>',
+      'bind the blob to the ref it is stored under (v2 only): a blob for a store, as send makes them and play reads them',
+    )
+    .option(
+      '--context-hex <hex>',
+      'context string in hex, for other uses of the format (v2 only; default without --ref: bound to no ref, "happy-media blob v2")',
+    )
     .option('--format <v2|v1>', 'blob format', 'v2')
     .option(
       '--threads <n>',
@@ -88,19 +97,41 @@ export async function chooseThreads(
 }
 
 /**
- * Parses `--format` and `--context-hex` together.
+ * Parses `--format`, `--ref` and `--context-hex` together into the blob's context: `--ref REF` binds a
+ * v2 blob to the ref it is stored under (`mediaBlobContext`), `--context-hex` names other bytes, and
+ * without either the blob is bound to no ref (`unboundBlobContext()`: a standalone file; a blob made
+ * so plays from no store). v1 blobs (Happy's fixed format) have no context.
  *
- * @throws {UsageError} for a bad value, or a context with `--format v1`.
+ * @throws {UsageError} for a bad value, `--ref` and `--context-hex` together, or either with `--format v1`.
  */
-export function parseBlobFormatFlags(flags: BlobCommandFlags): {
-  format: CliBlobFormat;
-  context: Uint8Array | undefined;
-} {
+export function parseBlobFormatFlags(
+  flags: BlobCommandFlags,
+): { format: 'v1' } | { format: 'v2'; context: Uint8Array } {
   const format = parseFormat(flags.format);
-  const context = parseContextHex(flags.contextHex);
-  if (format === 'v1' && context !== undefined)
-    throw new UsageError('--context-hex applies to --format v2 only');
-  return { format, context };
+  const hex = parseContextHex(flags.contextHex);
+  if (flags.ref !== undefined && hex !== undefined) {
+    throw new UsageError('expected one of --ref and --context-hex but received both');
+  }
+  if (format === 'v1') {
+    if (hex !== undefined) throw new UsageError('--context-hex applies to --format v2 only');
+    if (flags.ref !== undefined) {
+      throw new UsageError(
+        "--ref applies to --format v2 only: a v1 blob (Happy's fixed format) cannot be bound to a ref",
+      );
+    }
+    return { format };
+  }
+  if (flags.ref !== undefined) {
+    try {
+      return { format, context: mediaBlobContext(flags.ref) };
+    } catch (cause) {
+      throw new UsageError(
+        `expected a media/<id> ref for --ref but received ${JSON.stringify(flags.ref.slice(0, 80))}`,
+        { cause },
+      );
+    }
+  }
+  return { format, context: hex ?? unboundBlobContext() };
 }
 
 /** Parses a non-negative integer option. @throws {UsageError} otherwise. */

@@ -24,7 +24,7 @@ export interface FileRangeSource extends RangeSource {
  * ```ts
  * const source = fileRangeSource('clip.bin');
  * try {
- *   const reader = await openBlobRandomAccess(source, blobKey);
+ *   const reader = await openBlobRandomAccess(source, blobKey, { context: unboundBlobContext() });
  *   const head = await reader.read(0, 1024);
  * } finally { await source.close(); }
  * ```

@@ -61,14 +61,14 @@ async function pumpFileToFile(
  * @throws {DiskError} `ERR_DISK` when reading or writing fails.
  * @example
  * ```ts
- * await encryptFile('clip.mp4', 'clip.bin', blobKey);
+ * await encryptFile('clip.mp4', 'clip.bin', blobKey, { context: unboundBlobContext() });
  * ```
  */
 export async function encryptFile(
   inPath: string,
   outPath: string,
   key: Uint8Array,
-  options?: BlobOptions,
+  options: BlobOptions,
 ): Promise<void> {
   const encryptor = new BlobEncryptor(key, options);
   await writeFileAllOrNothing(outPath, async (out) =>
@@ -91,15 +91,15 @@ export async function encryptFile(
  * @throws {DiskError} `ERR_DISK` when reading or writing fails.
  * @example
  * ```ts
- * await decryptFile('clip.bin', 'clip.mp4', blobKey);
- * await decryptFile('clip.bin', 'first-mib.mp4', blobKey, { offset: 0, length: 1 << 20 });
+ * await decryptFile('clip.bin', 'clip.mp4', blobKey, { context: unboundBlobContext() });
+ * await decryptFile('stored.bin', 'first-mib.mp4', blobKey, { context: mediaBlobContext(ref), offset: 0, length: 1 << 20 });
  * ```
  */
 export async function decryptFile(
   inPath: string,
   outPath: string,
   key: Uint8Array,
-  options?: DecryptFileOptions,
+  options: DecryptFileOptions,
 ): Promise<void> {
   const { offset, length, ...blobOptions } = options ?? {};
   if (offset === undefined && length === undefined) {

@@ -50,10 +50,10 @@ class EngineTransform extends Transform {
  * @throws {InvalidArgumentError} at once for a bad key or option; `LimitError` through the stream.
  * @example
  * ```ts
- * await pipeline(createReadStream('clip.mp4'), createNodeEncryptStream(blobKey), createWriteStream('clip.bin'));
+ * await pipeline(createReadStream('clip.mp4'), createNodeEncryptStream(blobKey, { context: unboundBlobContext() }), createWriteStream('clip.bin'));
  * ```
  */
-export function createNodeEncryptStream(key: Uint8Array, options?: BlobOptions): Transform {
+export function createNodeEncryptStream(key: Uint8Array, options: BlobOptions): Transform {
   return new EngineTransform(new BlobEncryptor(key, options));
 }
 
@@ -66,6 +66,6 @@ export function createNodeEncryptStream(key: Uint8Array, options?: BlobOptions):
  * @param key 32-byte blob key.
  * @throws {InvalidArgumentError} at once for a bad key or option.
  */
-export function createNodeDecryptStream(key: Uint8Array, options?: BlobOptions): Transform {
+export function createNodeDecryptStream(key: Uint8Array, options: BlobOptions): Transform {
   return new EngineTransform(new BlobDecryptor(key, options));
 }

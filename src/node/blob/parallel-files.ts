@@ -236,14 +236,14 @@ async function withPositionedOutput(
  * @throws {DiskError} `ERR_DISK` when a file cannot be read or written, or the input changed size meanwhile.
  * @example
  * ```ts
- * await encryptFileParallel('movie.mp4', 'movie.blob', blobKey); // both cores, memory ~8 MiB per thread
+ * await encryptFileParallel('movie.mp4', 'movie.blob', blobKey, { context: mediaBlobContext(ref) }); // both cores, memory ~8 MiB per thread
  * ```
  */
 export async function encryptFileParallel(
   inPath: string,
   outPath: string,
   key: Uint8Array,
-  options?: ParallelFileOptions,
+  options: ParallelFileOptions,
   internals?: ParallelFileInternals,
 ): Promise<void> {
   assertBytes(key, 'key', BLOB_KEY_SIZE);
@@ -301,14 +301,14 @@ export async function encryptFileParallel(
  * @throws {DiskError} `ERR_DISK` when a file cannot be read or written.
  * @example
  * ```ts
- * await decryptFileParallel('movie.blob', 'movie.mp4', blobKey);
+ * await decryptFileParallel('movie.blob', 'movie.mp4', blobKey, { context: mediaBlobContext(ref) });
  * ```
  */
 export async function decryptFileParallel(
   inPath: string,
   outPath: string,
   key: Uint8Array,
-  options?: ParallelFileOptions,
+  options: ParallelFileOptions,
 ): Promise<void> {
   assertBytes(key, 'key', BLOB_KEY_SIZE);
   const resolved = resolveBlobOptions({ ...options, aesGcm: undefined });

@@ -111,7 +111,7 @@ export async function resolveOutputTarget(outPath: string): Promise<OutputTarget
  * @throws whatever `fill` or `write` throws; {@link DiskError} for file-system failures.
  * @example
  * ```ts
- * await writeAfterCompletion((temp) => decryptFile(blob, temp, key), writeStdout);
+ * await writeAfterCompletion((temp) => decryptFile(blob, temp, key, { context }), writeStdout);
  * ```
  */
 export async function writeAfterCompletion(

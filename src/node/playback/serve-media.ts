@@ -16,7 +16,12 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BlobReader, bufferRangeSource, openBlobRandomAccess } from '../../core/blob/index.js';
+import {
+  type BlobReader,
+  bufferRangeSource,
+  mediaBlobContext,
+  openBlobRandomAccess,
+} from '../../core/blob/index.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { decryptV1Blob } from '../../core/envelope/index.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
@@ -84,9 +89,11 @@ async function openReader(
       },
     };
   }
+  // Bound to the ref the message names: a blob stored under another ref fails at open.
   return openBlobRandomAccess(
     storeRangeSource(options.store, request.ref, { retries: options.retries }),
     options.blobKey,
+    { context: mediaBlobContext(request.ref) },
   );
 }
 

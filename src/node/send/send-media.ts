@@ -10,7 +10,7 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { ciphertextSize, createEncryptStream } from '../../core/blob/index.js';
+import { ciphertextSize, createEncryptStream, mediaBlobContext } from '../../core/blob/index.js';
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
 import type { EncryptedEnvelope, SessionKey } from '../../core/envelope/index.js';
 import {
@@ -363,12 +363,15 @@ export async function sendMedia(
     try {
       // The store issues the ref (before the first byte is encrypted) and confirms the blob; the
       // message carries the ref it confirmed.
+      // A v2 blob is bound to that ref (its encryption context); a v1 blob cannot be (Happy's fixed format).
       ({ ref } = await store.create(
         total,
-        async () =>
+        async (issued) =>
           v1
             ? v1BlobStream(await plaintext(), probe.size, blobKey, signal)
-            : (await plaintext()).pipeThrough(createEncryptStream(blobKey)),
+            : (await plaintext()).pipeThrough(
+                createEncryptStream(blobKey, { context: mediaBlobContext(issued) }),
+              ),
         {
           ...(signal ? { signal } : {}),
           onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),

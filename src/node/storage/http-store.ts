@@ -164,7 +164,7 @@ export class HttpBlobStore implements BlobStore {
    * @example
    * ```ts
    * const { ref } = await store.create(ciphertextSize(n), (ref) =>
-   *   plaintext.pipeThrough(createEncryptStream(blobKey)));
+   *   plaintext.pipeThrough(createEncryptStream(blobKey, { context: mediaBlobContext(ref) })));
    * ```
    */
   create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {

@@ -195,7 +195,7 @@ export class S3BlobStore implements BlobStore {
    * @example
    * ```ts
    * const { ref } = await store.create(ciphertextSize(n), (ref) =>
-   *   plaintext.pipeThrough(createEncryptStream(blobKey)));
+   *   plaintext.pipeThrough(createEncryptStream(blobKey, { context: mediaBlobContext(ref) })));
    * ```
    */
   create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {

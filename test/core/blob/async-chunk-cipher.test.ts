@@ -19,6 +19,7 @@ import {
   decryptBlob,
   encryptBlob,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { chunkNonceInto } from '../../../src/core/blob/key-schedule.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
@@ -128,10 +129,10 @@ describe.each(ASYNC)('streams over $name', (aesGcm) => {
     const key = testBytes(32, 5);
     const plaintext = testBytes(5 * BLOB_CHUNK_SIZE + 777, 6);
     const salt = testBytes(24, 9);
-    const whole = await encryptBlobWithSalt(plaintext, key, salt, { aesGcm });
+    const whole = await encryptBlobWithSalt(plaintext, key, salt, { context: unboundBlobContext(), aesGcm });
     for (const size of [BLOB_CHUNK_SIZE * 2 + 5, 1 << 20]) {
       const { run, lengths } = await runCounted(
-        createEncryptStreamWithSalt(key, salt, { aesGcm }),
+        createEncryptStreamWithSalt(key, salt, { context: unboundBlobContext(), aesGcm }),
         cut(plaintext, () => size),
       );
       expect(run.error).toBeUndefined();
@@ -143,10 +144,10 @@ describe.each(ASYNC)('streams over $name', (aesGcm) => {
   it('the decrypt stream emits one piece per verified chunk, whatever the input pieces', async () => {
     const key = testBytes(32, 5);
     const plaintext = testBytes(5 * BLOB_CHUNK_SIZE + 777, 6);
-    const blob = await encryptBlob(plaintext, key, { aesGcm });
+    const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm });
     for (const size of [BLOB_SEALED_CHUNK_SIZE * 3 + 5, 1 << 20]) {
       const { run, lengths } = await runCounted(
-        createDecryptStream(key, { aesGcm }),
+        createDecryptStream(key, { context: unboundBlobContext(), aesGcm }),
         cut(blob, () => size),
       );
       expect(run.error).toBeUndefined();
@@ -190,21 +191,31 @@ describe('the asynchronous driver against the synchronous one', () => {
   it('node:crypto wrapped as asynchronous gives the same bytes, whole and streamed in random pieces', async () => {
     for (const length of [0, 1, BLOB_CHUNK_SIZE, 64 * BLOB_CHUNK_SIZE, 130 * BLOB_CHUNK_SIZE + 77]) {
       const plaintext = testBytes(length, length + 1);
-      const bySync = await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: nodeAesGcm });
+      const bySync = await encryptBlobWithSalt(plaintext, key, salt, {
+        context: unboundBlobContext(),
+        aesGcm: nodeAesGcm,
+      });
       const { aes } = counted();
-      expect(toHexString(await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: aes }))).toBe(
-        toHexString(bySync),
-      );
+      expect(
+        toHexString(
+          await encryptBlobWithSalt(plaintext, key, salt, { context: unboundBlobContext(), aesGcm: aes }),
+        ),
+      ).toBe(toHexString(bySync));
       const random = prng(length + 5);
       const sizes = () => 1 + Math.floor(random() * 200_000);
       const streamed = await runStream(
-        createEncryptStreamWithSalt(key, salt, { aesGcm: aes }),
+        createEncryptStreamWithSalt(key, salt, { context: unboundBlobContext(), aesGcm: aes }),
         cut(plaintext, sizes),
       );
       expect(streamed.error).toBeUndefined();
       expect(toHexString(streamed.output)).toBe(toHexString(bySync));
-      expect(toHexString(await decryptBlob(bySync, key, { aesGcm: aes }))).toBe(toHexString(plaintext));
-      const opened = await runStream(createDecryptStream(key, { aesGcm: aes }), cut(bySync, sizes));
+      expect(
+        toHexString(await decryptBlob(bySync, key, { context: unboundBlobContext(), aesGcm: aes })),
+      ).toBe(toHexString(plaintext));
+      const opened = await runStream(
+        createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes }),
+        cut(bySync, sizes),
+      );
       expect(opened.error).toBeUndefined();
       expect(toHexString(opened.output)).toBe(toHexString(plaintext));
     }
@@ -214,13 +225,17 @@ describe('the asynchronous driver against the synchronous one', () => {
     const plaintext = testBytes(128 * BLOB_CHUNK_SIZE + 5, 40);
     const { calls, aes } = counted();
     // One 2 MiB piece: two batches of 64 chunks (encryptBlob would feed 1 MiB pieces, one batch each).
-    const sealed = await runStream(createEncryptStream(key, { aesGcm: aes }), [plaintext]);
+    const sealed = await runStream(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: aes }), [
+      plaintext,
+    ]);
     expect(sealed.error).toBeUndefined();
     const blob = sealed.output;
     expect(calls.seal).toBe(129);
     expect(calls.maxInFlight).toBe(128);
     calls.maxInFlight = 0;
-    const run = await runStream(createDecryptStream(key, { aesGcm: aes }), [blob]);
+    const run = await runStream(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes }), [
+      blob,
+    ]);
     expect(run.error).toBeUndefined();
     expect(calls.open).toBe(129);
     expect(calls.maxInFlight).toBe(128);
@@ -228,40 +243,53 @@ describe('the asynchronous driver against the synchronous one', () => {
 
   it('releases nothing of a batch with a bad tag, and only verified chunks before it; truncation fails', async () => {
     const plaintext = testBytes(200 * BLOB_CHUNK_SIZE + 9, 41);
-    const blob = await encryptBlob(plaintext, key, { aesGcm: nodeAesGcm });
+    const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm: nodeAesGcm });
     const { aes } = counted();
     // Damage in chunk 100: the first batch (0-63) may be released, nothing from the second on.
     const bad = blob.slice();
     bad[56 + 100 * BLOB_SEALED_CHUNK_SIZE + 3]! ^= 1;
     const run = await runStream(
-      createDecryptStream(key, { aesGcm: aes }),
+      createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes }),
       cut(bad, () => 1 << 20),
     );
     expect(run.error).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
     expect(run.output.length).toBeLessThanOrEqual(100 * BLOB_CHUNK_SIZE);
     expect(toHexString(run.output)).toBe(toHexString(plaintext.subarray(0, run.output.length)));
-    expect(await rejectionCodeOf(() => decryptBlob(bad, key, { aesGcm: aes }))).toBe('ERR_DECRYPTION_FAILED');
+    expect(
+      await rejectionCodeOf(() => decryptBlob(bad, key, { context: unboundBlobContext(), aesGcm: aes })),
+    ).toBe('ERR_DECRYPTION_FAILED');
     for (const length of [
       56 + 64 * BLOB_SEALED_CHUNK_SIZE,
       56 + 10 * BLOB_SEALED_CHUNK_SIZE + 7,
       blob.length - 1,
     ]) {
       const truncated = blob.subarray(0, length);
-      const cutRun = await runStream(createDecryptStream(key, { aesGcm: aes }), [truncated]);
+      const cutRun = await runStream(
+        createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes }),
+        [truncated],
+      );
       expect(cutRun.error, `${length}`).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
       expect(toHexString(cutRun.output)).toBe(toHexString(plaintext.subarray(0, cutRun.output.length)));
-      expect(await rejectionCodeOf(() => decryptBlob(truncated, key, { aesGcm: aes }))).toBe(
-        'ERR_DECRYPTION_FAILED',
-      );
+      expect(
+        await rejectionCodeOf(() =>
+          decryptBlob(truncated, key, { context: unboundBlobContext(), aesGcm: aes }),
+        ),
+      ).toBe('ERR_DECRYPTION_FAILED');
     }
-    const reader = await openBlobRandomAccess(bufferRangeSource(bad), key, { aesGcm: aes });
+    const reader = await openBlobRandomAccess(bufferRangeSource(bad), key, {
+      context: unboundBlobContext(),
+      aesGcm: aes,
+    });
     expect(await rejectionCodeOf(() => reader.read(90 * BLOB_CHUNK_SIZE, 20 * BLOB_CHUNK_SIZE))).toBe(
       'ERR_DECRYPTION_FAILED',
     );
   });
 
   it('an implementation failing with its own error (or throwing at the call) is the one DecryptionError', async () => {
-    const blob = await encryptBlob(testBytes(70_000, 42), key, { aesGcm: nodeAesGcm });
+    const blob = await encryptBlob(testBytes(70_000, 42), key, {
+      context: unboundBlobContext(),
+      aesGcm: nodeAesGcm,
+    });
     const rejecting: AsyncAesGcm = {
       ...asAsync(nodeAesGcm),
       open: () => Promise.reject(new TypeError('native bridge: tag mismatch')),
@@ -273,10 +301,12 @@ describe('the asynchronous driver against the synchronous one', () => {
       },
     };
     for (const aes of [rejecting, throwing]) {
-      expect(await rejectionCodeOf(() => decryptBlob(blob, key, { aesGcm: aes }))).toBe(
-        'ERR_DECRYPTION_FAILED',
-      );
-      const run = await runStream(createDecryptStream(key, { aesGcm: aes }), [blob]);
+      expect(
+        await rejectionCodeOf(() => decryptBlob(blob, key, { context: unboundBlobContext(), aesGcm: aes })),
+      ).toBe('ERR_DECRYPTION_FAILED');
+      const run = await runStream(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes }), [
+        blob,
+      ]);
       expect(run.error).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
       expect(run.output.length).toBe(0);
     }
@@ -284,9 +314,9 @@ describe('the asynchronous driver against the synchronous one', () => {
 
   it('abort: a cancelled decrypt stream and an aborted range stream stop, with only verified bytes out', async () => {
     const plaintext = testBytes(300 * BLOB_CHUNK_SIZE, 43);
-    const blob = await encryptBlob(plaintext, key, { aesGcm: nodeAesGcm });
+    const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm: nodeAesGcm });
     const { calls, aes } = counted();
-    const stream = createDecryptStream(key, { aesGcm: aes });
+    const stream = createDecryptStream(key, { context: unboundBlobContext(), aesGcm: aes });
     const writer = stream.writable.getWriter();
     const reader = stream.readable.getReader();
     const writing = (async () => {
@@ -302,7 +332,10 @@ describe('the asynchronous driver against the synchronous one', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(calls.inFlight).toBe(0);
 
-    const opened = await openBlobRandomAccess(bufferRangeSource(blob), key, { aesGcm: aes });
+    const opened = await openBlobRandomAccess(bufferRangeSource(blob), key, {
+      context: unboundBlobContext(),
+      aesGcm: aes,
+    });
     const controller = new AbortController();
     const pieces: Uint8Array[] = [];
     const reading = (async () => {
@@ -320,13 +353,19 @@ describe('the asynchronous driver against the synchronous one', () => {
   it('an encrypt stream over it is byte-identical to the synchronous one, fed the same pieces', async () => {
     const plaintext = testBytes(3 * 64 * BLOB_CHUNK_SIZE + 1234, 44);
     const { aes } = counted();
-    const bySync = await runStream(createEncryptStreamWithSalt(key, salt, { aesGcm: nodeAesGcm }), [
-      plaintext,
-    ]);
-    const byAsync = await runStream(createEncryptStreamWithSalt(key, salt, { aesGcm: aes }), [plaintext]);
+    const bySync = await runStream(
+      createEncryptStreamWithSalt(key, salt, { context: unboundBlobContext(), aesGcm: nodeAesGcm }),
+      [plaintext],
+    );
+    const byAsync = await runStream(
+      createEncryptStreamWithSalt(key, salt, { context: unboundBlobContext(), aesGcm: aes }),
+      [plaintext],
+    );
     expect(toHexString(byAsync.output)).toBe(toHexString(bySync.output));
     // And it opens with the public default (the runtime's AES-GCM) too.
-    const run = await runStream(createDecryptStream(key), [byAsync.output]);
+    const run = await runStream(createDecryptStream(key, { context: unboundBlobContext() }), [
+      byAsync.output,
+    ]);
     expect(toHexString(run.output)).toBe(toHexString(plaintext));
   });
 });

@@ -11,6 +11,7 @@ import {
   encryptBlob,
   openBlobRandomAccess,
   type RangeSource,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { joinBytes } from '../../../src/core/bytes.js';
 import '../../../src/node/runtime/index.js';
@@ -23,7 +24,7 @@ const HEADER = 56;
 const key = testBytes(32, 41);
 // 150 chunks and a short final one: long ranges cross several 16-chunk window boundaries.
 const plaintext = testBytes(150 * CHUNK + 1234, 42);
-const blob = await encryptBlob(plaintext, key);
+const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
 
 /** A source over `bytes` that streams each range in pieces whose sizes `sizes` picks; records requests. */
 function streamingSource(bytes: Uint8Array, sizes: () => number) {
@@ -69,7 +70,7 @@ async function collect(pieces: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
 
 describe('BlobReader.stream', () => {
   it('yields exactly the bytes of any range, from a streaming source in any piece sizes or a plain one', async () => {
-    const plain = await openBlobRandomAccess(bufferRangeSource(blob), key);
+    const plain = await openBlobRandomAccess(bufferRangeSource(blob), key, { context: unboundBlobContext() });
     await fc.assert(
       fc.asyncProperty(
         fc.nat(plaintext.length),
@@ -82,7 +83,7 @@ describe('BlobReader.stream', () => {
           const random = prng(seed);
           // Pieces of 1 to 3 chunks and more, never so small that a megabyte range takes a million steps.
           const { source } = streamingSource(blob, () => minPiece + Math.floor(random() * maxPiece));
-          const streaming = await openBlobRandomAccess(source, key);
+          const streaming = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
           const want = plaintext.subarray(offset, end);
           expectSameBytes(await collect(streaming.stream(offset, end - offset)), want);
           expectSameBytes(await collect(plain.stream(offset, end - offset)), want);
@@ -94,7 +95,7 @@ describe('BlobReader.stream', () => {
 
   it('gathers chunks from one-byte pieces', async () => {
     const { source } = streamingSource(blob, () => 1);
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     expectSameBytes(
       await collect(reader.stream(CHUNK - 3, 2 * CHUNK)),
       plaintext.subarray(CHUNK - 3, 3 * CHUNK - 3),
@@ -103,7 +104,7 @@ describe('BlobReader.stream', () => {
 
   it('covers the edges: empty, the whole blob, inside the final chunk, one byte before it', async () => {
     const { source } = streamingSource(blob, () => 5000);
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     const cases: [number, number][] = [
       [0, 0],
       [0, plaintext.length],
@@ -124,7 +125,7 @@ describe('BlobReader.stream', () => {
 
   it('asks for a range of up to 32 chunks at once; a longer one in windows of 16 chunks', async () => {
     const { source, requests } = streamingSource(blob, () => 8192);
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     requests.length = 0;
     expectSameBytes(
       await collect(reader.stream(CHUNK * 3 + 5, 32 * CHUNK - 5)),
@@ -157,7 +158,7 @@ describe('BlobReader.stream', () => {
         yield blob.slice(offset + SEALED + 100, offset + length);
       },
     };
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     const pieces = reader.stream(0, 4 * CHUNK);
     const first = await pieces.next();
     expectSameBytes(first.value as Uint8Array, plaintext.subarray(0, CHUNK));
@@ -173,7 +174,7 @@ describe('BlobReader.stream', () => {
     const at = HEADER + 5 * SEALED + 100; // in chunk 5
     damaged[at] = (damaged[at] as number) ^ 1;
     const { source } = streamingSource(damaged, () => 3000);
-    const reader = await openBlobRandomAccess(source, key);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
     const released: Uint8Array[] = [];
     const error = await (async () => {
       try {
@@ -198,7 +199,7 @@ describe('BlobReader.stream', () => {
       },
     });
     for (const delta of [-1, -SEALED, 1, 16]) {
-      const reader = await openBlobRandomAccess(lying(delta), key);
+      const reader = await openBlobRandomAccess(lying(delta), key, { context: unboundBlobContext() });
       await expect(rejectionCodeOf(() => collect(reader.stream(0, 3 * CHUNK)))).resolves.toBe(
         'ERR_DECRYPTION_FAILED',
       );

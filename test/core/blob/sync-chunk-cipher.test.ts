@@ -15,6 +15,7 @@ import {
   decryptBlob,
   encryptBlob,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { installCipherModule } from '../../../src/core/crypto/index.js';
 import { getEnvelopeAesGcm, setEnvelopeAesGcm } from '../../../src/core/envelope/index.js';
@@ -42,12 +43,21 @@ describe('synchronous chunk cipher', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 70_000 }), fc.integer(), async (size, seed) => {
         const plaintext = testBytes(size, seed);
         const salt = testBytes(24, seed + 1);
-        const byForeign = await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: foreign });
+        const byForeign = await encryptBlobWithSalt(plaintext, key, salt, {
+          context: unboundBlobContext(),
+          aesGcm: foreign,
+        });
         for (const other of [nobleAesGcm, webCryptoAesGcm, nodeAesGcm, plain]) {
-          expect(await encryptBlobWithSalt(plaintext, key, salt, { aesGcm: other })).toEqual(byForeign);
-          expect(await decryptBlob(byForeign, key, { aesGcm: other })).toEqual(plaintext);
+          expect(
+            await encryptBlobWithSalt(plaintext, key, salt, { context: unboundBlobContext(), aesGcm: other }),
+          ).toEqual(byForeign);
+          expect(await decryptBlob(byForeign, key, { context: unboundBlobContext(), aesGcm: other })).toEqual(
+            plaintext,
+          );
         }
-        expect(await decryptBlob(byForeign, key, { aesGcm: foreign })).toEqual(plaintext);
+        expect(await decryptBlob(byForeign, key, { context: unboundBlobContext(), aesGcm: foreign })).toEqual(
+          plaintext,
+        );
       }),
       { numRuns: 12 },
     );
@@ -66,9 +76,12 @@ describe('synchronous chunk cipher', () => {
     const { module, calls } = foreignCipherModule();
     const aesGcm = cipherModuleAesGcm(module, { name: 'counted' });
     const plaintext = testBytes(5 * 16384 + 10, 3);
-    const blob = await encryptBlob(plaintext, key, { aesGcm });
+    const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm });
     expect(calls.cipher).toBe(6);
-    const reader = await openBlobRandomAccess(bufferRangeSource(blob), key, { aesGcm });
+    const reader = await openBlobRandomAccess(bufferRangeSource(blob), key, {
+      context: unboundBlobContext(),
+      aesGcm,
+    });
     const before = calls.decipher;
     expect(await reader.read(2 * 16384 + 5, 100)).toEqual(plaintext.subarray(2 * 16384 + 5, 2 * 16384 + 105));
     expect(calls.decipher - before).toBe(1);
@@ -76,12 +89,12 @@ describe('synchronous chunk cipher', () => {
 
   it('a flipped byte in any chunk fails with ERR_DECRYPTION_FAILED, and the batch array is wiped', async () => {
     const foreign = cipherModuleAesGcm(foreignCipherModule().module, { name: 'foreign' });
-    const blob = await encryptBlob(testBytes(40_000, 9), key);
+    const blob = await encryptBlob(testBytes(40_000, 9), key, { context: unboundBlobContext() });
     for (const aesGcm of [foreign, withoutFastPaths(nodeAesGcm)]) {
       for (const at of [30, 56, 56 + 16400 + 7, blob.length - 1]) {
         const bad = blob.slice();
         bad[at]! ^= 1;
-        await expect(decryptBlob(bad, key, { aesGcm })).rejects.toMatchObject({
+        await expect(decryptBlob(bad, key, { context: unboundBlobContext(), aesGcm })).rejects.toMatchObject({
           code: 'ERR_DECRYPTION_FAILED',
         });
       }
@@ -120,7 +133,7 @@ describe('synchronous chunk cipher', () => {
           },
         },
       },
-      () => encryptBlob(testBytes(100, 1), key, { aesGcm: nodeAesGcm }),
+      () => encryptBlob(testBytes(100, 1), key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }),
     );
     expect(sizes).toEqual([116]);
   });
@@ -133,7 +146,7 @@ describe('installCipherModule', () => {
     expect(getRuntime().aesGcm).toBe(aesGcm);
     expect(getRuntime().base64).toBe(nodeRuntime.base64);
     expect(getEnvelopeAesGcm().name).toBe('quick-crypto');
-    await encryptBlob(testBytes(10, 1), key);
+    await encryptBlob(testBytes(10, 1), key, { context: unboundBlobContext() });
     expect(calls.cipher).toBe(1);
   });
 });

@@ -13,6 +13,7 @@ import {
   decryptBlob,
   encryptBlob,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { asAsync } from '../../helpers/aes-gcm.js';
@@ -96,10 +97,11 @@ function tamperings(ct: Uint8Array): { name: string; bytes: Uint8Array; releasab
 async function expectRejectedEverywhere(
   bytes: Uint8Array,
   releasable: number,
-  options: { aesGcm?: AesGcm; context?: Uint8Array },
+  given: { aesGcm?: AesGcm; context?: Uint8Array },
   k: Uint8Array,
   name: string,
 ) {
+  const options = { context: unboundBlobContext(), ...given };
   await expect(decryptBlob(bytes, k, options), name).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
   const run = await runStream(createDecryptStream(k, options), [bytes]);
   expect(run.error, name).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
@@ -116,8 +118,12 @@ async function expectRejectedEverywhere(
 describe('tamper matrix', () => {
   for (const aesGcm of [nodeAesGcm, webCryptoAesGcm, nobleAesGcm, asAsync(nodeAesGcm)]) {
     it(`${aesGcm.name}: every modification is rejected with ERR_DECRYPTION_FAILED on every path`, async () => {
-      const ct = await encryptBlob(plaintext, key, { aesGcm });
-      expect(Buffer.from(await decryptBlob(ct, key, { aesGcm })).equals(Buffer.from(plaintext))).toBe(true);
+      const ct = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm });
+      expect(
+        Buffer.from(await decryptBlob(ct, key, { context: unboundBlobContext(), aesGcm })).equals(
+          Buffer.from(plaintext),
+        ),
+      ).toBe(true);
       const cases = tamperings(ct);
       expect(cases.length).toBeGreaterThan(45);
       for (const c of cases) await expectRejectedEverywhere(c.bytes, c.releasable, { aesGcm }, key, c.name);
@@ -125,7 +131,7 @@ describe('tamper matrix', () => {
   }
 
   it('a wrong key or a wrong context is rejected at the commitment, before any output', async () => {
-    const ct = await encryptBlob(plaintext, key);
+    const ct = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
     const otherKey = key.slice();
     otherKey[0] = (otherKey[0] as number) ^ 1;
     await expectRejectedEverywhere(ct, 0, {}, otherKey, 'wrong key');
@@ -142,10 +148,12 @@ describe('tamper matrix', () => {
   });
 
   it('every failure carries the same message (no oracle)', async () => {
-    const ct = await encryptBlob(plaintext, key);
+    const ct = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
     const messages = new Set<string>();
     for (const c of tamperings(ct)) {
-      await decryptBlob(c.bytes, key).catch((e: Error) => messages.add(e.message));
+      await decryptBlob(c.bytes, key, { context: unboundBlobContext() }).catch((e: Error) =>
+        messages.add(e.message),
+      );
     }
     expect(messages.size).toBe(1);
   });

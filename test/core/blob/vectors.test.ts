@@ -14,7 +14,7 @@ import {
   webCryptoAesGcm,
 } from '../../../src/core/aes-gcm/index.js';
 import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
-import { decryptBlob, HAPPY_MEDIA_BLOB_CONTEXT } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext, unboundBlobContext } from '../../../src/core/blob/index.js';
 import { fromHex, toHex, utf8 } from '../../../src/core/bytes.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { asAsync, withoutFastPaths } from '../../helpers/aes-gcm.js';
@@ -39,7 +39,7 @@ interface FrozenVector {
   comment: string;
   key: string;
   salt: string;
-  /** Context in hex; absent means the default HAPPY_MEDIA_BLOB_CONTEXT. */
+  /** Context in hex; absent means the unbound context (`unboundBlobContext()`), passed explicitly. */
   ctx?: string;
   /** Plaintext: `testBytes(msgLength, msgSeed)` (deterministic generator in blob-test-utils). */
   msgLength: number;
@@ -61,6 +61,11 @@ const SPECS: { comment: string; msgLength: number; ctx?: string }[] = [
   { comment: '70000 bytes: four full chunks plus a short one', msgLength: 70000 },
   { comment: 'explicit empty context', msgLength: 5, ctx: '' },
   { comment: 'explicit other context', msgLength: 5, ctx: toHex(utf8('example.org/other use')) },
+  {
+    comment: 'a media blob bound to its ref: mediaBlobContext("media/frozenvector0001")',
+    msgLength: 20000,
+    ctx: toHex(mediaBlobContext('media/frozenvector0001')),
+  },
 ];
 
 async function build(): Promise<FrozenVector[]> {
@@ -69,10 +74,10 @@ async function build(): Promise<FrozenVector[]> {
     const key = testBytes(32, 1000 + i);
     const salt = testBytes(24, 2000 + i);
     const msgSeed = 3000 + i;
-    const context = spec.ctx === undefined ? undefined : fromHex(spec.ctx);
+    const context = spec.ctx === undefined ? unboundBlobContext() : fromHex(spec.ctx);
     const ct = await encryptBlobWithSalt(testBytes(spec.msgLength, msgSeed), key, salt, {
       aesGcm: nobleAesGcm,
-      ...(context ? { context } : {}),
+      context,
     });
     out.push({
       comment: spec.comment,
@@ -95,7 +100,7 @@ if (process.env.UPDATE_BLOB_VECTORS === '1') {
   const vectors = await build();
   writeFileSync(
     FIXTURE,
-    `${JSON.stringify({ format: 'Cobblestone-256', defaultContext: toHex(HAPPY_MEDIA_BLOB_CONTEXT), vectors }, null, 2)}\n`,
+    `${JSON.stringify({ format: 'Cobblestone-256', defaultContext: toHex(unboundBlobContext()), vectors }, null, 2)}\n`,
   );
 }
 
@@ -105,17 +110,35 @@ const frozen = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
 };
 
 describe('frozen happy-media blob vectors', () => {
-  it('pin the default context: UTF-8 "happy-media blob v2"', () => {
+  it('pin the unbound context (UTF-8 "happy-media blob v2") and the media binding\'s bytes', () => {
     expect(frozen.defaultContext).toBe(toHex(utf8('happy-media blob v2')));
-    expect(toHex(HAPPY_MEDIA_BLOB_CONTEXT)).toBe(frozen.defaultContext);
+    expect(toHex(unboundBlobContext())).toBe(frozen.defaultContext);
     expect(frozen.vectors.length).toBe(SPECS.length);
+    // "happy-media blob v2" 0x00 "media/frozenvector0001"
+    expect(frozen.vectors.at(-1)?.ctx).toBe(
+      `${frozen.defaultContext}00${toHex(utf8('media/frozenvector0001'))}`,
+    );
+  });
+
+  it('the old context is read only when asked for: no default, and a bound context does not open it', async () => {
+    const v = frozen.vectors[1] as FrozenVector;
+    const ct = fromHex(v.ct as string);
+    await expect(decryptBlob(ct, fromHex(v.key), {} as { context: Uint8Array })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+    await expect(
+      decryptBlob(ct, fromHex(v.key), { context: mediaBlobContext('media/frozenvector0001') }),
+    ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    expect(toHex(await decryptBlob(ct, fromHex(v.key), { context: unboundBlobContext() }))).toBe(
+      toHex(testBytes(v.msgLength, v.msgSeed)),
+    );
   });
 
   for (const v of frozen.vectors) {
     for (const aesGcm of IMPLEMENTATIONS) {
       it(`${aesGcm.name}: ${v.comment}: reproduces the ciphertext and decrypts it`, async () => {
         const plaintext = testBytes(v.msgLength, v.msgSeed);
-        const options = { aesGcm, ...(v.ctx === undefined ? {} : { context: fromHex(v.ctx) }) };
+        const options = { aesGcm, context: v.ctx === undefined ? unboundBlobContext() : fromHex(v.ctx) };
         const ct = await encryptBlobWithSalt(plaintext, fromHex(v.key), fromHex(v.salt), options);
         expect(ct.length).toBe(v.ctLength);
         if (v.ct !== undefined) expect(toHex(ct)).toBe(v.ct);

@@ -5,7 +5,7 @@
  * aborts it; commit is called once, after the last chunk verified.
  */
 import { describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import {
   encryptV1Blob,
@@ -22,7 +22,8 @@ const key = randomBytes(32);
 const REF = 'media/k2x9q0c1v3b5n7m8a1s2d3f4';
 const URL_OF = 'https://blobs.example/k2x9q0c1v3b5n7m8a1s2d3f4';
 const plain = pseudoRandomBytes(300_000 + 77, 5);
-const blob = await encryptBlob(plain, key);
+// Bound to REF, the ref the messages below name (a blob is bound to the ref it is stored under).
+const blob = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
 
 /** A sink that records every call, so tests can check what it saw and in which order. */
 function recordingSink(options: { failWriteAt?: number } = {}) {
@@ -342,7 +343,7 @@ describe('downloadMedia from a URL over fetch', () => {
   });
 
   it('an empty plaintext round-trips', async () => {
-    const empty = await encryptBlob(new Uint8Array(0), key);
+    const empty = await encryptBlob(new Uint8Array(0), key, { context: mediaBlobContext(REF) });
     const out = await downloadMedia(
       { ref: REF, size: 0 },
       { source: URL_OF, fetch: fakeFetch({ [URL_OF]: empty }).fetch, blobKey: key, sink: memorySink() },

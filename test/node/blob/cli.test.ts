@@ -7,7 +7,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob, encryptBlob } from '../../../src/core/blob/index.js';
+import {
+  decryptBlob,
+  encryptBlob,
+  mediaBlobContext,
+  unboundBlobContext,
+} from '../../../src/core/blob/index.js';
 import { toBase64 } from '../../../src/core/bytes.js';
 import { decryptV1Blob } from '../../../src/core/envelope/index.js';
 import { testBytes } from '../../core/blob/blob-test-utils.js';
@@ -44,7 +49,11 @@ describe('happy-media encrypt / decrypt', () => {
     let r = await runCli(['encrypt', '--key', keyB64, p('plain.bin'), p('a.blob')]);
     expect(r.code, r.stderr).toBe(0);
     const blob = await readFile(p('a.blob'));
-    expect(Buffer.from(await decryptBlob(blob, key)).equals(Buffer.from(plaintext))).toBe(true);
+    expect(
+      Buffer.from(await decryptBlob(blob, key, { context: unboundBlobContext() })).equals(
+        Buffer.from(plaintext),
+      ),
+    ).toBe(true);
     r = await runCli(['decrypt', '--key-file', p('key.b64'), p('a.blob'), p('a.out')]);
     expect(r.code, r.stderr).toBe(0);
     expect((await readFile(p('a.out'))).equals(Buffer.from(plaintext))).toBe(true);
@@ -53,11 +62,73 @@ describe('happy-media encrypt / decrypt', () => {
     expect((await readFile(p('b.out'))).equals(Buffer.from(plaintext))).toBe(true);
   });
 
+  it('--ref binds the blob to a ref: decrypt needs that ref; without --ref both sides use the unbound context', async () => {
+    const A = 'media/cliref0000000000000000a';
+    const B = 'media/cliref0000000000000000b';
+    let r = await runCli(['encrypt', '--key-file', p('key.b64'), '--ref', A, p('plain.bin'), p('ref.blob')]);
+    expect(r.code, r.stderr).toBe(0);
+    const blob = await readFile(p('ref.blob'));
+    expect(
+      Buffer.from(await decryptBlob(blob, key, { context: mediaBlobContext(A) })).equals(
+        Buffer.from(plaintext),
+      ),
+    ).toBe(true);
+    // The ref it was bound to opens it (whole, by range, with threads); another ref or none does not.
+    r = await runCli(['decrypt', '--key-file', p('key.b64'), '--ref', A, p('ref.blob'), p('ref.out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('ref.out'))).equals(Buffer.from(plaintext))).toBe(true);
+    r = await runCli([
+      'decrypt',
+      '--key-file',
+      p('key.b64'),
+      '--ref',
+      A,
+      '--offset',
+      '20000',
+      '--length',
+      '10',
+      p('ref.blob'),
+      p('ref.part'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readFile(p('ref.part'))).equals(Buffer.from(plaintext.subarray(20000, 20010)))).toBe(true);
+    r = await runCli([
+      'decrypt',
+      '--key-file',
+      p('key.b64'),
+      '--ref',
+      A,
+      '--threads',
+      '2',
+      p('ref.blob'),
+      p('ref.t2'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const args of [['--ref', B], []]) {
+      r = await runCli(['decrypt', '--key-file', p('key.b64'), ...args, p('ref.blob'), p('ref.bad')]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain('ERR_DECRYPTION_FAILED');
+      await expect(stat(p('ref.bad'))).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+    // Usage errors (exit 2): a ref that is not media/<id>, --ref with --context-hex or with --format v1.
+    for (const args of [
+      ['--ref', 'media/../x'],
+      ['--ref', A, '--context-hex', '00'],
+      ['--ref', A, '--format', 'v1'],
+    ]) {
+      r = await runCli(['encrypt', '--key-file', p('key.b64'), ...args, p('plain.bin'), p('ref.usage')]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('ERR_USAGE');
+    }
+  });
+
   it('--threads 2 (the path large files take): the same blob format, decrypted by either path, also to stdout', async () => {
     let r = await runCli(['encrypt', '--key', keyB64, '--threads', '2', p('plain.bin'), p('t.blob')]);
     expect(r.code, r.stderr).toBe(0);
     expect(
-      Buffer.from(await decryptBlob(await readFile(p('t.blob')), key)).equals(Buffer.from(plaintext)),
+      Buffer.from(
+        await decryptBlob(await readFile(p('t.blob')), key, { context: unboundBlobContext() }),
+      ).equals(Buffer.from(plaintext)),
     ).toBe(true);
     r = await runCli(['decrypt', '--key', keyB64, '--threads', '2', p('a.blob'), p('t.out')]);
     expect(r.code, r.stderr).toBe(0);
@@ -129,7 +200,7 @@ describe('happy-media encrypt / decrypt', () => {
   });
 
   it('tampered blobs: exit 1, ERR_DECRYPTION_FAILED, no OUT, no temp file, no key in the output', async () => {
-    const blob = await encryptBlob(plaintext, key);
+    const blob = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
     const variants: [string, Uint8Array][] = [];
     const flip = (name: string, at: number) => {
       const b = blob.slice();
@@ -278,7 +349,11 @@ describe('OUT that is not a regular file', () => {
       expect(e.code, e.stderr).toBe(0);
       await pipe.done;
       const sent = await readFile(pipe.read);
-      expect(Buffer.from(await decryptBlob(sent, key)).equals(Buffer.from(plaintext))).toBe(true);
+      expect(
+        Buffer.from(await decryptBlob(sent, key, { context: unboundBlobContext() })).equals(
+          Buffer.from(plaintext),
+        ),
+      ).toBe(true);
     } finally {
       pipe.stop();
     }

@@ -1,5 +1,5 @@
 /**
- * Node adapters: encryptFile/decryptFile (all-or-nothing output, private temp files, ranges),
+ * Node adapters: encryptFile/decryptFile (all-or-nothing output, private temp files, ranges, { context: unboundBlobContext() }),
  * fileRangeSource and the Node Transform streams.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,6 +13,7 @@ import {
   decryptBlob,
   encryptBlob,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import {
   createNodeDecryptStream,
@@ -42,16 +43,16 @@ async function strayFiles(...known: string[]): Promise<string[]> {
 
 describe('encryptFile / decryptFile', () => {
   it('round-trips a multi-MiB file; the outputs are private (0600) and the blob is exactly sized', async () => {
-    await encryptFile(join(dir, 'plain.bin'), join(dir, 'blob.bin'), key);
+    await encryptFile(join(dir, 'plain.bin'), join(dir, 'blob.bin'), key, { context: unboundBlobContext() });
     const blobStat = await stat(join(dir, 'blob.bin'));
     expect(blobStat.size).toBe(ciphertextSize(plaintext.length));
     expect(blobStat.mode & 0o777).toBe(0o600);
     expect(
-      Buffer.from(await decryptBlob(await readFile(join(dir, 'blob.bin')), key)).equals(
-        Buffer.from(plaintext),
-      ),
+      Buffer.from(
+        await decryptBlob(await readFile(join(dir, 'blob.bin')), key, { context: unboundBlobContext() }),
+      ).equals(Buffer.from(plaintext)),
     ).toBe(true);
-    await decryptFile(join(dir, 'blob.bin'), join(dir, 'back.bin'), key);
+    await decryptFile(join(dir, 'blob.bin'), join(dir, 'back.bin'), key, { context: unboundBlobContext() });
     expect(Buffer.from(await readFile(join(dir, 'back.bin'))).equals(Buffer.from(plaintext))).toBe(true);
     expect((await stat(join(dir, 'back.bin'))).mode & 0o777).toBe(0o600);
     expect(await strayFiles('plain.bin', 'blob.bin', 'back.bin')).toEqual([]);
@@ -66,6 +67,7 @@ describe('encryptFile / decryptFile', () => {
     ] as const) {
       const out = join(dir, 'range.bin');
       await decryptFile(join(dir, 'blob.bin'), out, key, {
+        context: unboundBlobContext(),
         offset,
         ...(length === undefined ? {} : { length }),
       });
@@ -75,7 +77,11 @@ describe('encryptFile / decryptFile', () => {
       );
     }
     await expect(
-      decryptFile(join(dir, 'blob.bin'), join(dir, 'past.bin'), key, { offset: plaintext.length, length: 1 }),
+      decryptFile(join(dir, 'blob.bin'), join(dir, 'past.bin'), key, {
+        context: unboundBlobContext(),
+        offset: plaintext.length,
+        length: 1,
+      }),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
     await expect(stat(join(dir, 'past.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -91,7 +97,8 @@ describe('encryptFile / decryptFile', () => {
     bad.push(['appended', Buffer.concat([blob, Buffer.alloc(3)])]);
     for (const [name, bytes] of bad) {
       await writeFile(join(dir, 'keep-bad.bin'), bytes);
-      for (const options of [{}, { offset: 0, length: 100 }, { offset: 5 * 16384 }]) {
+      for (const range of [{}, { offset: 0, length: 100 }, { offset: 5 * 16384 }]) {
+        const options = { context: unboundBlobContext(), ...range };
         const out = join(dir, 'out.bin');
         const run = decryptFile(join(dir, 'keep-bad.bin'), out, key, options);
         // Ranged reads authenticate the final chunk, so a range far from the damage still fails on
@@ -109,14 +116,18 @@ describe('encryptFile / decryptFile', () => {
     }
     const wrongKey = key.slice();
     wrongKey[5] = (wrongKey[5] as number) ^ 1;
-    await expect(decryptFile(join(dir, 'blob.bin'), join(dir, 'out.bin'), wrongKey)).rejects.toMatchObject({
+    await expect(
+      decryptFile(join(dir, 'blob.bin'), join(dir, 'out.bin'), wrongKey, { context: unboundBlobContext() }),
+    ).rejects.toMatchObject({
       code: 'ERR_DECRYPTION_FAILED',
     });
     expect(await strayFiles('plain.bin', 'blob.bin', 'back.bin', 'range.bin')).toEqual([]);
   });
 
   it('a missing input is ERR_DISK and leaves nothing behind', async () => {
-    await expect(encryptFile(join(dir, 'missing'), join(dir, 'x.bin'), key)).rejects.toMatchObject({
+    await expect(
+      encryptFile(join(dir, 'missing'), join(dir, 'x.bin'), key, { context: unboundBlobContext() }),
+    ).rejects.toMatchObject({
       code: 'ERR_DISK',
     });
     await expect(stat(join(dir, 'x.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -129,7 +140,7 @@ describe('fileRangeSource', () => {
     const source = fileRangeSource(join(dir, 'blob.bin'));
     try {
       expect(await source.size()).toBe(ciphertextSize(plaintext.length));
-      const reader = await openBlobRandomAccess(source, key);
+      const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
       expect(reader.plaintextSize).toBe(plaintext.length);
       expect(
         Buffer.from(await reader.read(123_456, 70_000)).equals(
@@ -149,16 +160,20 @@ describe('Node streams', () => {
   it('pipeline encrypt then decrypt round-trips and matches the core', async () => {
     await pipeline(
       createReadStream(join(dir, 'plain.bin')),
-      createNodeEncryptStream(key),
+      createNodeEncryptStream(key, { context: unboundBlobContext() }),
       createWriteStream(join(dir, 'keep-s.bin')),
     );
     const blob = await readFile(join(dir, 'keep-s.bin'));
     expect(blob.length).toBe(ciphertextSize(plaintext.length));
-    expect(Buffer.from(await decryptBlob(blob, key)).equals(Buffer.from(plaintext))).toBe(true);
+    expect(
+      Buffer.from(await decryptBlob(blob, key, { context: unboundBlobContext() })).equals(
+        Buffer.from(plaintext),
+      ),
+    ).toBe(true);
     const parts: Buffer[] = [];
     await pipeline(
       createReadStream(join(dir, 'keep-s.bin')),
-      createNodeDecryptStream(key),
+      createNodeDecryptStream(key, { context: unboundBlobContext() }),
       async (source) => {
         for await (const p of source) parts.push(p as Buffer);
       },
@@ -167,11 +182,11 @@ describe('Node streams', () => {
   });
 
   it('the decrypt stream errors with ERR_DECRYPTION_FAILED on a truncated blob', async () => {
-    const blob = await encryptBlob(testBytes(40_000, 33), key);
+    const blob = await encryptBlob(testBytes(40_000, 33), key, { context: unboundBlobContext() });
     const sink: Buffer[] = [];
     const run = pipeline(
       Readable.from([blob.subarray(0, 56 + 16400)]),
-      createNodeDecryptStream(key),
+      createNodeDecryptStream(key, { context: unboundBlobContext() }),
       async (source) => {
         for await (const p of source) sink.push(p as Buffer);
       },

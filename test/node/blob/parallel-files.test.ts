@@ -8,9 +8,14 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, unboundBlobContext } from '../../../src/core/blob/index.js';
 import { fromHex } from '../../../src/core/bytes.js';
-import { decryptFileParallel, encryptFile, encryptFileParallel } from '../../../src/node/blob/index.js';
+import {
+  decryptFileParallel,
+  encryptFile,
+  encryptFileParallel,
+  type ParallelFileOptions,
+} from '../../../src/node/blob/index.js';
 import { testBytes } from '../../core/blob/blob-test-utils.js';
 import frozen from '../../fixtures/blob-vectors.json' with { type: 'json' };
 import { rejectionCodeOf } from '../../helpers/errors.js';
@@ -52,10 +57,16 @@ describe('encryptFileParallel', () => {
       const blobPath = join(dir, `b-${size}-${threads}`);
       const backPath = join(dir, `d-${size}-${threads}`);
       await writeFile(plainPath, plaintext);
-      await encryptFileParallel(plainPath, blobPath, key, { threads }, { salt });
-      const single = await encryptBlobWithSalt(plaintext, key, salt);
+      await encryptFileParallel(
+        plainPath,
+        blobPath,
+        key,
+        { context: unboundBlobContext(), threads },
+        { salt },
+      );
+      const single = await encryptBlobWithSalt(plaintext, key, salt, { context: unboundBlobContext() });
       expect(Buffer.from(await readFile(blobPath)).equals(Buffer.from(single))).toBe(true);
-      await decryptFileParallel(blobPath, backPath, key, { threads });
+      await decryptFileParallel(blobPath, backPath, key, { context: unboundBlobContext(), threads });
       expect(Buffer.from(await readFile(backPath)).equals(Buffer.from(plaintext))).toBe(true);
     });
   }
@@ -63,11 +74,13 @@ describe('encryptFileParallel', () => {
   it('uses a fresh random salt by default (two encryptions differ, both decrypt)', async () => {
     const plainPath = join(dir, 'salted');
     await writeFile(plainPath, testBytes(5000, 5));
-    await encryptFileParallel(plainPath, join(dir, 'salted.1'), key);
-    await encryptFileParallel(plainPath, join(dir, 'salted.2'), key);
+    await encryptFileParallel(plainPath, join(dir, 'salted.1'), key, { context: unboundBlobContext() });
+    await encryptFileParallel(plainPath, join(dir, 'salted.2'), key, { context: unboundBlobContext() });
     const [a, b] = [await readFile(join(dir, 'salted.1')), await readFile(join(dir, 'salted.2'))];
     expect(a.subarray(0, 24).equals(b.subarray(0, 24))).toBe(false);
-    await decryptFileParallel(join(dir, 'salted.2'), join(dir, 'salted.back'), key);
+    await decryptFileParallel(join(dir, 'salted.2'), join(dir, 'salted.back'), key, {
+      context: unboundBlobContext(),
+    });
     expect((await readFile(join(dir, 'salted.back'))).equals(Buffer.from(testBytes(5000, 5)))).toBe(true);
   });
 });
@@ -76,7 +89,7 @@ describe('frozen vectors through the parallel path', () => {
   for (const v of frozen.vectors) {
     it(v.comment, async () => {
       const plaintext = testBytes(v.msgLength, v.msgSeed);
-      const options = { threads: 2, ...(v.ctx === undefined ? {} : { context: fromHex(v.ctx) }) };
+      const options = { threads: 2, context: v.ctx === undefined ? unboundBlobContext() : fromHex(v.ctx) };
       const plainPath = join(dir, `v-${v.msgSeed}`);
       const blobPath = join(dir, `v-${v.msgSeed}.blob`);
       await writeFile(plainPath, plaintext);
@@ -97,12 +110,17 @@ describe('decryptFileParallel failures are all or nothing', () => {
   let blob: Uint8Array;
   beforeAll(async () => {
     await writeFile(join(dir, 'f-plain'), plaintext);
-    await encryptFile(join(dir, 'f-plain'), join(dir, 'f-blob'), key);
+    await encryptFile(join(dir, 'f-plain'), join(dir, 'f-blob'), key, { context: unboundBlobContext() });
     blob = await readFile(join(dir, 'f-blob'));
   });
 
   /** Decrypts `bytes` (written to a file) and returns the error code and whether any output appeared. */
-  async function attempt(name: string, bytes: Uint8Array, withKey = key, options = {}) {
+  async function attempt(
+    name: string,
+    bytes: Uint8Array,
+    withKey = key,
+    options: ParallelFileOptions = { context: unboundBlobContext() },
+  ) {
     const inPath = join(dir, `${name}.in`);
     await writeFile(inPath, bytes);
     const code = await rejectionCodeOf(
@@ -113,7 +131,9 @@ describe('decryptFileParallel failures are all or nothing', () => {
   }
 
   it('decrypts what the single-thread encryptFile wrote', async () => {
-    await decryptFileParallel(join(dir, 'f-blob'), join(dir, 'f-back'), key);
+    await decryptFileParallel(join(dir, 'f-blob'), join(dir, 'f-back'), key, {
+      context: unboundBlobContext(),
+    });
     expect((await readFile(join(dir, 'f-back'))).equals(Buffer.from(plaintext))).toBe(true);
   });
 
@@ -138,7 +158,9 @@ describe('decryptFileParallel failures are all or nothing', () => {
   });
 
   it('maxPlaintextBytes: LimitError before any chunk is opened', async () => {
-    expect(await attempt('limit', blob, key, { maxPlaintextBytes: size - 1 })).toEqual({
+    expect(
+      await attempt('limit', blob, key, { context: unboundBlobContext(), maxPlaintextBytes: size - 1 }),
+    ).toEqual({
       code: 'ERR_LIMIT_EXCEEDED',
       leftovers: [],
     });
@@ -151,7 +173,12 @@ describe('decryptFileParallel failures are all or nothing', () => {
 
   it('bad thread counts are refused before any I/O', async () => {
     expect(
-      await rejectionCodeOf(decryptFileParallel(join(dir, 'missing'), join(dir, 'x'), key, { threads: 0 })),
+      await rejectionCodeOf(
+        decryptFileParallel(join(dir, 'missing'), join(dir, 'x'), key, {
+          context: unboundBlobContext(),
+          threads: 0,
+        }),
+      ),
     ).toBe('ERR_INVALID_ARGUMENT');
   });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import {
   type BlobStore,
   InvalidArgumentError,
@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => tmp.cleanup());
 
 async function decrypted(ref: string): Promise<Uint8Array> {
-  return decryptBlob(await collect(await store.get(ref)), blobKey);
+  return decryptBlob(await collect(await store.get(ref)), blobKey, { context: mediaBlobContext(ref) });
 }
 
 const photos = (messages: readonly SessionMessage[]) =>

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import type { MediaHandler, SessionMessage } from '../../../src/index.js';
 import { sendMediaHandler } from '../../../src/node/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
@@ -30,7 +30,7 @@ afterAll(async () => tmp.cleanup());
 const media: MediaHandler = (upload, options) => sendMediaHandler({ store, blobKey })(upload, options);
 
 async function decrypted(ref: string): Promise<Uint8Array> {
-  return decryptBlob(await collect(await store.get(ref)), blobKey);
+  return decryptBlob(await collect(await store.get(ref)), blobKey, { context: mediaBlobContext(ref) });
 }
 
 function uploadedMedia(messages: readonly SessionMessage[]) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { type SessionMessage, toBase64, validateStream } from '../../../src/node/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
 import { runCli } from '../../helpers/cli.js';
@@ -63,7 +63,9 @@ describe('happy-media map --from codex|acp', () => {
       const blobs = new LocalBlobStore(store);
       const originals = images(await readFile(path, 'utf8')).map((bytes) => toBase64(bytes));
       for (const photo of uploaded) {
-        const plain = await decryptBlob(await collect(await blobs.get(photo.ref)), blobKey);
+        const plain = await decryptBlob(await collect(await blobs.get(photo.ref)), blobKey, {
+          context: mediaBlobContext(photo.ref),
+        });
         expect(originals).toContain(toBase64(plain));
       }
     });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import {
   dataKey,
   type EncryptedEnvelope,
@@ -100,8 +100,9 @@ describe('happy-media map', () => {
     expect(r.code, r.stderr).toBe(0);
     const photo = lines(r.stdout).find((m) => m.type === 'photo');
     expect(photo).toMatchObject({ role: 'agent', width: 1, height: 1, parentId: 'toolu_1' });
-    const blob = await collect(await new LocalBlobStore(store).get((photo as { ref: string }).ref));
-    expect(toBase64(await decryptBlob(blob, blobKey))).toBe(PNG);
+    const ref = (photo as { ref: string }).ref;
+    const blob = await collect(await new LocalBlobStore(store).get(ref));
+    expect(toBase64(await decryptBlob(blob, blobKey, { context: mediaBlobContext(ref) }))).toBe(PNG);
     expect(r.stderr).toContain('1 upload; nothing skipped');
   });
 

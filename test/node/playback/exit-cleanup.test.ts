@@ -8,7 +8,7 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { openMedia, TEMP_DIR_PREFIX } from '../../../src/node/playback/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
@@ -64,7 +64,7 @@ function runChild(tempRoot: string, how: 'exit' | 'natural' | 'wait') {
 beforeAll(async () => {
   tmp = await makeTempDir('happy-media-exit-');
   storeDir = join(tmp.dir, 'blobs');
-  const ct = await encryptBlob(pseudoRandomBytes(300_000, 4), key);
+  const ct = await encryptBlob(pseudoRandomBytes(300_000, 4), key, { context: mediaBlobContext(REF) });
   await new LocalBlobStore(storeDir).put(REF, new Blob([ct as Uint8Array<ArrayBuffer>]).stream(), ct.length);
 });
 afterAll(() => tmp.cleanup());

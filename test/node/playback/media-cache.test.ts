@@ -4,7 +4,7 @@
  */
 import { appendFile, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { MediaCache, openMedia } from '../../../src/node/playback/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
@@ -26,7 +26,7 @@ async function newStore(): Promise<MemoryStore> {
   const store = new MemoryStore();
   for (const [i, ref] of refs.entries()) {
     if (!plains.has(ref)) plains.set(ref, pseudoRandomBytes(SIZE, i + 1));
-    store.put(ref, await encryptBlob(plains.get(ref)!, key));
+    store.put(ref, await encryptBlob(plains.get(ref)!, key, { context: mediaBlobContext(ref) }));
   }
   return store;
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { encryptV1Blob } from '../../../src/core/envelope/index.js';
 import { downloadMedia } from '../../../src/core/playback/download-media.js';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   root = await makeTempDir('happy-media-playback-');
   // 3 MiB + a bit: ~190 chunks, a short final one.
   plain = pseudoRandomBytes(3 * 1024 * 1024 + 777, 7);
-  blob = await encryptBlob(plain, key);
+  blob = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
 });
 afterAll(() => root.cleanup());
 
@@ -68,7 +68,7 @@ describe('openMedia', () => {
 
   it('names a photo by sniffing its verified bytes (photo messages carry no MIME type)', async () => {
     const png = await makePng(40, 30);
-    const store = storeWith(await encryptBlob(png, key));
+    const store = storeWith(await encryptBlob(png, key, { context: mediaBlobContext(REF) }));
     const media = await openMedia({ ref: REF }, { store, blobKey: key, tempRoot: root.dir });
     expect(media.mimeType).toBe('image/png');
     expect(media.path.endsWith('/media.png')).toBe(true);
@@ -77,7 +77,9 @@ describe('openMedia', () => {
   });
 
   it('uses a safe stem of the display name and falls back to .bin for unknown types', async () => {
-    const store = storeWith(await encryptBlob(pseudoRandomBytes(1000, 3), key));
+    const store = storeWith(
+      await encryptBlob(pseudoRandomBytes(1000, 3), key, { context: mediaBlobContext(REF) }),
+    );
     const media = await openMedia(
       { ref: REF, name: '../../etc/re\u0000port.data' },
       { store, blobKey: key, tempRoot: root.dir },
@@ -91,7 +93,11 @@ describe('openMedia', () => {
       const bytes = pseudoRandomBytes(size, size + 1);
       const media = await openMedia(
         { ref: REF, mimeType: 'application/pdf', size },
-        { store: storeWith(await encryptBlob(bytes, key)), blobKey: key, tempRoot: root.dir },
+        {
+          store: storeWith(await encryptBlob(bytes, key, { context: mediaBlobContext(REF) })),
+          blobKey: key,
+          tempRoot: root.dir,
+        },
       );
       expect(sameBytes(await readFile(media.path), bytes)).toBe(true);
       await media.dispose();
@@ -165,7 +171,10 @@ describe('openMedia', () => {
   it('fails with ERR_DISK when the temp root cannot hold its private directory (made beside the download)', async () => {
     const notADir = `${root.dir}/plain-file`;
     await writeFile(notADir, 'x');
-    for (const bytes of [blob, await encryptBlob(new Uint8Array(10), key)]) {
+    for (const bytes of [
+      blob,
+      await encryptBlob(new Uint8Array(10), key, { context: mediaBlobContext(REF) }),
+    ]) {
       await expect(
         openMedia({ ref: REF }, { store: storeWith(bytes), blobKey: key, tempRoot: notADir }),
       ).rejects.toMatchObject({ code: 'ERR_DISK' });

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // The local store keeps media/<id> as <dir>/<id>; write through its put to stay on its layout.
   const { LocalBlobStore } = await import('../../../src/node/storage/index.js');
   const local = new LocalBlobStore(store);
-  const ct = await encryptBlob(plain, key);
+  const ct = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
   await local.put(REF, new Blob([ct as Uint8Array<ArrayBuffer>]).stream(), ct.length);
   const bad = ct.slice();
   bad[56 + 16400 * 20]! ^= 1;

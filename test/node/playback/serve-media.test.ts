@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
 import { type MediaEndpoint, serveMedia } from '../../../src/node/playback/index.js';
@@ -19,7 +19,7 @@ let store: MemoryStore;
 let endpoint: MediaEndpoint;
 
 beforeAll(async () => {
-  blob = await encryptBlob(plain, key);
+  blob = await encryptBlob(plain, key, { context: mediaBlobContext(REF) });
   store = new MemoryStore();
   store.put(REF, blob);
   endpoint = await serveMedia(

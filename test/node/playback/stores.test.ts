@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob } from '../../../src/core/blob/index.js';
+import { ciphertextSize, encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { fileMessage, photoMessage, videoMessage } from '../../../src/core/protocol/index.js';
 import { MediaCache, openMedia } from '../../../src/node/playback/index.js';
@@ -31,8 +31,11 @@ let server: { url: string; close(): Promise<void> };
 let proxy: FaultProxy;
 
 async function put(store: BlobStore, plain: Uint8Array): Promise<string> {
-  const ct = await encryptBlob(plain, key);
-  const { ref } = await store.create(ct.length, () => new Blob([ct as Uint8Array<ArrayBuffer>]).stream());
+  // Encrypted once the store issued the ref, bound to it (as sendMedia does).
+  const { ref } = await store.create(ciphertextSize(plain.length), async (issued) => {
+    const ct = await encryptBlob(plain, key, { context: mediaBlobContext(issued) });
+    return new Blob([ct as Uint8Array<ArrayBuffer>]).stream();
+  });
   return ref;
 }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../../src/core/blob/index.js';
+import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { toBase64 } from '../../../src/core/bytes.js';
 import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
@@ -48,7 +48,11 @@ describe('happy-media send', () => {
     expect(parseSessionMessage(out.message, { mode: 'strict' }).success).toBe(true);
     const stored = await readFile(new LocalBlobStore(storeDir).pathOf(out.message.ref));
     expect(stored.includes(Buffer.from('launch code'))).toBe(false);
-    expect(Buffer.from(await decryptBlob(new Uint8Array(stored), blobKey)).toString()).toBe(text);
+    expect(
+      Buffer.from(
+        await decryptBlob(new Uint8Array(stored), blobKey, { context: mediaBlobContext(out.message.ref) }),
+      ).toString(),
+    ).toBe(text);
   });
 
   it('seals with --seal-key-file in either variant', async () => {

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ciphertextSize, decryptBlob, plaintextSize } from '../../../src/core/blob/index.js';
+import {
+  ciphertextSize,
+  decryptBlob,
+  mediaBlobContext,
+  plaintextSize,
+} from '../../../src/core/blob/index.js';
 import {
   dataKey,
   decryptV1Blob,
@@ -121,7 +126,11 @@ describe('sendMedia over a local store', () => {
       for (const at of [0, Math.floor(original.length / 2), original.length - 48]) {
         expect(indexOfBytes(stored, original.subarray(at, at + 48)), `plaintext at ${at}`).toBe(-1);
       }
-      expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+      expect(
+        Buffer.from(await decryptBlob(stored, blobKey, { context: mediaBlobContext(result.ref) })).equals(
+          Buffer.from(original),
+        ),
+      ).toBe(true);
 
       expect(events[0]).toEqual({ step: 'probe', done: 0, total: 1 });
       expect(events).toContainEqual({ step: 'probe', done: 1, total: 1 });
@@ -192,9 +201,11 @@ describe('sendMedia over a local store', () => {
     expect(spooled.message.type).toBe('photo');
     expect(spooled.probe.name).not.toContain('/');
     expect(
-      Buffer.from(await decryptBlob(await storedBytes(store, spooled.ref), blobKey)).equals(
-        Buffer.from(original),
-      ),
+      Buffer.from(
+        await decryptBlob(await storedBytes(store, spooled.ref), blobKey, {
+          context: mediaBlobContext(spooled.ref),
+        }),
+      ).equals(Buffer.from(original)),
     ).toBe(true);
 
     const direct = await sendMedia(
@@ -203,9 +214,11 @@ describe('sendMedia over a local store', () => {
     );
     expect(direct.message).toMatchObject({ type: 'photo', width: 96, height: 64 });
     expect(
-      Buffer.from(await decryptBlob(await storedBytes(store, direct.ref), blobKey)).equals(
-        Buffer.from(original),
-      ),
+      Buffer.from(
+        await decryptBlob(await storedBytes(store, direct.ref), blobKey, {
+          context: mediaBlobContext(direct.ref),
+        }),
+      ).equals(Buffer.from(original)),
     ).toBe(true);
   });
 
@@ -287,7 +300,9 @@ describe('sendMedia over a store that issues its refs (create only, no put or de
     expect(v2.message.ref).toBe(v2.ref);
     const original = new Uint8Array(await readFile(samples.photo));
     expect(
-      Buffer.from(await decryptBlob(await storedBytes(store, v2.ref), blobKey)).equals(Buffer.from(original)),
+      Buffer.from(
+        await decryptBlob(await storedBytes(store, v2.ref), blobKey, { context: mediaBlobContext(v2.ref) }),
+      ).equals(Buffer.from(original)),
     ).toBe(true);
     const v1 = await sendMedia(samples.photo, { store, blobKey, format: 'v1' });
     expect(v1.message.ev.ref).toBe(store.serverRef(v1.ref));
@@ -391,7 +406,11 @@ describe('sendMedia over the HTTP media server', () => {
     const onDisk = new Uint8Array(await readFile(backing.pathOf(result.ref)));
     expect(onDisk.length).toBe(ciphertextSize(original.length));
     expect(indexOfBytes(onDisk, original.subarray(0, 32))).toBe(-1);
-    expect(Buffer.from(await decryptBlob(onDisk, blobKey)).equals(Buffer.from(original))).toBe(true);
+    expect(
+      Buffer.from(await decryptBlob(onDisk, blobKey, { context: mediaBlobContext(result.ref) })).equals(
+        Buffer.from(original),
+      ),
+    ).toBe(true);
   });
 
   it('a refused upload (over the server limit) yields no message and leaves nothing', async () => {
@@ -411,7 +430,11 @@ describe.skipIf(!process.env.HAPPY_MEDIA_S3_ENDPOINT)('sendMedia over S3 (real s
     const stored = await storedBytes(store, result.ref);
     expect(stored.length).toBe(ciphertextSize(original.length));
     expect(indexOfBytes(stored, original.subarray(100, 148))).toBe(-1);
-    expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+    expect(
+      Buffer.from(await decryptBlob(stored, blobKey, { context: mediaBlobContext(result.ref) })).equals(
+        Buffer.from(original),
+      ),
+    ).toBe(true);
     await store.delete?.(result.ref);
   });
 });

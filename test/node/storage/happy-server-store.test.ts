@@ -14,7 +14,9 @@ import {
   ciphertextSize,
   decryptBlob,
   encryptBlob,
+  mediaBlobContext,
   openBlobRandomAccess,
+  unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import {
   dataKey,
@@ -86,7 +88,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     [owner, stranger] = await Promise.all([newAccount(), newAccount()]);
     store = new HappyServerStore(owner);
     tmp = await makeTempDir();
-    ciphertext = await encryptBlob(plaintext, key);
+    ciphertext = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
   });
   afterAll(() => tmp?.cleanup());
 
@@ -133,7 +135,9 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     expect(raw.status).toBe(200);
     expect((await raw.arrayBuffer()).byteLength).toBe(ciphertext.length);
     // Through the store, random-access decryption still gets exactly its chunks.
-    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key, {
+      context: unboundBlobContext(),
+    });
     const piece = await reader.read(16380, 16400);
     expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(16380, 32780)))).toBe(true);
   });
@@ -233,7 +237,11 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     expect(sent.ciphertextSize).toBe(ciphertextSize(sent.probe.size));
     const stored = await collect(await store.get(sent.ref));
     const original = new Uint8Array(await import('node:fs/promises').then((fs) => fs.readFile(photo)));
-    expect(Buffer.from(await decryptBlob(stored, blobKey)).equals(Buffer.from(original))).toBe(true);
+    expect(
+      Buffer.from(await decryptBlob(stored, blobKey, { context: mediaBlobContext(sent.ref) })).equals(
+        Buffer.from(original),
+      ),
+    ).toBe(true);
     const opened = await openMedia(sent.message, { store, blobKey });
     try {
       const back = await import('node:fs/promises').then((fs) => fs.readFile(opened.path));

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptBlob, openBlobRandomAccess } from '../../../src/core/blob/index.js';
+import { encryptBlob, mediaBlobContext, openBlobRandomAccess } from '../../../src/core/blob/index.js';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import {
@@ -303,7 +303,7 @@ describe('HttpBlobStore against servers that get Range wrong', () => {
   const ref = createMediaRef();
 
   beforeAll(async () => {
-    ciphertext = await encryptBlob(plaintext, key);
+    ciphertext = await encryptBlob(plaintext, key, { context: mediaBlobContext(ref) });
     ranged = await startRangeServer();
     ranged.blobs.set(`/v1/blobs/${ref}`, ciphertext);
   });
@@ -317,7 +317,9 @@ describe('HttpBlobStore against servers that get Range wrong', () => {
     });
     // Through random-access decryption (what playback does): the transport fault is reported as such.
     const decrypting = async () => {
-      const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+      const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key, {
+        context: mediaBlobContext(ref),
+      });
       return reader.read(20_000, 100);
     };
     await expect(decrypting()).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
@@ -328,7 +330,9 @@ describe('HttpBlobStore against servers that get Range wrong', () => {
     const store = new HttpBlobStore(ranged.url);
     const part = await collect(await store.get(ref, { offset: 16456, length: 16400 }));
     expect(Buffer.from(part).equals(Buffer.from(ciphertext.subarray(16456, 32856)))).toBe(true);
-    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+    const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key, {
+      context: mediaBlobContext(ref),
+    });
     const piece = await reader.read(20_000, 100);
     expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(20_000, 20_100)))).toBe(true);
     expect(ranged.ranges.at(-1)).toMatch(/^bytes=\d+-\d+$/);

@@ -6,7 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ciphertextSize, encryptBlob, openBlobRandomAccess } from '../../../src/core/blob/index.js';
+import {
+  ciphertextSize,
+  encryptBlob,
+  openBlobRandomAccess,
+  unboundBlobContext,
+} from '../../../src/core/blob/index.js';
 import type { BlobStore } from '../../../src/node/storage/index.js';
 import { storeRangeSource } from '../../../src/node/storage/index.js';
 
@@ -92,7 +97,7 @@ export function describeStoreContract(name: string, make: () => Promise<BlobStor
 
     it('creates a blob under a ref it issues, handed to the body before its first byte, and reads it back', async () => {
       store = await make();
-      ciphertext = await encryptBlob(plaintext, key);
+      ciphertext = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
       expect(ciphertext.length).toBe(ciphertextSize(plaintext.length));
       const progress: number[] = [];
       const { body, refs } = recordingBody(() => streamOf(ciphertext));
@@ -133,7 +138,9 @@ export function describeStoreContract(name: string, make: () => Promise<BlobStor
     });
 
     it('gives random access for decryption through storeRangeSource', async () => {
-      const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key);
+      const reader = await openBlobRandomAccess(storeRangeSource(store, ref), key, {
+        context: unboundBlobContext(),
+      });
       expect(reader.plaintextSize).toBe(plaintext.length);
       const piece = await reader.read(16380, 16400);
       expect(Buffer.from(piece).equals(Buffer.from(plaintext.subarray(16380, 32780)))).toBe(true);

@@ -41,13 +41,12 @@ async function decryptToFile(
   inPath: string,
   outPath: string,
   key: Uint8Array,
-  format: 'v1' | 'v2',
-  context: Uint8Array | undefined,
+  blob: ReturnType<typeof parseBlobFormatFlags>,
   range: { offset?: number; length?: number },
   threads: number,
 ): Promise<void> {
   const hasRange = range.offset !== undefined || range.length !== undefined;
-  if (format === 'v1') {
+  if (blob.format === 'v1') {
     const plain = decryptV1Blob(await readWholeInput(inPath, HAPPY_MAX_ATTACHMENT_BYTES), key);
     const start = range.offset ?? 0;
     const end = range.length === undefined ? plain.length : start + range.length;
@@ -59,7 +58,7 @@ async function decryptToFile(
     await writeFileAllOrNothing(outPath, (out) => out.write(plain.subarray(start, end)));
     return;
   }
-  const options = context === undefined ? {} : { context };
+  const options = { context: blob.context };
   if (hasRange) {
     if (inPath === '-') throw new UsageError('--offset/--length need a file IN (random access), not stdin');
     await decryptFile(inPath, outPath, key, { ...options, ...range });
@@ -86,11 +85,11 @@ export function registerDecrypt(program: Command): void {
     .option('--length <m>', 'number of plaintext bytes to write')
     .addHelpText(
       'after',
-      '\nExample:\n  happy-media decrypt --key-file blob.key clip.bin clip.mp4\n  happy-media decrypt --key-file blob.key --offset 1048576 --length 65536 clip.bin part.mp4',
+      '\nWithout --ref the blob must be bound to no ref (what encrypt makes without --ref); a blob from a\nstore is bound to the ref it is stored under: pass that ref.\n\nExample:\n  happy-media decrypt --key-file blob.key clip.bin clip.mp4\n  happy-media decrypt --key-file blob.key --ref media/tz4a98xxat96iws9zmbrgj3a blobs/media/tz4a98xxat96iws9zmbrgj3a clip.mp4\n  happy-media decrypt --key-file blob.key --offset 1048576 --length 65536 clip.bin part.mp4',
     )
     .action(
       runAction(async (inPath: string, outPath: string, flags: DecryptFlags) => {
-        const { format, context } = parseBlobFormatFlags(flags);
+        const blob = parseBlobFormatFlags(flags);
         const range = {
           ...(flags.offset === undefined ? {} : { offset: parseByteCount(flags.offset, '--offset') }),
           ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
@@ -99,12 +98,12 @@ export function registerDecrypt(program: Command): void {
         // The output is always a file first: stdout gets a verified temp file's copy.
         const threads = await chooseThreads(flags, inPath, true);
         if (outPath !== '-') {
-          await decryptToFile(inPath, outPath, key, format, context, range, threads);
+          await decryptToFile(inPath, outPath, key, blob, range, threads);
           return;
         }
         // stdout cannot be un-written: verify everything into a private temp file, then copy it out.
         await writeAfterCompletion(
-          (temp) => decryptToFile(inPath, temp, key, format, context, range, threads),
+          (temp) => decryptToFile(inPath, temp, key, blob, range, threads),
           writeStdout,
         );
       }),

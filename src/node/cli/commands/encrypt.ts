@@ -72,34 +72,31 @@ export function registerEncrypt(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nExample:\n  happy-media encrypt --key-file blob.key clip.mp4 clip.bin\n  HAPPY_MEDIA_KEY=... happy-media encrypt - - < in > out',
+      '\nWithout --ref the blob is bound to no ref: a standalone file that decrypt reads without --ref and\nno store plays. With --ref REF it is bound to REF, as send makes blobs: store it under REF.\n\nExample:\n  happy-media encrypt --key-file blob.key clip.mp4 clip.bin\n  HAPPY_MEDIA_KEY=... happy-media encrypt - - < in > out',
     )
     .action(
       runAction(async (inPath: string, outPath: string, flags: EncryptFlags) => {
-        const { format, context } = parseBlobFormatFlags(flags);
+        const blob = parseBlobFormatFlags(flags);
         const maxBytes = parseByteCount(flags.maxBytes, '--max-bytes');
         const key = await resolveKey(flags);
         const limit = await plaintextLimit(inPath, maxBytes);
 
-        if (format === 'v1') {
+        if (blob.format === 'v1') {
           const most = Math.min(limit ?? V1_BLOB_MAX_PLAINTEXT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES);
-          const blob = encryptV1Blob(await readWholeInput(inPath, most), key);
-          if (outPath === '-') await writeStdout(blob);
-          else await writeFileAllOrNothing(outPath, (out) => out.write(blob));
+          const sealed = encryptV1Blob(await readWholeInput(inPath, most), key);
+          if (outPath === '-') await writeStdout(sealed);
+          else await writeFileAllOrNothing(outPath, (out) => out.write(sealed));
           return;
         }
 
         const threads = await chooseThreads(flags, inPath, outPath !== '-');
         if (threads > 1) {
           // Large file → file: chunks sealed on worker threads, byte-for-byte what the engine writes.
-          await encryptFileParallel(inPath, outPath, key, {
-            threads,
-            ...(context === undefined ? {} : { context }),
-          });
+          await encryptFileParallel(inPath, outPath, key, { threads, context: blob.context });
           return;
         }
         const encryptor = new BlobEncryptor(key, {
-          ...(context === undefined ? {} : { context }),
+          context: blob.context,
           ...(limit === undefined ? {} : { maxPlaintextBytes: limit }),
         });
         if (outPath === '-') {
