@@ -233,6 +233,7 @@ export {
   downloadMedia,
   type FetchBlobSourceOptions,
   fetchBlobSource,
+  type HappyFileEventInput,
   type MediaDownloadSource,
   type MediaInput,
   type MediaRefInput,

@@ -24,7 +24,13 @@ import {
   isMediaUrl,
   type MediaUrl,
 } from './fetch-blob-source.js';
-import { assertStoreAndKey, type MediaInput, type MediaRequest, toMediaRequest } from './media-request.js';
+import {
+  assertStoreAndKey,
+  type MediaInput,
+  type MediaRequest,
+  requestForSource,
+  toMediaRequest,
+} from './media-request.js';
 import type { MediaSink } from './media-sink.js';
 import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
@@ -178,7 +184,7 @@ function aborted(signal: AbortSignal | undefined): AbortedError {
  */
 export async function downloadMedia<T>(message: MediaInput, options: DownloadMediaOptions<T>): Promise<T> {
   const store = resolveSource(options);
-  const request = toMediaRequest(message);
+  const request = requestForSource(toMediaRequest(message), options.source, isMediaUrl(options.source));
   const { blobKey, sink, signal, onProgress } = options;
   if (signal?.aborted) throw aborted(signal);
   const reads = { retries: options.retries, retryDelayMs: options.retryDelayMs, signal };

@@ -12,7 +12,7 @@ export {
   type MediaDownloadSource,
 } from './download-media.js';
 export { type FetchBlobSourceOptions, fetchBlobSource, type MediaUrl } from './fetch-blob-source.js';
-export type { MediaInput, MediaRefInput } from './media-request.js';
+export type { HappyFileEventInput, MediaInput, MediaRefInput } from './media-request.js';
 export {
   type MediaSink,
   type MediaSinkCommitInfo,

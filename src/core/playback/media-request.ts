@@ -5,7 +5,9 @@
  * @module
  */
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { unwrapSessionContent } from '../envelope/session-wrappers.js';
 import { InvalidArgumentError } from '../errors.js';
+import { type HappyFileEvent, parseHappyFileEvent } from '../protocol/happy-file-event.js';
 import type { SessionMessage } from '../protocol/messages.js';
 import { assertSessionMessage } from '../protocol/parse.js';
 import { parseRef } from '../protocol/refs.js';
@@ -54,17 +56,60 @@ export interface MediaRefInput {
   format?: 'v2' | 'v1';
 }
 
+/**
+ * Happy's v1 attachment message as it is stored today: the `file` event alone, or inside either session
+ * wrapper (`{ role: 'session', content: event }` as Happy's CLI writes it, `{ role: 'session', content:
+ * { type: 'session', data: event } }` as Happy's app does). Its blob is a v1 blob; its `ref` is the
+ * server's `sessions/<sid>/attachments/<uuid>.enc` (or, off Happy's server, `media/<id>`).
+ */
+export type HappyFileEventInput =
+  | HappyFileEvent
+  | { role: 'session'; content: HappyFileEvent }
+  | { role: 'session'; content: { type: 'session'; data: HappyFileEvent } };
+
 /** Anything `downloadMedia`, `openMedia` and `serveMedia` accept. */
-export type MediaInput = SessionMessage | MediaRefInput;
+export type MediaInput = SessionMessage | MediaRefInput | HappyFileEventInput;
 
 /** A checked request. */
 export interface MediaRequest {
+  /** `media/<id>`, or (from a v1 file event) Happy's server name `sessions/<sid>/attachments/<uuid>.enc`. */
   ref: string;
   kind: 'photo' | 'video' | 'file' | 'ref';
   format: 'v2' | 'v1';
   mimeType?: string;
   name?: string;
   size?: number;
+}
+
+/** Happy's server name of an attachment (`HappyServerStore.serverRef`'s form); a store or URL function maps it. */
+const SERVER_REF = /^sessions\/[A-Za-z0-9_-]{1,128}\/attachments\/[0-9a-f-]{36}\.enc$/;
+
+/**
+ * A v1 file event (alone or in either session wrapper) as a request: `format: 'v1'` from the event,
+ * not from the caller; its plaintext `size`, `name` and `mimeType`.
+ */
+function fromFileEvent(input: object): MediaRequest {
+  const content = 'ev' in input ? input : unwrapSessionContent(input);
+  const event = parseHappyFileEvent(content);
+  if (event === undefined) {
+    throw new InvalidArgumentError(
+      "expected Happy's v1 `file` event ({ id, time, role, ev: { t: 'file', ref, name, size } }, alone or in a session wrapper) for `message`",
+    );
+  }
+  const { ref, name, size, mimeType } = event.ev;
+  if (mimeType !== undefined && !MIME_PATTERN.test(mimeType)) {
+    throw new InvalidArgumentError(
+      `expected a MIME type like image/jpeg for \`ev.mimeType\` but received ${describeValue(mimeType)}`,
+    );
+  }
+  return {
+    ref: SERVER_REF.test(ref) ? ref : checkMediaRef(ref),
+    kind: 'file',
+    format: 'v1',
+    name,
+    size,
+    ...(mimeType === undefined ? {} : { mimeType: mimeType.toLowerCase() }),
+  };
 }
 
 const MIME_PATTERN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
@@ -93,6 +138,7 @@ export function toMediaRequest(input: MediaInput): MediaRequest {
       `expected a photo, video or file message or a { ref } object for \`message\` but received ${describeValue(input)}`,
     );
   }
+  if ('ev' in input || (input as { role?: unknown }).role === 'session') return fromFileEvent(input);
   if ('type' in input) {
     const message = assertSessionMessage(input);
     switch (message.type) {
@@ -149,4 +195,23 @@ export function toMediaRequest(input: MediaInput): MediaRequest {
     ...(name === undefined ? {} : { name }),
     ...(size === undefined ? {} : { size }),
   };
+}
+
+/**
+ * The request with its ref in the source's terms: a v1 event's server name (`sessions/<sid>/attachments/
+ * <uuid>.enc`) goes to a URL function as it is (Happy's `request-download` takes it), and to a store
+ * through its `mediaRef` capability (HappyServerStore: the session is checked there).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a server name and a store without `mediaRef`.
+ * @throws {StorageError} `ERR_INVALID_REF` from the store's `mediaRef` (another session's name).
+ */
+export function requestForSource(request: MediaRequest, source: unknown, isUrl: boolean): MediaRequest {
+  if (!SERVER_REF.test(request.ref) || isUrl) return request;
+  const mediaRef = (source as { mediaRef?: (serverRef: string) => string }).mediaRef;
+  if (typeof mediaRef !== 'function') {
+    throw new InvalidArgumentError(
+      "expected a store that maps Happy's server names (HappyServerStore) or a URL function for `source`: the file event names its blob sessions/<sid>/attachments/<uuid>.enc",
+    );
+  }
+  return { ...request, ref: mediaRef.call(source, request.ref) };
 }

@@ -27,7 +27,12 @@ import { decryptV1Blob } from '../../core/envelope/index.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
 import { expectedPlaintextSize } from '../../core/playback/download-media.js';
 import { mediaFileName } from '../../core/playback/media-names.js';
-import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
+import {
+  assertStoreAndKey,
+  type MediaInput,
+  requestForSource,
+  toMediaRequest,
+} from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
 import { isAllowedHost } from '../http/allowed-host.js';
@@ -116,7 +121,7 @@ async function openReader(
 export async function serveMedia(message: MediaInput, options: ServeMediaOptions): Promise<MediaEndpoint> {
   assertStoreAndKey(options);
   if (options.port !== undefined) assertNonNegativeInteger(options.port, 'port', 65535);
-  const request = toMediaRequest(message);
+  const request = requestForSource(toMediaRequest(message), options.store, false);
 
   const reader = await openReader(request, options);
   const size = reader.plaintextSize;
