@@ -228,8 +228,10 @@ export {
 // Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
 export {
   chunkedResumePoint,
+  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   DEFAULT_RETRIES,
   type DownloadMediaOptions,
+  defaultDownloadDeadlineMs,
   downloadMedia,
   type FetchBlobSourceOptions,
   fetchBlobSource,

@@ -16,6 +16,11 @@ import './runtime/index.js';
 // The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files).
 export { BlobDecryptor } from '../core/blob/decryptor.js';
 export { BlobEncryptor } from '../core/blob/encryptor.js';
+// Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
+export { expectedPlaintextSize } from '../core/playback/download-media.js';
+export { toMediaRequest } from '../core/playback/media-request.js';
+// Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
+export { checkedTimeoutMs, MAX_TIMER_DELAY_MS } from '../core/timeout.js';
 // Shared options and I/O of the CLI's `encrypt`/`decrypt`.
 export {
   addBlobOptions,

@@ -21,6 +21,7 @@ import {
   type StorageErrorCode,
   UnauthorizedError,
 } from '../errors.js';
+import { checkedTimeoutMs } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import type { FetchFunction } from '../transport/fetch-range.js';
 import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
@@ -113,7 +114,7 @@ export class HappyApi {
       retries: assertNonNegativeInteger(options.retries ?? 5, 'retries'),
       retryDelayMs: assertNonNegativeInteger(options.retryDelayMs ?? 250, 'retryDelayMs'),
       maxRetryDelayMs: assertNonNegativeInteger(options.maxRetryDelayMs ?? 10_000, 'maxRetryDelayMs'),
-      timeoutMs: assertNonNegativeInteger(options.timeoutMs ?? 60_000, 'timeoutMs'),
+      timeoutMs: checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs'),
     };
   }
 

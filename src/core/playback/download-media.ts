@@ -18,6 +18,7 @@ import { assertNonNegativeInteger, describeValue } from '../bytes.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { decryptV1Blob } from '../envelope/v1-blob.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import { checkedTimeoutMs } from '../timeout.js';
 import {
   type FetchBlobSourceOptions,
   fetchBlobSource,
@@ -68,6 +69,16 @@ export interface DownloadMediaOptions<T> {
   retries?: number;
   /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
   retryDelayMs?: number;
+  /**
+   * A connection that hands on no new whole chunk for this long (silent, or dripping) counts as
+   * dropped and is retried (default 30 000 ms).
+   */
+  idleTimeoutMs?: number;
+  /**
+   * The download must end within this many ms, else `ERR_DOWNLOAD_FAILED` (default: 10 minutes plus one
+   * second per 64 KiB of ciphertext, `defaultDownloadDeadlineMs`; 0: none).
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -134,7 +145,8 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
 
 /**
  * Checks the options every download API shares (`downloadMedia`, `openMedia`): `onProgress`, `retries`
- * (0–100), `retryDelayMs` (0–60 000).
+ * (0–100), `retryDelayMs` (0–60 000), `idleTimeoutMs` (positive) and `deadlineMs` (timeouts are clamped
+ * to 2^31 − 1 ms where they are used).
  *
  * @throws {InvalidArgumentError} naming the first option that is wrong.
  */
@@ -142,6 +154,8 @@ export function assertProgressAndRetries(options: {
   onProgress?: unknown;
   retries?: number;
   retryDelayMs?: number;
+  idleTimeoutMs?: number;
+  deadlineMs?: number;
 }): void {
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InvalidArgumentError(
@@ -151,6 +165,12 @@ export function assertProgressAndRetries(options: {
   if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
   if (options.retryDelayMs !== undefined)
     assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
+  if (options.idleTimeoutMs !== undefined && checkedTimeoutMs(options.idleTimeoutMs, 'idleTimeoutMs') === 0) {
+    throw new InvalidArgumentError(
+      'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
+    );
+  }
+  if (options.deadlineMs !== undefined) checkedTimeoutMs(options.deadlineMs, 'deadlineMs');
 }
 
 function aborted(signal: AbortSignal | undefined): AbortedError {
@@ -188,6 +208,10 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
   const { blobKey, sink, signal, onProgress } = options;
   if (signal?.aborted) throw aborted(signal);
   const reads = { retries: options.retries, retryDelayMs: options.retryDelayMs, signal };
+  const deadlines = {
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
+  };
 
   let done = 0;
   // The stored length must match the message (checked with a HEAD). When the message states its size
@@ -227,11 +251,12 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     };
 
     if (request.format === 'v1') {
-      const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, reads);
+      const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, { ...reads, ...deadlines });
       await accept(decryptV1Blob(blob, blobKey));
     } else {
       const ciphertext = resumableDownload({
         ...reads,
+        ...deadlines,
         store,
         ref: request.ref,
         size: ciphertextBytes,

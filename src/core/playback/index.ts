@@ -21,7 +21,9 @@ export {
 } from './media-sink.js';
 export {
   chunkedResumePoint,
+  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   DEFAULT_RETRIES,
+  defaultDownloadDeadlineMs,
   type ReadableBlobStore,
   type ResumableDownloadOptions,
   resumableDownload,

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { AbortedError, HappyMediaError, StorageError } from '../errors.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
+import { checkedTimeoutMs, MAX_TIMER_DELAY_MS } from '../timeout.js';
 
 /**
  * The part of the `BlobStore` contract (docs/architecture.md) that playback reads through: every store
@@ -47,8 +48,17 @@ export interface ResumableDownloadOptions {
   retries?: number;
   /** First back-off delay; doubles per consecutive failure, capped at 2 s (default 100 ms). */
   retryDelayMs?: number;
-  /** A connection that delivers nothing for this long counts as dropped (default 30 s). */
-  stallTimeoutMs?: number;
+  /**
+   * An attempt that hands on nothing new for this long counts as a dropped connection and is retried:
+   * no new whole frame (with `resumePoint`), else no new byte. A silent connection and one that drips a
+   * few bytes a second alike. Default {@link DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS}.
+   */
+  idleTimeoutMs?: number;
+  /**
+   * The whole download, all attempts together, must end within this many ms, else it fails with
+   * `ERR_DOWNLOAD_FAILED` (not retried). Default {@link defaultDownloadDeadlineMs} of `size`; 0: none.
+   */
+  deadlineMs?: number;
   /** Cancels the download with `ERR_ABORTED`. */
   signal?: AbortSignal;
   /** Called at the start of each attempt with the offset it resumes from (for tests and logs). */
@@ -59,6 +69,26 @@ export interface ResumableDownloadOptions {
 
 /** Default number of consecutive failed attempts tolerated before a download fails. */
 export const DEFAULT_RETRIES = 5;
+
+/**
+ * Default idle timeout of a download attempt: 30 s without a new frame (16400 bytes) is a dropped
+ * connection, i.e. anything slower than ~550 bytes/s is retried from the last frame boundary.
+ */
+export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
+
+/**
+ * The default overall deadline of downloading `size` bytes: 10 minutes, plus one second per 64 KiB. A
+ * download that stays slower than 64 KiB/s on average past its first ten minutes fails rather than run
+ * for hours (a 10 MB photo gets 12.5 minutes, a 1 GiB video 4.6 hours).
+ *
+ * @example
+ * ```ts
+ * defaultDownloadDeadlineMs(10_000_000); // 752_587
+ * ```
+ */
+export function defaultDownloadDeadlineMs(size: number): number {
+  return Math.min(MAX_TIMER_DELAY_MS, 600_000 + Math.ceil((size * 1000) / 65_536));
+}
 
 /** Frame boundaries of a Cobblestone-256 ciphertext: 0, 56, 56 + 16400, 56 + 2 * 16400, ... */
 export function chunkedResumePoint(headerSize: number, frameSize: number): (received: number) => number {
@@ -84,7 +114,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-class StallError extends Error {}
+/** An attempt that went idle: retried like a dropped connection. */
+class IdleError extends Error {}
 
 /**
  * Streams `size` bytes of `ref`, resuming at frame boundaries after dropped connections.
@@ -102,7 +133,22 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
   const resumePoint = options.resumePoint ?? ((received: number) => received);
   const retries = options.retries ?? DEFAULT_RETRIES;
   const retryDelayMs = options.retryDelayMs ?? 100;
-  const stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
+  const idleTimeoutMs = checkedTimeoutMs(
+    options.idleTimeoutMs ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
+    'idleTimeoutMs',
+  );
+  if (idleTimeoutMs === 0) {
+    throw new InvalidArgumentError(
+      'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
+    );
+  }
+  const deadlineMs =
+    options.deadlineMs === undefined
+      ? defaultDownloadDeadlineMs(size)
+      : checkedTimeoutMs(options.deadlineMs, 'deadlineMs');
+  // Set on the first pull: the clock runs while someone reads.
+  let deadlineAt: number | undefined;
+  let progressAt = 0;
 
   let committed = 0; // bytes handed downstream: always a resume point
   let pending: Uint8Array[] = [];
@@ -144,12 +190,34 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
     return out;
   };
 
-  const read = (current: ReadableStreamDefaultReader<Uint8Array>) => {
+  /** The download's overall failure: the deadline passed (final, never retried). */
+  const overDeadline = () => {
+    const late = new StorageError(
+      `downloading ${ref} did not finish within ${deadlineMs} ms (deadlineMs; ${committed} of ${size} bytes arrived); raise the deadline for a slow link`,
+      { code: 'ERR_DOWNLOAD_FAILED' },
+    );
+    fatal.add(late);
+    return late;
+  };
+
+  /** `step` (a request or a read of the connection), bounded by the idle timeout and the overall deadline. */
+  const bounded = <T>(step: Promise<T>): Promise<T> => {
+    const now = Date.now();
+    const idleAt = progressAt + idleTimeoutMs;
+    const endAt = deadlineAt === undefined ? idleAt : Math.min(idleAt, deadlineAt);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const stall = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StallError(`no data for ${stallTimeoutMs} ms`)), stallTimeoutMs);
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            deadlineAt !== undefined && Date.now() >= deadlineAt
+              ? overDeadline()
+              : new IdleError(`nothing new arrived for ${idleTimeoutMs} ms (idleTimeoutMs)`),
+          ),
+        Math.max(0, endAt - now),
+      );
     });
-    return Promise.race([current.read(), stall]).finally(() => clearTimeout(timer));
+    return Promise.race([step, expired]).finally(() => clearTimeout(timer));
   };
 
   const fail = (error: unknown): never => {
@@ -166,6 +234,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
           // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
           if (cancelled) return;
           if (signal?.aborted) fail(undefined);
+          if (deadlineAt === undefined && deadlineMs > 0) deadlineAt = Date.now() + deadlineMs;
           if (committed === size) {
             signal?.removeEventListener('abort', onAbort);
             controller.close();
@@ -174,14 +243,29 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
           try {
             if (!reader) {
               options.onAttempt?.(committed);
-              const body = await store.get(
+              if (deadlineAt !== undefined && Date.now() >= deadlineAt) throw overDeadline();
+              progressAt = Date.now();
+              const request = store.get(
                 ref,
                 { offset: committed, length: size - committed },
                 options.onSize === undefined ? { signal } : { signal, onSize: options.onSize },
               );
+              let body: ReadableStream<Uint8Array>;
+              try {
+                body = await bounded(request);
+              } catch (error) {
+                // Given up on: a body that still arrives is closed, not left holding a connection.
+                request
+                  .then(
+                    (late) => late.cancel(),
+                    () => undefined,
+                  )
+                  .catch(() => undefined);
+                throw error;
+              }
               reader = body.getReader();
             }
-            const { done, value } = await read(reader);
+            const { done, value } = await bounded(reader.read());
             const received = committed + pendingBytes;
             if (done) {
               if (received < size) throw new Error(`the connection closed at byte ${received} of ${size}`);
@@ -206,6 +290,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
               for (const part of takePending(point - committed)) controller.enqueue(part);
               committed = point;
               failures = 0;
+              progressAt = Date.now();
               return;
             }
           } catch (error) {

@@ -17,6 +17,10 @@ export interface StoreReadOptions {
   signal?: AbortSignal;
   /** First back-off delay in ms (default 100). */
   retryDelayMs?: number;
+  /** No progress for this long counts as a dropped connection (see {@link resumableDownload}). */
+  idleTimeoutMs?: number;
+  /** Every range read must end within this many ms (see {@link resumableDownload}). */
+  deadlineMs?: number;
 }
 
 /** Turns anything a store threw into the download leg's error. */

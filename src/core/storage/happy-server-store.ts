@@ -33,6 +33,7 @@ import {
   StorageError,
   UnauthorizedError,
 } from '../errors.js';
+import { checkedTimeoutMs } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
@@ -158,7 +159,7 @@ export class HappyServerStore implements BlobStore {
     this.retries = assertNonNegativeInteger(options.retries ?? 5, 'retries');
     this.retryDelayMs = assertNonNegativeInteger(options.retryDelayMs ?? 250, 'retryDelayMs');
     this.maxRetryDelayMs = assertNonNegativeInteger(options.maxRetryDelayMs ?? 10_000, 'maxRetryDelayMs');
-    this.timeoutMs = assertNonNegativeInteger(options.timeoutMs ?? 60_000, 'timeoutMs');
+    this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   }
 
   /**

@@ -23,6 +23,7 @@
  */
 import { assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, type HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
+import { checkedTimeoutMs } from '../timeout.js';
 import { isRetryableStatus, markRetryable } from './retry.js';
 
 /** The `fetch` function a client uses (the global one by default; inject another for tests or proxies). */
@@ -305,8 +306,7 @@ async function send(
   what: string,
 ): Promise<Response> {
   const doFetch = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  assertNonNegativeInteger(timeoutMs, 'timeoutMs');
+  const timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   const { signal } = options;
   // One controller for the caller's abort and the head timeout; it stays linked to the body, so an
   // abort after the head also ends the body.

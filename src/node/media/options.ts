@@ -5,6 +5,7 @@
  */
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError, LimitError } from '../../core/errors.js';
+import { checkedTimeoutMs } from '../../core/timeout.js';
 import { locateBinary, type ToolName } from './ffmpeg-binaries.js';
 
 /** Options of {@link probeMedia} and the lower-level probes. All limits are optional. */
@@ -117,7 +118,11 @@ function binary(value: string | undefined, name: string, tool: ToolName): string
 export function resolveProbeOptions(options: ProbeOptions = {}): ResolvedProbeOptions {
   return {
     maxInputPixels: positive(options.maxInputPixels, 'maxInputPixels', DEFAULT_MAX_INPUT_PIXELS),
-    probeTimeoutMs: positive(options.probeTimeoutMs, 'probeTimeoutMs', DEFAULT_PROBE_TIMEOUT_MS),
+    // A timer cannot wait past 2^31 − 1 ms: larger values are clamped (they fired after 1 ms).
+    probeTimeoutMs: checkedTimeoutMs(
+      positive(options.probeTimeoutMs, 'probeTimeoutMs', DEFAULT_PROBE_TIMEOUT_MS),
+      'probeTimeoutMs',
+    ),
     maxProbeOutputBytes: positive(
       options.maxProbeOutputBytes,
       'maxProbeOutputBytes',

@@ -35,6 +35,10 @@ export interface OpenMediaOptions {
   retries?: number;
   /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
   retryDelayMs?: number;
+  /** No new verified chunk for this long: the connection counts as dropped (default 30 000 ms). */
+  idleTimeoutMs?: number;
+  /** The download must end within this many ms (default: 10 minutes plus 1 s per 64 KiB; 0: none). */
+  deadlineMs?: number;
   /** Parent of the private temp directory when there is no cache (default: the OS temp dir). */
   tempRoot?: string;
 }
@@ -103,6 +107,8 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
       sink,
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+      ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       signal,
       onProgress,
     });

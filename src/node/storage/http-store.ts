@@ -17,6 +17,7 @@ import {
   LimitError,
   StorageError,
 } from '../../core/errors.js';
+import { checkedTimeoutMs } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import {
@@ -117,7 +118,7 @@ export class HttpBlobStore implements BlobStore {
     }
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.token = options.token;
-    this.timeoutMs = assertNonNegativeInteger(options.timeoutMs ?? 60_000, 'timeoutMs');
+    this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   }
 
   /** URL of a ref's blob (validated). */

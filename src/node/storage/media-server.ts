@@ -25,6 +25,7 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { type HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import { checkedTimeoutMs } from '../../core/timeout.js';
 import type { HostPolicy } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
 import type { BlobStore } from './blob-store.js';
@@ -294,7 +295,9 @@ function serverTimeouts(options: MediaServerOptions) {
     | 'idleTimeoutMs'
     | 'maxConnections';
   const limit = (name: LimitName, fallback: number) =>
-    assertNonNegativeInteger(options[name] ?? fallback, name);
+    name === 'maxConnections'
+      ? assertNonNegativeInteger(options[name] ?? fallback, name)
+      : checkedTimeoutMs(options[name] ?? fallback, name);
   const headersTimeoutMs = limit('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS);
   const requestTimeoutMs = limit('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS);
   if (headersTimeoutMs === 0 || (requestTimeoutMs !== 0 && requestTimeoutMs < headersTimeoutMs)) {

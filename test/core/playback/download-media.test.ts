@@ -126,6 +126,46 @@ describe('downloadMedia from a store', () => {
     expect(written.reduce((n, w) => n + w.length, 0)).toBeLessThanOrEqual(7 * 16384);
   });
 
+  it('a store that drips: idleTimeoutMs drops it, then the sink is aborted with ERR_DOWNLOAD_FAILED (issue 24, item 7)', async () => {
+    const store = storeWith(blob);
+    store.pieceBytes = 3;
+    store.pieceDelayMs = 2;
+    const { sink, events, written } = recordingSink();
+    await expect(
+      downloadMedia(
+        { ref: REF },
+        { source: store, blobKey: key, sink, idleTimeoutMs: 150, retries: 1, retryDelayMs: 0 },
+      ),
+    ).rejects.toMatchObject({
+      code: 'ERR_DOWNLOAD_FAILED',
+      message: expect.stringContaining('idleTimeoutMs'),
+    });
+    expect(events.at(-1)).toBe('abort');
+    expect(written).toEqual([]);
+    expect(store.gets).toHaveLength(2);
+  }, 20_000);
+
+  it('deadlineMs ends a download that progresses too slowly; bad deadlines are refused before any I/O', async () => {
+    const store = storeWith(blob);
+    store.pieceBytes = 16400;
+    store.pieceDelayMs = 40;
+    const { sink, events } = recordingSink();
+    await expect(
+      downloadMedia({ ref: REF }, { source: store, blobKey: key, sink, deadlineMs: 200 }),
+    ).rejects.toMatchObject({
+      code: 'ERR_DOWNLOAD_FAILED',
+      message: expect.stringContaining('(deadlineMs;'),
+    });
+    expect(events.at(-1)).toBe('abort');
+    for (const bad of [{ idleTimeoutMs: 0 }, { deadlineMs: -1 }, { idleTimeoutMs: 2.5 }]) {
+      const fresh = storeWith(blob);
+      await expect(
+        downloadMedia({ ref: REF }, { source: fresh, blobKey: key, sink: memorySink(), ...bad }),
+      ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+      expect(fresh.gets).toHaveLength(0);
+    }
+  }, 20_000);
+
   it("checks the stored size the download's answer states (onSize) instead of asking head", async () => {
     const store = storeWith(blob);
     store.reportedSize = blob.length;

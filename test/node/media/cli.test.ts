@@ -77,6 +77,13 @@ describe('happy-media probe', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'file', name: '-i', mimeType: 'text/plain' });
   });
 
+  it('--timeout 2147483648 (2^31 ms) waits for the tools instead of killing them at once', async () => {
+    const r = await runCli(['probe', '--timeout', String(2 ** 31), sample('vp9.webm')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'video', width: 160, height: 120 });
+  });
+
   it('rejects a bad --timeout as usage (exit 2)', async () => {
     const r = await runCli(['probe', '--timeout', 'soon', sample('notes.txt')]);
     expect(r.code).toBe(2);

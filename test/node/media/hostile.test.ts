@@ -96,6 +96,17 @@ describe('misbehaving children are killed and reported; nothing is left running'
     expect(await ffmpegChildren()).toEqual([]);
   });
 
+  it('probeTimeoutMs of 2^31 ms or more waits instead of killing the tool at once (issue 24, item 7)', async () => {
+    // A timer cannot wait that long: it fired after 1 ms, and every video became a file with ERR_PROBE_TIMEOUT.
+    for (const probeTimeoutMs of [2 ** 31, 2 ** 45]) {
+      const probe = await probeMedia(sample('vp9.webm'), { probeTimeoutMs });
+      expect(probe).toMatchObject({ kind: 'video', width: 160, height: 120 });
+    }
+    await expect(probeMedia(sample('vp9.webm'), { probeTimeoutMs: 1.5 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+  });
+
   it('an abort kills the child and rejects with ERR_ABORTED', async () => {
     const hung = await fakeTool('hung-abort', 'exec sleep 30');
     const controller = new AbortController();

@@ -83,6 +83,84 @@ describe('happy-media play', () => {
     expect(result.stdout.trim().endsWith('.txt')).toBe(true);
   });
 
+  it('--cache-max-bytes below the file is refused before anything is downloaded (issue 24, item 7)', async () => {
+    // The message names a blob the store does not hold: only a check made before the download can
+    // answer with the limit (after a download, this was ERR_NOT_FOUND, or the limit after downloading).
+    const message = fileMessage({
+      role: 'user',
+      ref: 'media/notstored000000000000000',
+      name: 'big.bin',
+      size: 700_000,
+      mimeType: 'application/octet-stream',
+    });
+    const path = join(tmp.dir, 'big-message.json');
+    await writeFile(path, JSON.stringify({ message }));
+    const cacheDir = join(tmp.dir, 'cache-small');
+    let result = await runCli([
+      'play',
+      path,
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      cacheDir,
+      '--cache-max-bytes',
+      '1000',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /ERR_LIMIT_EXCEEDED: the file is 700000 bytes, more than the cache budget of 1000/,
+    );
+    // A bare ref has no size: the stored blob's answers before the download.
+    result = await runCli([
+      'play',
+      REF,
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      cacheDir,
+      '--cache-max-bytes',
+      '1000',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ERR_LIMIT_EXCEEDED: the file is 700000 bytes/);
+    // Within the budget the bare ref plays (its size now known up front, checked again by the download).
+    result = await runCli(['play', REF, '--store', store, '--key-file', keyFile, '--cache-dir', cacheDir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(sameBytes(await readFile(result.stdout.trim()), plain)).toBe(true);
+  });
+
+  it('--timeout and --idle-timeout: checked (usage errors exit 2); 2^31 ms and more wait instead of failing', async () => {
+    for (const [flag, value] of [
+      ['--idle-timeout', '0'],
+      ['--idle-timeout', '-5'],
+      ['--timeout', '1.5'],
+    ] as const) {
+      const bad = await runCli(['play', REF, '--store', store, '--key-file', keyFile, flag, value]);
+      expect(bad.code, `${flag} ${value}`).toBe(2);
+      expect(bad.stderr).toContain(flag);
+    }
+    const result = await runCli([
+      'play',
+      REF,
+      '--store',
+      store,
+      '--key-file',
+      keyFile,
+      '--cache-dir',
+      join(tmp.dir, 'cache-long'),
+      '--timeout',
+      String(2 ** 31),
+      '--idle-timeout',
+      String(2 ** 40),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/TimeoutOverflowWarning/);
+  });
+
   it('plays what `happy-media send` printed, read from stdin', async () => {
     const source = join(tmp.dir, 'notes.bin');
     await writeFile(source, plain.subarray(0, 123_456));

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { defaultDownloadDeadlineMs } from '../../../src/core/playback/index.js';
 import { chunkedResumePoint, resumableDownload } from '../../../src/node/playback/index.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
@@ -93,7 +94,7 @@ describe('resumableDownload', () => {
     expect(gets).toBe(1);
   });
 
-  it('treats a silent connection as dropped after stallTimeoutMs', async () => {
+  it('treats a silent connection as dropped after idleTimeoutMs', async () => {
     const store = new MemoryStore();
     store.put(REF, pseudoRandomBytes(50_000));
     store.pieceDelayMs = 200;
@@ -101,14 +102,115 @@ describe('resumableDownload', () => {
       store,
       ref: REF,
       size: 50_000,
-      stallTimeoutMs: 20,
+      idleTimeoutMs: 20,
       retries: 1,
       retryDelayMs: 0,
     }).getReader();
     await expect(reader.read()).rejects.toMatchObject({
       code: 'ERR_DOWNLOAD_FAILED',
-      message: expect.stringContaining('no data for 20 ms'),
+      message: expect.stringContaining('nothing new arrived for 20 ms (idleTimeoutMs)'),
     });
     expect(store.gets).toHaveLength(2);
+  });
+
+  /**
+   * Issue 24, item 7: a store that drips 2 bytes every few milliseconds never stalls, so before there was
+   * no deadline at all (the download ran for as long as the drip lasted).
+   */
+  it('a dripping connection completes no frame within idleTimeoutMs: dropped, retried, then failed', async () => {
+    const store = new MemoryStore();
+    store.put(REF, pseudoRandomBytes(60_000));
+    store.pieceBytes = 2;
+    store.pieceDelayMs = 2;
+    const reader = resumableDownload({
+      store,
+      ref: REF,
+      size: 60_000,
+      resumePoint: point,
+      idleTimeoutMs: 150,
+      retries: 1,
+      retryDelayMs: 0,
+    }).getReader();
+    let received = 0;
+    const failure = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        received += value.length;
+      }
+    })().catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: 'ERR_DOWNLOAD_FAILED',
+      message: expect.stringContaining('nothing new arrived for 150 ms (idleTimeoutMs)'),
+    });
+    // The header frame (56 bytes) arrived; the first 16400-byte chunk never did.
+    expect(received).toBe(56);
+    expect(store.gets).toHaveLength(2);
+  }, 20_000);
+
+  it('a download that keeps progressing too slowly fails at deadlineMs, without a retry', async () => {
+    const store = new MemoryStore();
+    const size = 56 + 40 * 16400;
+    store.put(REF, pseudoRandomBytes(size));
+    store.pieceBytes = 16400;
+    store.pieceDelayMs = 40;
+    const reader = resumableDownload({
+      store,
+      ref: REF,
+      size,
+      resumePoint: point,
+      deadlineMs: 300,
+    }).getReader();
+    let received = 0;
+    const failure = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        received += value.length;
+      }
+    })().catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: 'ERR_DOWNLOAD_FAILED',
+      message: expect.stringMatching(
+        /did not finish within 300 ms \(deadlineMs; \d+ of 656056 bytes arrived\)/,
+      ),
+    });
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(size);
+    expect(store.gets).toHaveLength(1);
+  }, 20_000);
+
+  it('deadlines: checked, clamped to what a timer can wait, and a size-scaled default', async () => {
+    const store = new MemoryStore();
+    store.put(REF, pseudoRandomBytes(1000));
+    for (const bad of [
+      { idleTimeoutMs: 0 },
+      { idleTimeoutMs: -1 },
+      { deadlineMs: 1.5 },
+      { deadlineMs: Number.NaN },
+    ]) {
+      expect(() => resumableDownload({ store, ref: REF, size: 1000, ...bad })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+      );
+    }
+    // 2^31 ms and more wait (the timer would otherwise fire after 1 ms and fail the download).
+    const reader = resumableDownload({
+      store,
+      ref: REF,
+      size: 1000,
+      idleTimeoutMs: 2 ** 31,
+      deadlineMs: 2 ** 40,
+    }).getReader();
+    store.pieceDelayMs = 30;
+    let received = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.length;
+    }
+    expect(received).toBe(1000);
+    expect(defaultDownloadDeadlineMs(0)).toBe(600_000);
+    expect(defaultDownloadDeadlineMs(65_536 * 3600)).toBe(600_000 + 3_600_000);
+    expect(defaultDownloadDeadlineMs(2 ** 50)).toBe(2 ** 31 - 1);
   });
 });

@@ -354,3 +354,35 @@ describe('HttpBlobStore against servers that get Range wrong', () => {
     expect(ranged.ranges.at(-1)).toMatch(/^bytes=(56|16456|32856)-/);
   });
 });
+
+/**
+ * Issue 24, item 7: a timer cannot wait 2^31 ms or more (it fires after 1 ms instead), so a
+ * `timeoutMs` that large failed every request at once. It is now clamped to the longest wait a timer
+ * honours, and a bad value is refused.
+ */
+describe('HttpBlobStore timeoutMs', () => {
+  it('2^31 ms and more wait for a slow answer instead of failing at once; bad values are refused', async () => {
+    const { createServer } = await import('node:http');
+    const slow = createServer((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(206, { 'content-range': 'bytes 0-0/10', 'content-length': '1' });
+        res.end('x');
+      }, 150);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = slow.address() as { port: number };
+      for (const timeoutMs of [2 ** 31, 2 ** 40]) {
+        const store = new HttpBlobStore(`http://127.0.0.1:${port}`, { timeoutMs });
+        await expect(store.head(createMediaRef())).resolves.toEqual({ size: 10 });
+      }
+      for (const timeoutMs of [-1, 1.5, Number.NaN]) {
+        expect(() => new HttpBlobStore(`http://127.0.0.1:${port}`, { timeoutMs })).toThrow(
+          expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+        );
+      }
+    } finally {
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});

@@ -14,16 +14,19 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type BlobStore,
+  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   defaultCacheDir,
   LimitError,
   MediaCache,
   type MediaInput,
+  type MediaRefInput,
   openMedia,
   parseHappyFileEvent,
   resolveKey,
   serveMedia,
   UsageError,
 } from '../../index.js';
+import { checkedTimeoutMs, expectedPlaintextSize, toMediaRequest } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { runAction } from '../run-action.js';
@@ -48,6 +51,8 @@ interface PlayFlags extends HappyFlags {
   cacheDir?: string;
   cacheMaxBytes?: string;
   retries?: string;
+  timeout?: string;
+  idleTimeout?: string;
   open?: boolean;
   serve?: boolean;
   port?: string;
@@ -185,6 +190,49 @@ async function fromSession(
   return { store, blobKey: session.blobKey, input: await findSessionMedia(client, session, id) };
 }
 
+/** `--timeout` and `--idle-timeout` as download options (checked, clamped to what a timer can wait). */
+function parseDeadlines(flags: PlayFlags): { deadlineMs?: number; idleTimeoutMs?: number } {
+  const deadlineMs = parseCount(flags.timeout, '--timeout');
+  const idleTimeoutMs = parseCount(flags.idleTimeout, '--idle-timeout');
+  if (idleTimeoutMs === 0)
+    throw new UsageError('expected a positive number of milliseconds for --idle-timeout');
+  return {
+    ...(deadlineMs === undefined ? {} : { deadlineMs: checkedTimeoutMs(deadlineMs, '--timeout') }),
+    ...(idleTimeoutMs === undefined
+      ? {}
+      : { idleTimeoutMs: checkedTimeoutMs(idleTimeoutMs, '--idle-timeout') }),
+  };
+}
+
+/**
+ * `input` with its plaintext size, refused when over the cache budget: the verified file must land in
+ * the cache (its path is what `play` prints), so a file bigger than the budget is refused before
+ * anything is downloaded rather than after. The size is the message's, else the stored blob's (one
+ * `head`, which then spares the download its own); when the store cannot say, the download reports why.
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when the plaintext is larger than `maxBytes`.
+ */
+async function withKnownSize(input: MediaInput, store: BlobStore, maxBytes: number): Promise<MediaInput> {
+  const request = toMediaRequest(input);
+  let size = request.size;
+  let sized = input;
+  if (size === undefined) {
+    try {
+      size = expectedPlaintextSize(request, (await store.head(request.ref)).size);
+    } catch {
+      return input;
+    }
+    // A bare ref: its size is now known, so the download starts at once and checks it again.
+    sized = { ...(input as MediaRefInput), size };
+  }
+  if (size > maxBytes) {
+    throw new LimitError(
+      `the file is ${size} bytes, more than the cache budget of ${maxBytes} (--cache-max-bytes); raise it, or play with --serve`,
+    );
+  }
+  return sized;
+}
+
 /** Registers `play` on the program. */
 export function registerPlay(program: Command): void {
   const command = program
@@ -222,6 +270,14 @@ export function registerPlay(program: Command): void {
     )
     .option('--cache-max-bytes <N>', `cache budget in bytes (default ${DEFAULT_CACHE_MAX_BYTES})`)
     .option('--retries <N>', 'consecutive failed download attempts tolerated (default 5)')
+    .option(
+      '--timeout <MS>',
+      'the whole download must end within MS milliseconds (default: 10 minutes plus 1 s per 64 KiB; 0: none)',
+    )
+    .option(
+      '--idle-timeout <MS>',
+      `a connection that delivers no new chunk for MS milliseconds is dropped and retried (default ${DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS})`,
+    )
     .option('--serve', 'print a loopback URL for streaming playback and serve until interrupted')
     .option('--port <N>', 'port for --serve (default: any free port)')
     .option(
@@ -236,6 +292,7 @@ export function registerPlay(program: Command): void {
   addHappyOptions(command).action(
     runAction(async (target: string, flags: PlayFlags) => {
       const retries = parseCount(flags.retries, '--retries', 100);
+      const deadlines = parseDeadlines(flags);
       const { store, blobKey, input } =
         flags.happy !== undefined || flags.secretFile !== undefined
           ? await fromSession(target, flags)
@@ -263,6 +320,7 @@ export function registerPlay(program: Command): void {
         dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
         maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
       });
+      const sized = await withKnownSize(input, store, cache.maxBytes);
       const abort = new AbortController();
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);
@@ -270,12 +328,13 @@ export function registerPlay(program: Command): void {
       const tty = process.stderr.isTTY === true;
       let shown = -1;
       try {
-        const media = await openMedia(input, {
+        const media = await openMedia(sized, {
           store,
           blobKey,
           cache,
           signal: abort.signal,
           ...(retries === undefined ? {} : { retries }),
+          ...deadlines,
           onProgress: ({ done, total }) => {
             const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
             if (tty && percent !== shown) {

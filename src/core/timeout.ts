@@ -1,0 +1,31 @@
+/**
+ * Timeouts from user values. A JavaScript timer cannot wait longer than 2^31 − 1 ms (about 24.8 days):
+ * `setTimeout(f, 2 ** 31)` fires after 1 ms (Node prints a `TimeoutOverflowWarning`, browsers say
+ * nothing). So `probe --timeout 2147483648`, `probeTimeoutMs` or an `HttpBlobStore` `timeoutMs` of 2^31
+ * or more meant "fail at once" instead of "wait very long". Every timeout taken from a caller goes
+ * through {@link checkedTimeoutMs}: it must be a non-negative integer, and is clamped to
+ * {@link MAX_TIMER_DELAY_MS}, which is longer than anything we wait for.
+ *
+ * @module
+ */
+import { assertNonNegativeInteger } from './bytes.js';
+
+/** The longest delay a timer honours: 2^31 − 1 ms (about 24.8 days). */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Checks a timeout given by a caller and returns it ready for `setTimeout`: a non-negative integer of
+ * milliseconds, clamped to {@link MAX_TIMER_DELAY_MS}. Where the caller documents `0` as "no limit",
+ * it stays `0`.
+ *
+ * @param value - the caller's value.
+ * @param name - the option's name, for the message (`'timeoutMs'`, `'--timeout'`).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for anything but a non-negative safe integer.
+ * @example
+ * ```ts
+ * this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs'); // 2 ** 40 → 2147483647
+ * ```
+ */
+export function checkedTimeoutMs(value: unknown, name: string): number {
+  return Math.min(assertNonNegativeInteger(value, name), MAX_TIMER_DELAY_MS);
+}
