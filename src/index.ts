@@ -14,8 +14,11 @@
 export {
   type AesGcm,
   type AsyncAesGcm,
+  type CipherModule,
   type CipherModuleAesGcmOptions,
   cipherModuleAesGcm,
+  type GcmCipherLike,
+  type GcmDecipherLike,
   nobleAesGcm,
   type SyncAesGcm,
   webCryptoAesGcm,
@@ -49,13 +52,6 @@ export {
   toBase64,
   toHex,
 } from './core/bytes.js';
-// Native-cipher seam (node:crypto, react-native-quick-crypto).
-export {
-  type CipherModule,
-  type GcmCipherLike,
-  type GcmDecipherLike,
-  installCipherModule,
-} from './core/crypto/index.js';
 // Envelope layer: Happy session message encryption (docs/encryption.md).
 export {
   type AppSessionWrapper,
@@ -65,7 +61,6 @@ export {
   boxForPublicKey,
   boxKeyPairFromSeed,
   type CliSessionWrapper,
-  cipherModuleEnvelopeAesGcm,
   contentKeyPair,
   contentSeed,
   createDataKey,
@@ -86,20 +81,17 @@ export {
   deriveRoot,
   type EncryptedEnvelope,
   type EncryptOptions,
-  type EnvelopeAesGcm,
   type EnvelopeVariant,
   encryptDataKey,
   encryptJson,
   encryptLegacy,
   encryptV1Blob,
-  getEnvelopeAesGcm,
   HAPPY_MAX_ATTACHMENT_BYTES,
   KEY_BYTES,
   LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,
   legacyKey,
   masterBlobKey,
-  nobleEnvelopeAesGcm,
   type OpenedMessage,
   openBoxForPublicKey,
   openDataKeyBundle,
@@ -118,7 +110,6 @@ export {
   sealRaw,
   sessionBlobKey,
   sessionKey,
-  setEnvelopeAesGcm,
   unwrapSessionContent,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
   wrapForApp,

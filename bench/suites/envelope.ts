@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   dataKey,
-  getEnvelopeAesGcm,
+  getRuntime,
   legacyKey,
   openMessage,
   openMessages,
@@ -21,7 +21,7 @@ import {
   textMessage,
 } from 'happy-media';
 // The Node entry installs the node:crypto AES-GCM fast path for the dataKey variant: measure what Node callers get.
-import { nodeEnvelopeAesGcm } from 'happy-media/node';
+import { nodeAesGcm } from 'happy-media/node';
 import nacl from 'tweetnacl';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { KiB } from '../harness/data.js';
@@ -79,8 +79,7 @@ function formatFloorOpen(envelope: { c: string }, secret: Uint8Array): unknown {
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  if (getEnvelopeAesGcm() !== nodeEnvelopeAesGcm)
-    throw new Error('the Node entry did not install its AES-GCM');
+  if (getRuntime().aesGcm !== nodeAesGcm) throw new Error('the Node entry did not install its AES-GCM');
   rec.check('node:crypto AES-GCM fast path installed (Node entry)');
   const plan = ctx.quick ? { warmup: 0, runs: 3 } : { warmup: 1, runs: 7 };
   const batchMs = ctx.quick ? 80 : 200;

@@ -30,7 +30,6 @@ export {
   decodeKey,
   KEY_ENV_VARIABLE,
   type KeyOptions,
-  nodeEnvelopeAesGcm,
   resolveKey,
 } from './envelope/index.js';
 // Happy's server from Node: credentials files, sending a file into a session.

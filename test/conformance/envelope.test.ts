@@ -18,6 +18,7 @@
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { concatBytes, fromBase64, fromHex, toHex } from '../../src/core/bytes.js';
 import {
   boxForPublicKey,
@@ -27,12 +28,11 @@ import {
   encryptDataKey,
   encryptLegacy,
   encryptV1Blob,
-  nobleEnvelopeAesGcm,
   openBoxForPublicKey,
   openDataKeyBundle,
-  setEnvelopeAesGcm,
 } from '../../src/core/envelope/index.js';
-import { nodeEnvelopeAesGcm } from '../../src/node/envelope/node-aes-gcm.js';
+import { getRuntime, installRuntime, type Runtime } from '../../src/core/runtime/runtime.js';
+import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
 import { codeOf } from '../helpers/errors.js';
 
@@ -280,11 +280,15 @@ const aesGcm = hasCorpus
   ? await readCorpusJson<AeadFile>('crypto', 'wycheproof', 'aes_gcm_test.json')
   : undefined;
 
-describe.skipIf(!hasCorpus).each([nobleEnvelopeAesGcm, nodeEnvelopeAesGcm])(
+describe.skipIf(!hasCorpus).each([nobleAesGcm, nodeAesGcm])(
   'crypto/wycheproof/aes_gcm_test.json through the dataKey layout ($name)',
   (implementation) => {
-    beforeAll(() => setEnvelopeAesGcm(implementation));
-    afterAll(() => setEnvelopeAesGcm(nobleEnvelopeAesGcm));
+    let before: Runtime;
+    beforeAll(() => {
+      before = getRuntime();
+      installRuntime({ aesGcm: implementation });
+    });
+    afterAll(() => installRuntime(before));
 
     const groups = (aesGcm?.testGroups ?? []).filter(
       (g) => g.ivSize === 96 && g.keySize === 256 && g.tagSize === 128,

@@ -28,14 +28,3 @@ export function withRuntime<T>(parts: Partial<Runtime>, fn: () => T): T {
   installRuntime(before);
   return result;
 }
-
-/** Installs `value` with `set`, runs `fn`, then reinstalls what `get` returned before. */
-export function withInstalled<V, T>(get: () => V, set: (value: V) => void, value: V, fn: () => T): T {
-  const before = get();
-  set(value);
-  try {
-    return fn();
-  } finally {
-    set(before);
-  }
-}

@@ -31,8 +31,9 @@ export interface SyncAesGcm<K = unknown> {
   /** Synchronous: results are returned, not promised. */
   readonly mode: 'sync';
   /**
-   * Prepares a 32-byte key for many calls. The result must not depend on the bytes of `key` after the call
-   * returns: the caller may wipe them.
+   * Prepares a 32-byte key for many calls. The result may go on reading `key`'s bytes (node:crypto and noble
+   * take raw bytes in every call, so theirs is `key` itself: no copy per envelope): the caller keeps them
+   * unchanged for as long as it uses the result.
    */
   importKey(key: Uint8Array): K;
   /** Encrypts; returns `ciphertext | tag` (`plaintext.length + 16` bytes) in an array of its own. */
@@ -70,7 +71,10 @@ export interface AsyncAesGcm<K = unknown> {
   readonly name: string;
   /** Asynchronous: results are promised. */
   readonly mode: 'async';
-  /** Prepares a 32-byte key for many calls; must not depend on the bytes of `key` once it settled. */
+  /**
+   * Prepares a 32-byte key for many calls. As for {@link SyncAesGcm.importKey}, the result may go on
+   * reading `key`'s bytes; the caller keeps them unchanged for as long as it uses the result.
+   */
   importKey(key: Uint8Array): Promise<K>;
   /** Encrypts; resolves to `ciphertext | tag` (`plaintext.length + 16` bytes). */
   seal(key: K, nonce: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;

@@ -12,7 +12,7 @@ import type { SyncAesGcm } from './aes-gcm.js';
 
 /**
  * The pure-JS AES-256-GCM (`name: 'noble'`, synchronous). noble takes the raw key in every call, so the
- * prepared key is a private copy of the bytes.
+ * prepared key is the key's bytes themselves.
  *
  * @example
  * ```ts
@@ -22,7 +22,7 @@ import type { SyncAesGcm } from './aes-gcm.js';
 export const nobleAesGcm: SyncAesGcm<Uint8Array> = Object.freeze({
   name: 'noble',
   mode: 'sync',
-  importKey: (key: Uint8Array) => key.slice(),
+  importKey: (key: Uint8Array) => key,
   seal: (key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array) => gcm(key, nonce).encrypt(plaintext),
   open(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array) {
     try {

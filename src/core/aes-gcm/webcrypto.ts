@@ -58,10 +58,7 @@ export const webCryptoAesGcm: AsyncAesGcm<CryptoKey> = Object.freeze({
   name: 'webcrypto',
   mode: 'async',
   importKey: async (key: Uint8Array) =>
-    subtle().importKey('raw', new Uint8Array(key) as Uint8Array<ArrayBuffer>, 'AES-GCM', false, [
-      'encrypt',
-      'decrypt',
-    ]),
+    subtle().importKey('raw', asBufferSource(key), 'AES-GCM', false, ['encrypt', 'decrypt']),
   // No async wrapper around the calls (one promise less per piece); the key exists, so crypto.subtle does.
   seal(key: CryptoKey, nonce: Uint8Array, plaintext: Uint8Array) {
     const params: AesGcmParams = { name: 'AES-GCM', iv: asBufferSource(nonce), tagLength: TAG_BITS };

@@ -58,8 +58,9 @@ export interface ChunkCipher {
 }
 
 /**
- * The chunk cipher of one message over `aes`: the AEAD key is prepared once here (`importKey`), and the
- * driver follows `aes.mode`. `aeadKey` (32 bytes) may be wiped once this returned or settled.
+ * The chunk cipher of one message over `aes`: the AEAD key is prepared once here (`importKey`) from a private
+ * copy that lives as long as the cipher, and the driver follows `aes.mode`. `aeadKey` (32 bytes) may be
+ * wiped once this returned or settled.
  */
 export function createChunkCipher(
   aes: SyncAesGcm,
@@ -77,7 +78,7 @@ export function createChunkCipher(
   baseNonce: Uint8Array,
 ): ChunkCipher | Promise<ChunkCipher> {
   if (aes.mode === 'sync') {
-    return new SyncChunkCipher(aes, aes.importKey(aeadKey), baseNonce, getRuntime().alloc.output);
+    return new SyncChunkCipher(aes, aes.importKey(aeadKey.slice()), baseNonce, getRuntime().alloc.output);
   }
-  return aes.importKey(aeadKey).then((key) => new AsyncChunkCipher(aes, key, baseNonce));
+  return aes.importKey(aeadKey.slice()).then((key) => new AsyncChunkCipher(aes, key, baseNonce));
 }

@@ -5,13 +5,6 @@
  *
  * @module
  */
-export {
-  type EnvelopeAesGcm,
-  getEnvelopeAesGcm,
-  nobleEnvelopeAesGcm,
-  setEnvelopeAesGcm,
-} from './aes-gcm-backend.js';
-export { cipherModuleEnvelopeAesGcm } from './cipher-module-aes-gcm.js';
 export { type BoxKeyPair, boxKeyPairFromSeed, contentKeyPair } from './content-keys.js';
 export { boxDataKey, createDataKey, openDataKeyBundle } from './data-key-bundle.js';
 export { decryptDataKey, encryptDataKey } from './data-key-cipher.js';

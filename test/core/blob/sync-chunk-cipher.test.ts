@@ -17,10 +17,8 @@ import {
   openBlobRandomAccess,
   unboundBlobContext,
 } from '../../../src/core/blob/index.js';
-import { installCipherModule } from '../../../src/core/crypto/index.js';
-import { getEnvelopeAesGcm, setEnvelopeAesGcm } from '../../../src/core/envelope/index.js';
+import { dataKey, openMessage, sealMessage } from '../../../src/core/envelope/index.js';
 import { getRuntime, installRuntime } from '../../../src/core/runtime/runtime.js';
-import { nodeEnvelopeAesGcm } from '../../../src/node/envelope/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { withoutFastPaths } from '../../helpers/aes-gcm.js';
@@ -32,7 +30,6 @@ const key = testBytes(32, 7);
 
 afterEach(() => {
   installRuntime(nodeRuntime);
-  setEnvelopeAesGcm(nodeEnvelopeAesGcm);
 });
 
 describe('synchronous chunk cipher', () => {
@@ -139,14 +136,19 @@ describe('synchronous chunk cipher', () => {
   });
 });
 
-describe('installCipherModule', () => {
-  it('installs the Cipher-API AES-GCM for blobs and envelopes', async () => {
+describe('an app installing its Cipher-API module (react-native-quick-crypto)', () => {
+  it('one installRuntime puts it under blobs and envelopes, the other parts universal', async () => {
     const { module, calls } = foreignCipherModule();
-    const aesGcm = installCipherModule(module, { name: 'quick-crypto' });
+    const aesGcm = cipherModuleAesGcm(module, { name: 'quick-crypto' });
+    installRuntime({ aesGcm });
     expect(getRuntime().aesGcm).toBe(aesGcm);
-    expect(getRuntime().base64).toBe(nodeRuntime.base64);
-    expect(getEnvelopeAesGcm().name).toBe('quick-crypto');
+    expect(getRuntime().base64.name).toBe('scure');
     await encryptBlob(testBytes(10, 1), key, { context: unboundBlobContext() });
     expect(calls.cipher).toBe(1);
+    const message = { id: 'm', time: 1, role: 'user' as const, type: 'text' as const, text: 'hi' };
+    const envelope = sealMessage(message, dataKey(key));
+    expect(calls.cipher).toBe(2);
+    expect(openMessage(envelope, dataKey(key))).toEqual(message);
+    expect(calls.decipher).toBe(1);
   });
 });
