@@ -220,7 +220,6 @@ export {
 export {
   chunkedResumePoint,
   DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
-  DEFAULT_RETRIES,
   type DownloadMediaOptions,
   defaultDownloadDeadlineMs,
   downloadMedia,
@@ -402,6 +401,7 @@ export {
 } from './core/storage/index.js';
 // Transport: checked ranged fetches with retries.
 export {
+  DEFAULT_RETRY_POLICY,
   downloadStatusError,
   type FetchByteRange,
   type FetchFunction,
@@ -412,5 +412,6 @@ export {
   markRetryable,
   type RangedBody,
   type RetryOptions,
+  type RetryPolicy,
   withRetries,
 } from './core/transport/index.js';

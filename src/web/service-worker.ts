@@ -17,6 +17,7 @@ import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-acces
 import { isHappyMediaError } from '../core/errors.js';
 import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
 import { storeRangeSource } from '../core/playback/store-reads.js';
+import { type RetryPolicy, retryPolicy } from '../core/transport/retry.js';
 
 /** Path segment (under the worker's scope) whose requests the worker answers. */
 export const STREAM_PATH_SEGMENT = '__happy_media__/';
@@ -61,7 +62,7 @@ export interface ServiceWorkerScopeLike {
 }
 
 /** Options of {@link installMediaServiceWorker}. */
-export interface MediaServiceWorkerOptions {
+export interface MediaServiceWorkerOptions extends RetryPolicy {
   /**
    * Ignored since responses stream: each body piece is a batch of chunks verified as it arrived from the
    * network, so memory per request is bounded by the network's pieces, not by this.
@@ -69,8 +70,6 @@ export interface MediaServiceWorkerOptions {
    * @deprecated No effect; kept so that existing callers still compile.
    */
   pieceBytes?: number;
-  /** Consecutive failed range reads tolerated (default 5). */
-  retries?: number;
 }
 
 interface OpenBlob {
@@ -109,6 +108,7 @@ export function installMediaServiceWorker(
   scope: ServiceWorkerScopeLike,
   options: MediaServiceWorkerOptions = {},
 ): void {
+  const reads = retryPolicy(options);
   const prefix = new URL(STREAM_PATH_SEGMENT, scope.registration.scope).pathname;
   const blobs = new Map<string, OpenBlob>();
 
@@ -159,11 +159,9 @@ export function installMediaServiceWorker(
         fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
       });
       // Bound to the ref the message names: a blob served under another ref fails at open.
-      const reader = await openBlobRandomAccess(
-        storeRangeSource(source, request.ref, { retries: options.retries }),
-        request.key,
-        { context: mediaBlobContext(request.ref) },
-      );
+      const reader = await openBlobRandomAccess(storeRangeSource(source, request.ref, reads), request.key, {
+        context: mediaBlobContext(request.ref),
+      });
       blobs.set(request.id, { reader, mime: request.mime });
       return { ok: true, size: reader.plaintextSize };
     } catch (error) {

@@ -2,7 +2,7 @@
  * JSON requests to Happy's server API (sign-in, sessions, session messages), over `fetch` only.
  *
  * One request per call, each named by its leg in every error, with a head-and-body timeout, and retried
- * under the project's one policy ({@link withRetries}): network failures, timeouts, `408`, `429` and
+ * under the project's one policy (transport/retry.ts): network failures, timeouts, `408`, `429` and
  * `5xx` are retried with capped exponential backoff and jitter; `401` ({@link UnauthorizedError}),
  * `404` (`ERR_NOT_FOUND`) and other answers never are. Retrying a write is safe only because every write
  * this client makes is idempotent on the server (a session per tag, a message per `localId`).
@@ -24,7 +24,13 @@ import {
 import { checkedTimeoutMs } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import type { FetchFunction } from '../transport/fetch-range.js';
-import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
+import {
+  isRetryableStatus,
+  markRetryable,
+  type RetryPolicy,
+  retryPolicy,
+  withRetries,
+} from '../transport/retry.js';
 
 /** The requests a Happy client makes, named in every error. */
 export type HappyApiLeg =
@@ -35,17 +41,11 @@ export type HappyApiLeg =
   | 'read-messages';
 
 /** Options every Happy client shares: the server, the `fetch`, and the retry and timeout policy. */
-export interface HappyApiOptions {
+export interface HappyApiOptions extends RetryPolicy {
   /** The server's base URL, e.g. `https://api.cluster-fluster.com` or `http://127.0.0.1:3005`. */
   url: string;
   /** The `fetch` to use (default: the global one). */
   fetch?: FetchFunction;
-  /** Retries per request after the first attempt, for 408/429/5xx and network failures (default 5). */
-  retries?: number;
-  /** First backoff delay in ms, doubled per retry, with jitter (default 250). */
-  retryDelayMs?: number;
-  /** Largest backoff delay in ms (default 10 000). */
-  maxRetryDelayMs?: number;
   /** Time allowed for each answer, head and body, in ms (default 60 000; 0: no limit). */
   timeoutMs?: number;
 }
@@ -89,7 +89,7 @@ export class HappyApi {
   /** The `fetch` requests go through. */
   readonly fetch: FetchFunction;
   /** Retry and timeout policy, as given (attachment stores of the same server reuse it). */
-  readonly policy: { retries: number; retryDelayMs: number; maxRetryDelayMs: number; timeoutMs: number };
+  readonly policy: Required<RetryPolicy> & { timeoutMs: number };
 
   /**
    * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a URL that is not http(s) or carries
@@ -111,9 +111,7 @@ export class HappyApi {
     this.origin = base.origin;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.policy = {
-      retries: assertNonNegativeInteger(options.retries ?? 5, 'retries'),
-      retryDelayMs: assertNonNegativeInteger(options.retryDelayMs ?? 250, 'retryDelayMs'),
-      maxRetryDelayMs: assertNonNegativeInteger(options.maxRetryDelayMs ?? 10_000, 'maxRetryDelayMs'),
+      ...retryPolicy(options),
       timeoutMs: checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs'),
     };
   }
@@ -129,17 +127,14 @@ export class HappyApi {
    */
   request(request: HappyApiRequest): Promise<unknown> {
     const { signal } = request;
-    return withRetries(() => this.once(request), {
-      retries: this.policy.retries,
-      baseDelayMs: this.policy.retryDelayMs,
-      maxDelayMs: this.policy.maxRetryDelayMs,
-      ...(signal ? { signal } : {}),
-    }).catch((error: unknown) => {
-      if (signal?.aborted && !(error instanceof AbortedError)) {
-        throw new AbortedError(`${request.leg} was aborted`, { cause: signal.reason });
-      }
-      throw error;
-    });
+    return withRetries(() => this.once(request), { ...this.policy, ...(signal ? { signal } : {}) }).catch(
+      (error: unknown) => {
+        if (signal?.aborted && !(error instanceof AbortedError)) {
+          throw new AbortedError(`${request.leg} was aborted`, { cause: signal.reason });
+        }
+        throw error;
+      },
+    );
   }
 
   private async once(request: HappyApiRequest): Promise<unknown> {

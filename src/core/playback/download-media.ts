@@ -14,11 +14,12 @@ import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/consta
 import { mediaBlobContext } from '../blob/context.js';
 import { BlobDecryptor } from '../blob/decryptor.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
-import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { describeValue } from '../bytes.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { decryptV1Blob } from '../envelope/v1-blob.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import { checkedTimeoutMs } from '../timeout.js';
+import { type RetryPolicy, retryPolicy } from '../transport/retry.js';
 import {
   type FetchBlobSourceOptions,
   fetchBlobSource,
@@ -50,7 +51,7 @@ export type MediaDownloadSource = ReadableBlobStore | MediaUrl;
 const DECRYPT_WINDOW_BYTES = 64 * (BLOB_CHUNK_SIZE + BLOB_TAG_SIZE);
 
 /** Options of {@link downloadMedia}. */
-export interface DownloadMediaOptions<T> {
+export interface DownloadMediaOptions<T> extends RetryPolicy {
   /** Where the ciphertext is: a store, a URL, or `(ref) => URL` (presigned URLs). */
   source: MediaDownloadSource;
   /** The 32-byte blob key (master or session blob key). */
@@ -65,10 +66,6 @@ export interface DownloadMediaOptions<T> {
   signal?: AbortSignal;
   /** Verified plaintext bytes handed to the sink so far, of `total`. */
   onProgress?: (e: { done: number; total: number }) => void;
-  /** Consecutive failed download attempts tolerated before `ERR_DOWNLOAD_FAILED` (default 5). */
-  retries?: number;
-  /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
-  retryDelayMs?: number;
   /**
    * A connection that hands on no new whole chunk for this long (silent, or dripping) counts as
    * dropped and is retried (default 30 000 ms).
@@ -144,27 +141,21 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
 }
 
 /**
- * Checks the options every download API shares (`downloadMedia`, `openMedia`): `onProgress`, `retries`
- * (0–100), `retryDelayMs` (0–60 000), `idleTimeoutMs` (positive) and `deadlineMs` (timeouts are clamped
- * to 2^31 − 1 ms where they are used).
+ * Checks the options every download API shares (`downloadMedia`, `openMedia`): `onProgress`, the retry
+ * policy ({@link retryPolicy}), `idleTimeoutMs` (positive) and `deadlineMs` (timeouts are clamped to
+ * 2^31 − 1 ms where they are used).
  *
  * @throws {InvalidArgumentError} naming the first option that is wrong.
  */
-export function assertProgressAndRetries(options: {
-  onProgress?: unknown;
-  retries?: number;
-  retryDelayMs?: number;
-  idleTimeoutMs?: number;
-  deadlineMs?: number;
-}): void {
+export function assertProgressAndRetries(
+  options: { onProgress?: unknown; idleTimeoutMs?: number; deadlineMs?: number } & RetryPolicy,
+): void {
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InvalidArgumentError(
       `expected a function for \`onProgress\` but received ${describeValue(options.onProgress)}`,
     );
   }
-  if (options.retries !== undefined) assertNonNegativeInteger(options.retries, 'retries', 100);
-  if (options.retryDelayMs !== undefined)
-    assertNonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 60_000);
+  retryPolicy(options);
   if (options.idleTimeoutMs !== undefined && checkedTimeoutMs(options.idleTimeoutMs, 'idleTimeoutMs') === 0) {
     throw new InvalidArgumentError(
       'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
@@ -207,7 +198,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
   const request = requestForSource(toMediaRequest(message), options.source, isMediaUrl(options.source));
   const { blobKey, sink, signal, onProgress } = options;
   if (signal?.aborted) throw aborted(signal);
-  const reads = { retries: options.retries, retryDelayMs: options.retryDelayMs, signal };
+  const reads = { ...retryPolicy(options), signal };
   const deadlines = {
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),

@@ -22,7 +22,6 @@ export {
 export {
   chunkedResumePoint,
   DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
-  DEFAULT_RETRIES,
   defaultDownloadDeadlineMs,
   type ReadableBlobStore,
   type ResumableDownloadOptions,

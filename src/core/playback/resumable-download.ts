@@ -4,17 +4,19 @@
  * The stream hands bytes downstream only in whole frames (the 56-byte header, then whole 16400-byte
  * chunk ciphertexts), so everything downstream of it has been, or is about to be, authenticated as a
  * unit. When the connection drops, the bytes of the unfinished frame are discarded and the download
- * resumes with a Range request at the last frame boundary handed on. Retries are bounded: after
- * `retries` consecutive failed attempts without a new frame, the download fails with
- * `ERR_DOWNLOAD_FAILED`. Errors that cannot heal (missing ref, bad ref, abort) fail at once.
+ * resumes with a Range request at the last frame boundary handed on. Retries follow the one policy
+ * (transport/retry.ts): after `retries` consecutive failed attempts without a new frame, the download
+ * fails with `ERR_DOWNLOAD_FAILED`; errors that cannot heal (missing ref, bad ref, a store that sends
+ * more than it announced, the overall deadline, abort) fail at once.
  *
  * Corruption is not this module's business and is never retried: the decryptor downstream fails, and its
  * error cancels this stream.
  *
  * @module
  */
-import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
+import { AbortedError, InvalidArgumentError, StorageError } from '../errors.js';
 import { checkedTimeoutMs, MAX_TIMER_DELAY_MS } from '../timeout.js';
+import { markRetryable, RetryBudget, type RetryPolicy } from '../transport/retry.js';
 
 /**
  * The part of the `BlobStore` contract (docs/architecture.md) that playback reads through: every store
@@ -32,7 +34,7 @@ export interface ReadableBlobStore {
 }
 
 /** Options of {@link resumableDownload}. */
-export interface ResumableDownloadOptions {
+export interface ResumableDownloadOptions extends RetryPolicy {
   /** Where the blob is. */
   store: ReadableBlobStore;
   /** The blob's ref (already validated). */
@@ -44,10 +46,6 @@ export interface ResumableDownloadOptions {
    * Bytes are only handed downstream up to such a point. Defaults to every byte (no framing).
    */
   resumePoint?: (received: number) => number;
-  /** Consecutive failed attempts tolerated without progress (default {@link DEFAULT_RETRIES}). */
-  retries?: number;
-  /** First back-off delay; doubles per consecutive failure, capped at 2 s (default 100 ms). */
-  retryDelayMs?: number;
   /**
    * An attempt that hands on nothing new for this long counts as a dropped connection and is retried:
    * no new whole frame (with `resumePoint`), else no new byte. A silent connection and one that drips a
@@ -66,9 +64,6 @@ export interface ResumableDownloadOptions {
   /** Passed to the store's `get`: the stored blob's whole size, when an answer tells it. */
   onSize?: (size: number) => void;
 }
-
-/** Default number of consecutive failed attempts tolerated before a download fails. */
-export const DEFAULT_RETRIES = 5;
 
 /**
  * Default idle timeout of a download attempt: 30 s without a new frame (16400 bytes) is a dropped
@@ -96,26 +91,10 @@ export function chunkedResumePoint(headerSize: number, frameSize: number): (rece
     received < headerSize ? 0 : headerSize + Math.floor((received - headerSize) / frameSize) * frameSize;
 }
 
-const FINAL_CODES = new Set(['ERR_NOT_FOUND', 'ERR_INVALID_REF', 'ERR_INVALID_ARGUMENT', 'ERR_ABORTED']);
-
-function isFinal(error: unknown): boolean {
-  return error instanceof HappyMediaError && FINAL_CODES.has(error.code);
+/** A transient failure of the connection (dropped, cut short, idle): the download resumes. */
+function connectionFailed(what: string): StorageError {
+  return markRetryable(new StorageError(what, { code: 'ERR_DOWNLOAD_FAILED' }));
 }
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** An attempt that went idle: retried like a dropped connection. */
-class IdleError extends Error {}
 
 /**
  * Streams `size` bytes of `ref`, resuming at frame boundaries after dropped connections.
@@ -131,8 +110,7 @@ class IdleError extends Error {}
 export function resumableDownload(options: ResumableDownloadOptions): ReadableStream<Uint8Array> {
   const { store, ref, size, signal } = options;
   const resumePoint = options.resumePoint ?? ((received: number) => received);
-  const retries = options.retries ?? DEFAULT_RETRIES;
-  const retryDelayMs = options.retryDelayMs ?? 100;
+  const budget = new RetryBudget(options);
   const idleTimeoutMs = checkedTimeoutMs(
     options.idleTimeoutMs ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
     'idleTimeoutMs',
@@ -154,10 +132,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let failures = 0;
-  let lastError: unknown;
   let cancelled = false;
-  const fatal = new WeakSet<object>();
 
   const dropConnection = () => {
     const current = reader;
@@ -190,15 +165,12 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
     return out;
   };
 
-  /** The download's overall failure: the deadline passed (final, never retried). */
-  const overDeadline = () => {
-    const late = new StorageError(
+  /** The download's overall failure: the deadline passed (not marked retryable: final). */
+  const overDeadline = () =>
+    new StorageError(
       `downloading ${ref} did not finish within ${deadlineMs} ms (deadlineMs; ${committed} of ${size} bytes arrived); raise the deadline for a slow link`,
       { code: 'ERR_DOWNLOAD_FAILED' },
     );
-    fatal.add(late);
-    return late;
-  };
 
   /** `step` (a request or a read of the connection), bounded by the idle timeout and the overall deadline. */
   const bounded = <T>(step: Promise<T>): Promise<T> => {
@@ -212,7 +184,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
           reject(
             deadlineAt !== undefined && Date.now() >= deadlineAt
               ? overDeadline()
-              : new IdleError(`nothing new arrived for ${idleTimeoutMs} ms (idleTimeoutMs)`),
+              : connectionFailed(`nothing new arrived for ${idleTimeoutMs} ms (idleTimeoutMs)`),
           ),
         Math.max(0, endAt - now),
       );
@@ -268,18 +240,19 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
             const { done, value } = await bounded(reader.read());
             const received = committed + pendingBytes;
             if (done) {
-              if (received < size) throw new Error(`the connection closed at byte ${received} of ${size}`);
+              if (received < size) {
+                throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
+              }
               for (const part of takePending(pendingBytes)) controller.enqueue(part);
               committed = size;
               continue;
             }
             if (received + value.length > size) {
-              const overflow = new StorageError(
+              // Not marked retryable: a store that sends more than it announced does not heal.
+              throw new StorageError(
                 `the store sent more than the ${size} bytes it announced for ${ref}; it is misbehaving`,
                 { code: 'ERR_DOWNLOAD_FAILED' },
               );
-              fatal.add(overflow);
-              throw overflow;
             }
             if (value.length === 0) continue;
             pending.push(value);
@@ -289,27 +262,32 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
             if (point > committed) {
               for (const part of takePending(point - committed)) controller.enqueue(part);
               committed = point;
-              failures = 0;
+              budget.progressed();
               progressAt = Date.now();
               return;
             }
           } catch (error) {
             if (cancelled) return;
-            if (signal?.aborted || isFinal(error) || fatal.has(error as object)) fail(error);
-            lastError = error;
-            failures++;
             dropConnection();
-            if (failures > retries) {
+            let retry: boolean;
+            try {
+              retry = await budget.failed(error);
+            } catch (abort) {
+              return fail(abort);
+            }
+            if (cancelled) return;
+            if (!retry) {
               fail(
-                new StorageError(
-                  `downloading ${ref} failed ${failures} times in a row at byte ${committed} of ${size}: ${
-                    error instanceof Error ? error.message : String(error)
-                  }`,
-                  { code: 'ERR_DOWNLOAD_FAILED', cause: lastError },
-                ),
+                budget.spent
+                  ? new StorageError(
+                      `downloading ${ref} failed ${budget.failures} times in a row at byte ${committed} of ${size}: ${
+                        error instanceof Error ? error.message : String(error)
+                      }`,
+                      { code: 'ERR_DOWNLOAD_FAILED', cause: error },
+                    )
+                  : error,
               );
             }
-            await sleep(Math.min(2000, retryDelayMs * 2 ** (failures - 1)), signal);
           }
         }
       },

@@ -1,22 +1,20 @@
 /**
- * Reads from a store with the download leg's error handling: bounded retries for transient failures,
- * at once for the ones that cannot heal, and one error family (`StorageError`) for the caller.
+ * Reads from a store with the download leg's error handling: the one retry policy (transport/retry.ts)
+ * for transient failures, at once for the ones that cannot heal, and one error family (`StorageError`)
+ * for the caller.
  *
  * @module
  */
 import type { RangeSource } from '../blob/random-access.js';
 import { assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, HappyMediaError, StorageError } from '../errors.js';
-import { DEFAULT_RETRIES, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
+import { type RetryPolicy, retryPolicy, withRetries } from '../transport/retry.js';
+import { type ReadableBlobStore, resumableDownload } from './resumable-download.js';
 
-/** Options shared by the reads below. */
-export interface StoreReadOptions {
-  /** Consecutive failed attempts tolerated (default 5). */
-  retries?: number;
+/** Options shared by the reads below: the retry policy (default 5 retries) and a signal. */
+export interface StoreReadOptions extends RetryPolicy {
   /** Cancels with `ERR_ABORTED`. */
   signal?: AbortSignal;
-  /** First back-off delay in ms (default 100). */
-  retryDelayMs?: number;
   /** No progress for this long counts as a dropped connection (see {@link resumableDownload}). */
   idleTimeoutMs?: number;
   /** Every range read must end within this many ms (see {@link resumableDownload}). */
@@ -44,10 +42,10 @@ export async function headWithRetries(
   ref: string,
   options: StoreReadOptions = {},
 ): Promise<number> {
-  const retries = options.retries ?? DEFAULT_RETRIES;
-  for (let attempt = 0; ; attempt++) {
-    if (options.signal?.aborted) throw new AbortedError('the download was aborted');
-    try {
+  const { signal } = options;
+  try {
+    return await withRetries(async () => {
+      if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
       const { size } = await store.head(ref);
       if (!Number.isSafeInteger(size) || size < 0) {
         throw new StorageError(`the store reported an impossible size for ${ref}`, {
@@ -55,12 +53,9 @@ export async function headWithRetries(
         });
       }
       return size;
-    } catch (error) {
-      const wrapped = downloadError(ref, error, options.signal);
-      const final = wrapped.code !== 'ERR_DOWNLOAD_FAILED' && wrapped.code !== 'ERR_STORAGE';
-      if (final || attempt >= retries) throw wrapped;
-      await new Promise((r) => setTimeout(r, Math.min(2000, (options.retryDelayMs ?? 100) * 2 ** attempt)));
-    }
+    }, options);
+  } catch (error) {
+    throw downloadError(ref, error, signal);
   }
 }
 
@@ -127,19 +122,21 @@ export async function readStoreRange(
   return out;
 }
 
-/** Options of {@link storeRangeSource}: the retry policy is the caller's. */
+/** Options of {@link storeRangeSource}: the retry policy and deadlines (each read takes its own signal). */
 export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
 
 /**
  * A {@link RangeSource} over `ref` in `store`, for random access (a player decrypts the chunks it needs
  * without downloading the rest). The size is asked once (`head`) and remembered (asked again after a
  * failure); each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
- * the end of the blob), and `stream` yields the same bytes as they arrive. Dropped connections resume inside the range, up to `retries` consecutive failures
- * (default 5; pass `retries: 0` to fail on the first).
+ * the end of the blob), and `stream` yields the same bytes as they arrive. Dropped connections resume
+ * inside the range, up to `retries` consecutive failures (default 5; pass `retries: 0` to fail on the
+ * first).
  *
  * @throws {StorageError} from `size`/`read`: `ERR_NOT_FOUND`, `ERR_INVALID_REF` at once,
  *   `ERR_DOWNLOAD_FAILED` when the retries are spent or the store sends more than asked for.
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` from `read` for a negative or fractional range.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once for retry options out of range, and
+ *   from `read` for a negative or fractional range.
  * @example
  * ```ts
  * const reader = await openBlobRandomAccess(storeRangeSource(store, message.ref), blobKey, {
@@ -153,10 +150,11 @@ export function storeRangeSource(
   ref: string,
   options: StoreRangeSourceOptions = {},
 ): RangeSource {
+  const reads = { ...options, ...retryPolicy(options) };
   let size: Promise<number> | undefined;
   const sizeOnce = () => {
     if (size === undefined) {
-      const asked = headWithRetries(store, ref, options);
+      const asked = headWithRetries(store, ref, reads);
       size = asked;
       asked.catch(() => {
         if (size === asked) size = undefined;
@@ -173,10 +171,10 @@ export function storeRangeSource(
   return {
     size: sizeOnce,
     read: async (offset, length, signal) =>
-      readStoreRange(store, ref, offset, await lengthInside(offset, length), { ...options, signal }),
+      readStoreRange(store, ref, offset, await lengthInside(offset, length), { ...reads, signal }),
     async *stream(offset, length, signal) {
       const inside = await lengthInside(offset, length);
-      yield* streamStoreRange(store, ref, offset, inside, { ...options, signal });
+      yield* streamStoreRange(store, ref, offset, inside, { ...reads, signal });
     },
   };
 }

@@ -36,7 +36,13 @@ import {
 import { checkedTimeoutMs } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
-import { isRetryableStatus, markRetryable, withRetries } from '../transport/retry.js';
+import {
+  isRetryableStatus,
+  markRetryable,
+  type RetryPolicy,
+  retryPolicy,
+  withRetries,
+} from '../transport/retry.js';
 import {
   assertBlobBody,
   assertWithinStoreLimit,
@@ -52,7 +58,7 @@ import {
 import { readSizedBody, throwIfAborted } from './sized-body.js';
 
 /** Options of {@link HappyServerStore}. */
-export interface HappyServerStoreOptions {
+export interface HappyServerStoreOptions extends RetryPolicy {
   /** The server's base URL, e.g. `https://api.cluster-fluster.com` or `http://127.0.0.1:3005`. */
   url: string;
   /** The account's bearer token (what `POST /v1/auth` returned; Happy's CLI keeps it in its credentials). */
@@ -61,12 +67,6 @@ export interface HappyServerStoreOptions {
   sessionId: string;
   /** The `fetch` to use (default: the global one). */
   fetch?: FetchFunction;
-  /** Retries per leg after the first attempt, for 408/429/5xx and network failures (default 5). */
-  retries?: number;
-  /** First backoff delay in ms, doubled per retry, with jitter (default 250). */
-  retryDelayMs?: number;
-  /** Largest backoff delay in ms (default 10 000). */
-  maxRetryDelayMs?: number;
   /** Time allowed for each response head in ms (default 60 000). */
   timeoutMs?: number;
 }
@@ -119,9 +119,7 @@ export class HappyServerStore implements BlobStore {
   private readonly origin: string;
   private readonly token: string;
   private readonly doFetch: FetchFunction;
-  private readonly retries: number;
-  private readonly retryDelayMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly retryPolicy: Required<RetryPolicy>;
   private readonly timeoutMs: number;
   private readonly downloadUrls = new Map<string, { url: string; until: number }>();
 
@@ -156,9 +154,7 @@ export class HappyServerStore implements BlobStore {
     this.token = options.token.trim();
     this.sessionId = options.sessionId;
     this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.retries = assertNonNegativeInteger(options.retries ?? 5, 'retries');
-    this.retryDelayMs = assertNonNegativeInteger(options.retryDelayMs ?? 250, 'retryDelayMs');
-    this.maxRetryDelayMs = assertNonNegativeInteger(options.maxRetryDelayMs ?? 10_000, 'maxRetryDelayMs');
+    this.retryPolicy = retryPolicy(options);
     this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   }
 
@@ -198,17 +194,14 @@ export class HappyServerStore implements BlobStore {
   }
 
   private retrying<T>(leg: Leg, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
-    return withRetries(attempt, {
-      retries: this.retries,
-      baseDelayMs: this.retryDelayMs,
-      maxDelayMs: this.maxRetryDelayMs,
-      ...(signal ? { signal } : {}),
-    }).catch((error: unknown) => {
-      if (signal?.aborted && !(error instanceof AbortedError)) {
-        throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-      }
-      throw error;
-    });
+    return withRetries(attempt, { ...this.retryPolicy, ...(signal ? { signal } : {}) }).catch(
+      (error: unknown) => {
+        if (signal?.aborted && !(error instanceof AbortedError)) {
+          throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+        }
+        throw error;
+      },
+    );
   }
 
   /** One fetch with a head timeout; network failures become retryable errors of `leg`. */

@@ -1,6 +1,6 @@
 /**
  * Public surface of the transport layer: a checked ranged `GET` over `fetch` (servers that ignore
- * `Range`, wrong `Content-Range`, typed errors) and the retry rules shared by every HTTP client.
+ * `Range`, wrong `Content-Range`, typed errors) and the one retry policy every retrying loop follows.
  *
  * @module
  */
@@ -13,9 +13,11 @@ export {
   type RangedBody,
 } from './fetch-range.js';
 export {
+  DEFAULT_RETRY_POLICY,
   isRetryableError,
   isRetryableStatus,
   markRetryable,
   type RetryOptions,
+  type RetryPolicy,
   withRetries,
 } from './retry.js';

@@ -11,6 +11,7 @@ import { assertProgressAndRetries, downloadMedia } from '../../core/playback/dow
 import { assertStoreAndKey, type MediaInput, toMediaRequest } from '../../core/playback/media-request.js';
 import type { MediaSink } from '../../core/playback/media-sink.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
+import { type RetryPolicy, retryPolicy } from '../../core/transport/retry.js';
 import { createPrivateDirectory } from '../fs/private-dir.js';
 import { sweepTempRoot } from '../fs/sweep.js';
 import { cacheEntryId, MediaCache } from './media-cache.js';
@@ -20,7 +21,7 @@ import { privateFileSink } from './private-file-sink.js';
 export const TEMP_DIR_PREFIX = 'happy-media-play-';
 
 /** Options of {@link openMedia}. */
-export interface OpenMediaOptions {
+export interface OpenMediaOptions extends RetryPolicy {
   /** Where the encrypted blob is (any `BlobStore`; only `head` and `get` are used). */
   store: ReadableBlobStore;
   /** The 32-byte blob key (master or session blob key). */
@@ -31,10 +32,6 @@ export interface OpenMediaOptions {
   signal?: AbortSignal;
   /** Verified plaintext bytes written so far, of `total`. Not called for a cache hit. */
   onProgress?: (e: { done: number; total: number }) => void;
-  /** Consecutive failed download attempts tolerated before `ERR_DOWNLOAD_FAILED` (default 5). */
-  retries?: number;
-  /** First back-off delay between attempts in ms, doubled each time up to 2 s (default 100). */
-  retryDelayMs?: number;
   /** No new verified chunk for this long: the connection counts as dropped (default 30 000 ms). */
   idleTimeoutMs?: number;
   /** The download must end within this many ms (default: 10 minutes plus 1 s per 64 KiB; 0: none). */
@@ -105,8 +102,7 @@ export async function openMedia(message: MediaInput, options: OpenMediaOptions):
       source: options.store,
       blobKey: options.blobKey,
       sink,
-      retries: options.retries,
-      retryDelayMs: options.retryDelayMs,
+      ...retryPolicy(options),
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       signal,

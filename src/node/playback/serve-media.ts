@@ -35,6 +35,7 @@ import {
 } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
+import { type RetryPolicy, retryPolicy } from '../../core/transport/retry.js';
 import { isAllowedHost } from '../http/allowed-host.js';
 import { parseRangeHeader } from '../http/range-header.js';
 import { detectContainerType } from '../media/mime.js';
@@ -49,15 +50,13 @@ const SNIFF_WHOLE_BYTES = 4 * 1024 * 1024;
 const SNIFF_HEAD_BYTES = 64 * 1024;
 
 /** Options of {@link serveMedia}. */
-export interface ServeMediaOptions {
+export interface ServeMediaOptions extends RetryPolicy {
   /** Where the encrypted blob is (any `BlobStore`; only `head` and `get` are used). */
   store: ReadableBlobStore;
   /** The 32-byte blob key. */
   blobKey: Uint8Array;
   /** Port on 127.0.0.1 (default 0: any free port). */
   port?: number;
-  /** Consecutive failed store reads tolerated per range (default 5). */
-  retries?: number;
 }
 
 /** A running loopback endpoint. */
@@ -77,11 +76,12 @@ async function openReader(
   options: ServeMediaOptions,
 ): Promise<BlobReader> {
   if (request.format === 'v1') {
-    const size = await headWithRetries(options.store, request.ref, options);
+    const reads = retryPolicy(options);
+    const size = await headWithRetries(options.store, request.ref, reads);
     // The one v1 size check (Happy's cap, the overhead, the message's size), shared with downloadMedia.
     expectedPlaintextSize(request, size);
     const plain = decryptV1Blob(
-      await readStoreRange(options.store, request.ref, 0, size, options),
+      await readStoreRange(options.store, request.ref, 0, size, reads),
       options.blobKey,
     );
     const source = bufferRangeSource(plain);
@@ -96,7 +96,7 @@ async function openReader(
   }
   // Bound to the ref the message names: a blob stored under another ref fails at open.
   return openBlobRandomAccess(
-    storeRangeSource(options.store, request.ref, { retries: options.retries }),
+    storeRangeSource(options.store, request.ref, retryPolicy(options)),
     options.blobKey,
     { context: mediaBlobContext(request.ref) },
   );

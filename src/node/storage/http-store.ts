@@ -20,6 +20,7 @@ import {
 import { checkedTimeoutMs } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
+import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -87,9 +88,10 @@ function errorForStatus(status: number, detail: string, ref: string, upload: boo
   if (status === 416) {
     return new InvalidArgumentError(`the media server could not satisfy the byte range${suffix}`);
   }
-  return new StorageError(`the media server answered ${status}${suffix}`, {
+  const error = new StorageError(`the media server answered ${status}${suffix}`, {
     code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
   });
+  return isRetryableStatus(status) ? markRetryable(error) : error;
 }
 
 /**
@@ -148,10 +150,12 @@ export class HttpBlobStore implements BlobStore {
     } catch (cause) {
       if (init.signal?.aborted)
         throw new AbortedError('the request was aborted', { cause: init.signal.reason });
-      throw new StorageError(`could not reach the media server at ${this.baseUrl}`, {
-        code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
-        cause,
-      });
+      throw markRetryable(
+        new StorageError(`could not reach the media server at ${this.baseUrl}`, {
+          code: upload ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED',
+          cause,
+        }),
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import { importOptional } from '../optional-dependency.js';
 import {
   type BlobBody,
@@ -181,10 +182,13 @@ export class S3BlobStore implements BlobStore {
     const e = error as SdkError & { message?: string };
     const status = statusOf(error);
     // The SDK's message can quote the request; keep only the error's name and status.
-    return new StorageError(
+    const failed = new StorageError(
       `S3 ${action} in bucket ${this.bucket} failed (${e?.name ?? 'error'}${status ? `, HTTP ${status}` : ''}); check the endpoint, bucket and credentials`,
       { code, cause: error },
     );
+    // The SDK has already retried what it retries; a download over this store may still resume after a
+    // network failure (no status) or a status that heals, never after a refusal (403, a bad bucket).
+    return status === undefined || isRetryableStatus(status) ? markRetryable(failed) : failed;
   }
 
   /**
