@@ -4,7 +4,7 @@
  * Two schemes exist:
  * - `media/<id>`: a blob uploaded (encrypted) to the server. The id is 1–{@link MAX_MEDIA_ID_LENGTH}
  *   characters of `A-Z a-z 0-9 _ -` only, so `media/<id>` is safe to use as a storage key or a URL path
- *   segment as it is: no `/`, no `.`, no `..`, no control or percent characters. We create cuid2 ids.
+ *   segment as it is: no `/`, no `.`, no `..`, no control or percent characters. We create cuid2-shaped ids.
  * - `machine-file://<path>`: a file on the agent's machine, by absolute path. The path is taken
  *   literally (it is not a URL: no percent-decoding, so each path has one spelling); it must be
  *   absolute (POSIX `/...` or Windows `C:\...`), contain no `.` or `..` segment and no control character.
@@ -15,11 +15,11 @@
  *
  * @module
  */
-import { createId } from '@paralleldrive/cuid2';
 import * as z from 'zod';
 import { describeValue } from '../bytes.js';
 import { StorageError } from '../errors.js';
 import { hasControlCharacters } from './fields.js';
+import { createMessageId } from './ids.js';
 
 /** Prefix of server-upload refs. */
 export const MEDIA_REF_PREFIX = 'media/';
@@ -116,7 +116,7 @@ export function isRef(ref: unknown): ref is string {
  * ```
  */
 export function createMediaRef(): string {
-  return `${MEDIA_REF_PREFIX}${createId()}`;
+  return `${MEDIA_REF_PREFIX}${createMessageId()}`;
 }
 
 /** The zod schema of a `ref` field: either scheme, validated as {@link parseRef} does. */

@@ -97,9 +97,24 @@ describe('refs', () => {
     expect(error.message).not.toContain('secret-ish');
   });
 
-  it('creates cuid2 message ids', () => {
-    const ids = new Set(Array.from({ length: 200 }, () => createMessageId()));
-    expect(ids.size).toBe(200);
-    for (const id of ids) expect(isCuid(id)).toBe(true);
+  it('creates cuid2-shaped message ids: 24 characters, a letter first, every character uniform', () => {
+    const ids = Array.from({ length: 100_000 }, () => createMessageId());
+    expect(new Set(ids).size).toBe(ids.length);
+    const first = new Map<string, number>();
+    const rest = new Map<string, number>();
+    for (const id of ids) {
+      expect(isCuid(id)).toBe(true);
+      expect(id).toMatch(/^[a-z][0-9a-z]{23}$/);
+      first.set(id[0]!, (first.get(id[0]!) ?? 0) + 1);
+      for (const c of id.slice(1)) rest.set(c, (rest.get(c) ?? 0) + 1);
+    }
+    // Uniform within 10 % of the expected count (3,846 per letter first, 63,900 per character after): over
+    // 6 standard deviations, so a fair generator does not fail it.
+    expect(first.size).toBe(26);
+    for (const count of first.values())
+      expect(Math.abs(count - ids.length / 26)).toBeLessThan(ids.length / 26 / 10);
+    expect(rest.size).toBe(36);
+    for (const count of rest.values())
+      expect(Math.abs(count - (ids.length * 23) / 36)).toBeLessThan((ids.length * 23) / 360);
   });
 });
