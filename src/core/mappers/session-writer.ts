@@ -192,6 +192,8 @@ export class SessionWriter {
   readonly #turns = new Set<string>();
   #turn: string | undefined;
   readonly #calls = new Map<string, CallRecord>();
+  /** Keys of the calls open now, in start order. */
+  readonly #open = new Set<string>();
   readonly #callIds = new Set<string>();
   readonly #agents = new Map<string, string>();
   #mediaCount = 0;
@@ -354,8 +356,8 @@ export class SessionWriter {
   endTurn(status: TurnStatus, place: Placement = {}): boolean {
     const turn = this.#turn;
     if (turn === undefined) return false;
-    const open = [...this.#calls.entries()].filter(([, call]) => call.open).reverse();
-    for (const [key] of open) this.endCall(key, { time: place.time, error: CALL_UNFINISHED_ERROR });
+    for (const key of [...this.#open].reverse())
+      this.endCall(key, { time: place.time, error: CALL_UNFINISHED_ERROR });
     this.#turn = undefined;
     this.#emit(turnEnd({ turn, status }, this.#at(place)));
     return true;
@@ -442,6 +444,8 @@ export class SessionWriter {
       this.#at(place),
     );
     this.#callIds.add(callId);
+    this.#open.delete(key);
+    this.#open.add(key);
     this.#calls.set(key, {
       callId,
       open: true,
@@ -470,7 +474,7 @@ export class SessionWriter {
 
   /** The keys of the calls open now, oldest first. */
   openCalls(): string[] {
-    return [...this.#calls.entries()].filter(([, call]) => call.open).map(([key]) => key);
+    return [...this.#open];
   }
 
   /**
@@ -491,6 +495,7 @@ export class SessionWriter {
     const turn = this.#turn!;
     call.open = false;
     call.pending = undefined;
+    this.#open.delete(key);
     this.#emit(
       toolCallEnd(
         {
