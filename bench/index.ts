@@ -23,6 +23,7 @@ import { browserSuite } from './suites/browser.js';
 import { cliMemorySuite } from './suites/cli-memory.js';
 import { envelopeSuite } from './suites/envelope.js';
 import { hermesSuite } from './suites/hermes.js';
+import { mappersSuite } from './suites/mappers.js';
 import { playbackSuite } from './suites/playback.js';
 import { probeSuite } from './suites/probe.js';
 import { randomAccessSuite } from './suites/random-access.js';
@@ -33,6 +34,7 @@ const SUITES: readonly Suite[] = [
   blobSuite,
   randomAccessSuite,
   envelopeSuite,
+  mappersSuite,
   probeSuite,
   sendSuite,
   playbackSuite,

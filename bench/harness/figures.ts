@@ -11,7 +11,7 @@
 import type { Summary } from './stats.js';
 
 /** Units of a measurement. Rates are higher-is-better; `ms` is lower-is-better. */
-export type Unit = 'MB/s' | 'msg/s' | 'ms';
+export type Unit = 'MB/s' | 'msg/s' | 'events/s' | 'ms';
 
 /** One measured figure (median and spread over several runs). */
 export interface Measurement {

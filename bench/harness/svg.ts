@@ -146,6 +146,7 @@ function packSeries(groups: { series: ChartSeries; ids: string[] }[], suite: Sui
 const UNIT_TEXT: Record<Unit, string> = {
   'MB/s': 'throughput (MB/s)',
   'msg/s': 'messages per second',
+  'events/s': 'events per second',
   ms: 'time (ms, lower is faster)',
 };
 
@@ -179,7 +180,7 @@ function suitePanels(suite: SuiteResult): ChartPanel[] {
   );
 
   // Every other comparison as a pair of bars, one panel per unit.
-  const units: Unit[] = ['MB/s', 'msg/s', 'ms'];
+  const units: Unit[] = ['MB/s', 'msg/s', 'events/s', 'ms'];
   for (const unit of units) {
     const bars: ChartBar[] = [];
     for (const c of suite.comparisons) {

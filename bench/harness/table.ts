@@ -10,10 +10,10 @@ import type { Measurement, Unit } from './figures.js';
 export function formatValue(value: number, unit: Unit): string {
   if (unit === 'ms')
     return `${value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0)} ms`;
-  if (unit === 'msg/s') {
-    if (value >= 1e6) return `${(value / 1e6).toFixed(2)}M msg/s`;
-    if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k msg/s`;
-    return `${value.toFixed(0)} msg/s`;
+  if (unit === 'msg/s' || unit === 'events/s') {
+    if (value >= 1e6) return `${(value / 1e6).toFixed(2)}M ${unit}`;
+    if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k ${unit}`;
+    return `${value.toFixed(0)} ${unit}`;
   }
   return `${value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0)} MB/s`;
 }

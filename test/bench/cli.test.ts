@@ -40,6 +40,7 @@ describe('npm run bench (output shape, not timings)', () => {
       'blob',
       'random-access',
       'envelope',
+      'mappers',
       'probe',
       'send',
       'playback',

@@ -96,6 +96,7 @@ describe('terminal table', () => {
     expect(formatValue(1234.4, 'MB/s')).toBe('1234 MB/s');
     expect(formatValue(52_100, 'msg/s')).toBe('52.1k msg/s');
     expect(formatValue(2_500_000, 'msg/s')).toBe('2.50M msg/s');
+    expect(formatValue(41_300, 'events/s')).toBe('41.3k events/s');
     expect(formatValue(27.64, 'ms')).toBe('27.6 ms');
     expect(formatBytes(64 * 2 ** 20)).toBe('64.0 MiB');
     expect(formatBytes(2 ** 30)).toBe('1.0 GiB');
