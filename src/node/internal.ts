@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-// Node's runtime, installed on import (as the Node entry does): the CLI and the benchmarks run on it.
+// Node's runtime, installed on import (as the Node entry does): the CLI runs on it.
 import './runtime/index.js';
 
 // The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files).
@@ -35,10 +35,9 @@ export {
 export { pumpEngine } from './blob/engine-pipe.js';
 export { readJsonInput } from './envelope/read-input.js';
 export { diskError } from './fs/disk-error.js';
-// Private files: all-or-nothing writes, 0700 directories, and the sweep of crash leftovers.
+// Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';
 export { sweepPendingRecords } from './fs/pending-record.js';
-export { createPrivateDirectory } from './fs/private-dir.js';
 export { sweepTempRoot } from './fs/sweep.js';
 // The one `ERR_UNREADABLE_INPUT` for an input path that cannot be read.
 export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unreadable-input.js';
@@ -47,5 +46,5 @@ export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.
 export { defaultCacheDir, sweepCacheLeftovers } from './playback/media-cache.js';
 // Child processes: the environment without secrets.
-export { childEnvironment, SECRET_ENV_VARIABLES } from './process/child-environment.js';
+export { childEnvironment } from './process/child-environment.js';
 export { forwardSignalsToChildren } from './process/child-processes.js';

@@ -94,6 +94,19 @@ describe('import boundaries', () => {
     expect(strays).toEqual([]);
   });
 
+  it('src/node/internal.ts exports only what the CLI uses', () => {
+    const entry = readFileSync(join(ROOT, 'src/node/internal.ts'), 'utf8');
+    const names = [...entry.matchAll(/export\s*\{([^}]*)\}/g)]
+      .flatMap((m) => m[1]!.split(','))
+      .map((name) => name.replace(/^\s*type\s+/, '').trim())
+      .filter((name) => name.length > 0);
+    expect(names.length).toBeGreaterThan(5);
+    const cli = tsFiles('src/node/cli')
+      .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+      .join('\n');
+    expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(cli))).toEqual([]);
+  });
+
   it('bench imports the library only by the package names, and nothing outside bench/ by path', () => {
     const files = tsFiles('bench').filter((file) => !file.startsWith('bench/dist/'));
     expect(files.length).toBeGreaterThan(3);
