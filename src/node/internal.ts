@@ -20,7 +20,7 @@ export { BlobEncryptor } from '../core/blob/encryptor.js';
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
 // Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
-export { checkedTimeoutMs, MAX_TIMER_DELAY_MS } from '../core/timeout.js';
+export { checkedTimeoutMs } from '../core/timeout.js';
 // Shared options and I/O of the CLI's `encrypt`/`decrypt`.
 export {
   addBlobOptions,
