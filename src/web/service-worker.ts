@@ -17,6 +17,7 @@ import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-acces
 import { isHappyMediaError } from '../core/errors.js';
 import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
 import { storeRangeSource } from '../core/playback/store-reads.js';
+import { parseRangeHeader } from '../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../core/transport/retry.js';
 
 /** Path segment (under the worker's scope) whose requests the worker answers. */
@@ -78,22 +79,6 @@ interface OpenBlob {
   failed?: string;
 }
 
-/** `Range` of a media element's request: one range, or the whole body; undefined when unsatisfiable. */
-function parseRange(
-  header: string | null,
-  size: number,
-): { start: number; end: number; partial: boolean } | undefined {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return { start: 0, end: size - 1, partial: false };
-  if (match[1] === '') {
-    const n = Number(match[2]);
-    return n === 0 || size === 0 ? undefined : { start: Math.max(0, size - n), end: size - 1, partial: true };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  return start >= size || end < start ? undefined : { start, end, partial: true };
-}
-
 /**
  * Makes `scope` (the worker's `self`) answer streaming requests for blobs the page opens.
  *
@@ -117,10 +102,17 @@ export function installMediaServiceWorker(
     if (!blob) return new Response(null, { status: 404 });
     if (blob.failed) return new Response(null, { status: 502 });
     const size = blob.reader.plaintextSize;
-    const range = parseRange(request.headers.get('range'), size);
-    if (!range) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
+    // The policy of serveMedia: a Range header we cannot read is ignored (200, whole file), as RFC 9110
+    // allows; media elements send what they like.
+    const decision = parseRangeHeader(request.headers.get('range') ?? undefined, size);
+    if (decision.kind === 'unsatisfiable') {
+      return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
+    }
+    const partial = decision.kind === 'partial';
+    const start = partial ? decision.start : 0;
+    const end = partial ? decision.end : size - 1;
     // Verified pieces as the covering chunks arrive (the player's first bytes after the first chunk).
-    const pieces = blob.reader.stream(range.start, range.end - range.start + 1);
+    const pieces = blob.reader.stream(start, end - start + 1);
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         let step: IteratorResult<Uint8Array>;
@@ -142,11 +134,11 @@ export function installMediaServiceWorker(
     });
     const headers: Record<string, string> = {
       'Content-Type': blob.mime,
-      'Content-Length': String(range.end - range.start + 1),
+      'Content-Length': String(end - start + 1),
       'Accept-Ranges': 'bytes',
     };
-    if (range.partial) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${size}`;
-    return new Response(body, { status: range.partial ? 206 : 200, headers });
+    if (partial) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    return new Response(body, { status: partial ? 206 : 200, headers });
   };
 
   const open = async (request: Extract<StreamingRequest, { type: 'open' }>): Promise<StreamingReply> => {

@@ -370,6 +370,24 @@ describe.skipIf(!hasChromium)('browser player (headless Chromium)', () => {
     // The seek to 15 s (75%) fetched chunks around it directly, without reading everything before it.
     const starts = blobRequests.map((r) => Number(/^bytes=(\d+)-/.exec(r.range ?? '')?.[1]));
     expect(starts.some((start) => start > longBlobSize * 0.6)).toBe(true);
+    // The worker reads Range with the one parser and serveMedia's policy: the unit in any case, a header
+    // it cannot read served whole (200), a range past the end 416.
+    const answers = await page.evaluate(async () => {
+      const src = document.querySelector('video')!.src;
+      const out: Record<string, [number, string | null, string | null]> = {};
+      for (const range of ['BYTES=0-1', 'bytes=5-2', 'bytes=999999999-']) {
+        const r = await fetch(src, { headers: { range } });
+        out[range] = [r.status, r.headers.get('content-range'), r.headers.get('content-length')];
+        await r.body?.cancel();
+      }
+      return out;
+    });
+    const size = longVideo!.length;
+    expect(answers).toEqual({
+      'BYTES=0-1': [206, `bytes 0-1/${size}`, '2'],
+      'bytes=5-2': [200, null, String(size)],
+      'bytes=999999999-': [416, `bytes */${size}`, null],
+    });
     await page.close();
   });
 

@@ -11,7 +11,7 @@
  * @module
  */
 import type * as z from 'zod';
-import { assertNonNegativeInteger, describeValue } from '../bytes.js';
+import { describeValue } from '../bytes.js';
 import {
   AbortedError,
   type HappyMediaError,

@@ -35,9 +35,9 @@ import {
 } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
+import { parseRangeHeader } from '../../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../../core/transport/retry.js';
 import { isAllowedHost } from '../http/allowed-host.js';
-import { parseRangeHeader } from '../http/range-header.js';
 import { detectContainerType } from '../media/mime.js';
 
 /**

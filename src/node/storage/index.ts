@@ -10,7 +10,7 @@ export {
   HappyServerStore,
   type HappyServerStoreOptions,
 } from '../../core/storage/happy-server-store.js';
-export { parseRangeHeader, type RangeDecision } from '../http/range-header.js';
+export { parseRangeHeader, type RangeDecision } from '../../core/transport/range-header.js';
 export {
   assertWithinStoreLimit,
   type BlobBody,

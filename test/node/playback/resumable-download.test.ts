@@ -1,8 +1,7 @@
 /**
  * The resumable download on its own (no cryptography): for any pattern of dropped connections and any
  * network piece size, the bytes handed on are exactly the blob (nothing lost, nothing doubled), every
- * resume asks for the rest of the blob from a frame boundary, and resumes never go backwards. Plus the
- * Range header parser of the streaming endpoint.
+ * resume asks for the rest of the blob from a frame boundary, and resumes never go backwards.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -2,10 +2,11 @@
  * The `Range` request header (RFC 9110 §14), reduced to the one byte range our endpoints serve:
  * `bytes=a-b`, `bytes=a-` and `bytes=-n` (the unit is case-insensitive; no spaces inside).
  *
- * One parser for both servers; what to do with a header it cannot read is each caller's policy: the media
- * server (storage) answers `malformed` with 416, since its clients never send one and a silent whole
- * download would hide the bug; the playback endpoint serves the whole file with 200, as RFC 9110 allows a
- * server that ignores Range, because players send what they like.
+ * One parser for every endpoint that answers Range (universal: it runs in the Service Worker too); what
+ * to do with a header it cannot read is each caller's policy: the media server (storage) answers
+ * `malformed` with 416, since its clients never send one and a silent whole download would hide the bug;
+ * the playback endpoints (`serveMedia`, the Service Worker) serve the whole file with 200, as RFC 9110
+ * allows a server that ignores Range, because players send what they like.
  *
  * @module
  */

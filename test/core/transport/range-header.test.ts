@@ -1,11 +1,12 @@
 /**
- * The one Range parser of both servers. The policies stay at the call sites and are tested over HTTP:
- * the media server answers a malformed header 416 (test/node/storage/http-store.test.ts), the playback
- * endpoint serves the whole file with 200 (test/node/playback/serve-media.test.ts).
+ * The one Range parser of the three endpoints. The policies stay at the call sites and are tested over
+ * HTTP: the media server answers a malformed header 416 (test/node/storage/http-store.test.ts), the
+ * playback endpoint (test/node/playback/serve-media.test.ts) and the Service Worker
+ * (test/browser/player.test.ts) serve the whole file with 200.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRangeHeader } from '../../../src/node/http/range-header.js';
+import { parseRangeHeader } from '../../../src/core/transport/range-header.js';
 
 describe('parseRangeHeader', () => {
   it('answers the forms a player sends', () => {
