@@ -22,6 +22,7 @@ import { blobSuite } from './suites/blob.js';
 import { browserSuite } from './suites/browser.js';
 import { cliMemorySuite } from './suites/cli-memory.js';
 import { envelopeSuite } from './suites/envelope.js';
+import { expoSuite } from './suites/expo.js';
 import { hermesSuite } from './suites/hermes.js';
 import { mappersSuite } from './suites/mappers.js';
 import { playbackSuite } from './suites/playback.js';
@@ -40,6 +41,7 @@ const SUITES: readonly Suite[] = [
   playbackSuite,
   cliMemorySuite,
   browserSuite,
+  expoSuite,
   hermesSuite,
 ];
 

@@ -1,0 +1,251 @@
+/**
+ * Happy's app path with expo-crypto, in headless Chromium: the blob engine over expo-crypto's own web AES
+ * (`expoCryptoAesGcm` over its `ExpoCryptoAES.web.js`, which wraps `crypto.subtle` with its key and
+ * sealed-data objects) beside one-shot `crypto.subtle` over the same bytes and the engine over WebCrypto
+ * directly. Two feeds: the whole blob (`decryptBlob`: every chunk of a 1 MiB batch in flight) and
+ * `downloadMedia` from a source that hands over 64 KiB at a time, as a phone's network does (4 chunks per
+ * piece; the engine keeps up to 64 in flight across pieces). The gap to one-shot is what a call per chunk
+ * through expo's wrapper costs, and what concurrency hides of it. Needs Chromium, playwright-core, esbuild
+ * and expo-crypto (dev dependency).
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type decryptBlob,
+  type downloadMedia,
+  encryptBlob,
+  mediaBlobContext,
+  type memorySink,
+  type webCryptoAesGcm,
+} from 'happy-media';
+import type { expoCryptoAesGcm } from 'happy-media/expo';
+import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
+import { MiB, randomData, sha256 } from '../harness/data.js';
+import { packageRoot } from '../harness/hermes.js';
+import { megabytesPerSecond, summarize } from '../harness/stats.js';
+import { formatBytes } from '../harness/table.js';
+import { CHROMIUM_ARGS } from './browser.js';
+
+/** The ref the blob is bound to (its Cobblestone context), as every v2 media blob is. */
+const REF = 'media/benchexpo0000000000000000';
+
+interface PageJob {
+  ref: string;
+  keyHex: string;
+  sha: string;
+  runs: number;
+}
+
+type PageResult = Record<'expoWhole' | 'expoDownload' | 'webWhole' | 'webDownload' | 'subtle', number[]>;
+
+/** Runs inside the page: checks every path's bytes, then times them in shuffled rounds. */
+async function inPage(job: PageJob): Promise<PageResult> {
+  const api = (
+    globalThis as unknown as {
+      happyBench: {
+        decryptBlob: typeof decryptBlob;
+        downloadMedia: typeof downloadMedia;
+        memorySink: typeof memorySink;
+        mediaBlobContext: typeof mediaBlobContext;
+        webCryptoAesGcm: typeof webCryptoAesGcm;
+        expoCryptoAesGcm: typeof expoCryptoAesGcm;
+        installRuntime: (parts: object) => unknown;
+        expoCrypto: Parameters<typeof expoCryptoAesGcm>[0];
+      };
+    }
+  ).happyBench;
+  const key = new Uint8Array(job.keyHex.match(/../g)!.map((h) => Number.parseInt(h, 16)));
+  const blob = new Uint8Array(await (await fetch('/blob.bin')).arrayBuffer());
+  const expo = api.expoCryptoAesGcm(api.expoCrypto);
+  const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+  const context = api.mediaBlobContext(job.ref);
+  // A store in memory that answers in 64 KiB pieces (a phone's network reads).
+  const store = {
+    head: async () => ({ size: blob.length }),
+    get: async (_ref: string, range?: { offset: number; length: number }) => {
+      const start = range?.offset ?? 0;
+      const end = Math.min(blob.length, start + (range?.length ?? blob.length));
+      let at = start;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= end) return controller.close();
+          controller.enqueue(blob.subarray(at, Math.min(end, at + 65536)));
+          at += 65536;
+        },
+      });
+    },
+  };
+  const download = async (aesGcm: unknown) => {
+    api.installRuntime({ aesGcm });
+    return api.downloadMedia({ ref: job.ref }, { source: store, blobKey: key, sink: api.memorySink() });
+  };
+  const whole = (aesGcm: typeof expo) => api.decryptBlob(blob, key, { context, aesGcm });
+  for (const out of [await whole(expo), await download(expo), await whole(api.webCryptoAesGcm)]) {
+    if (hex(await crypto.subtle.digest('SHA-256', out as Uint8Array<ArrayBuffer>)) !== job.sha) {
+      throw new Error('a decrypt path differs from the original');
+    }
+  }
+  const pt = await whole(api.webCryptoAesGcm);
+  const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
+  const cases: Record<keyof PageResult, () => Promise<unknown>> = {
+    expoWhole: () => whole(expo),
+    expoDownload: () => download(expo),
+    webWhole: () => whole(api.webCryptoAesGcm),
+    webDownload: () => download(api.webCryptoAesGcm),
+    subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
+  };
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const names = Object.keys(cases) as (keyof PageResult)[];
+  const out = Object.fromEntries(names.map((k) => [k, [] as number[]])) as PageResult;
+  for (let round = -1; round < job.runs; round++) {
+    for (const k of names.map((n) => [Math.random(), n] as const).sort((a, b) => a[0] - b[0])) {
+      gc?.();
+      const t = performance.now();
+      await cases[k[1]]();
+      if (round >= 0) out[k[1]].push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
+async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) throw new SkipSuite(`${chromium} not found (apt-get install chromium)`);
+  const root = packageRoot();
+  const expoAes = join(root, 'node_modules/expo-crypto/build/aes/index.js');
+  if (!existsSync(expoAes)) throw new SkipSuite('expo-crypto is not installed (dev dependency)');
+  let esbuild: typeof import('esbuild');
+  let playwright: typeof import('playwright-core');
+  try {
+    esbuild = await import('esbuild');
+    playwright = await import('playwright-core');
+  } catch {
+    throw new SkipSuite('esbuild or playwright-core is not installed (dev dependencies)');
+  }
+  const size = ctx.quick ? 4 * MiB : 32 * MiB;
+  const runs = ctx.quick ? 3 : 7;
+  const key = new Uint8Array(randomBytes(32));
+  const pt = randomData(size);
+  const blob = await encryptBlob(pt, key, { context: mediaBlobContext(REF) });
+
+  // The app's bundle: the universal entry, happy-media/expo, and expo-crypto's AES as Expo's web build
+  // resolves it (.web.js), with the two-function `expo` stand-in of the tests.
+  const universal = fileURLToPath(import.meta.resolve('happy-media'));
+  const expoEntry = fileURLToPath(import.meta.resolve('happy-media/expo'));
+  const bundle = await esbuild.build({
+    stdin: {
+      contents: [
+        `import { decryptBlob, downloadMedia, installRuntime, mediaBlobContext, memorySink, webCryptoAesGcm } from ${JSON.stringify(universal)};`,
+        `import { expoCryptoAesGcm } from ${JSON.stringify(expoEntry)};`,
+        `import * as expoCrypto from ${JSON.stringify(expoAes)};`,
+        'globalThis.happyBench = { decryptBlob, downloadMedia, installRuntime, mediaBlobContext, memorySink, webCryptoAesGcm, expoCryptoAesGcm, expoCrypto };',
+      ].join('\n'),
+      resolveDir: ctx.scratchDir,
+      loader: 'js',
+    },
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    resolveExtensions: ['.web.js', '.js', '.ts'],
+    alias: { expo: join(root, 'test/expo/expo-stand-in.ts') },
+    write: false,
+    logLevel: 'silent',
+  });
+  const routes: Record<string, [string, string | Uint8Array]> = {
+    '/': [
+      'text/html',
+      '<!doctype html><meta charset="utf-8"><script type="module" src="/bench.js"></script>',
+    ],
+    '/bench.js': ['text/javascript', bundle.outputFiles[0]!.text],
+    '/blob.bin': ['application/octet-stream', blob],
+  };
+  const server = createServer((req, res) => {
+    const route = routes[req.url ?? ''];
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': route[0], 'cache-control': 'no-store' }).end(route[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await playwright.chromium.launch({
+    executablePath: chromium,
+    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
+    timeout: 60_000,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await page.waitForFunction(() => 'happyBench' in globalThis, undefined, { timeout: 30_000 });
+    const r = await page.evaluate(inPage, {
+      ref: REF,
+      keyHex: Buffer.from(key).toString('hex'),
+      sha: sha256(pt),
+      runs,
+    } satisfies PageJob);
+    rec.check(
+      `in Chromium: expo-crypto's web AES and WebCrypto, whole and through downloadMedia, decrypt a Node-made ${formatBytes(size)} blob to the original (SHA-256)`,
+    );
+    const add = (id: string, label: string, ms: number[], reference = false) =>
+      rec.add({
+        id,
+        suite: 'expo',
+        label,
+        unit: 'MB/s',
+        sizeBytes: size,
+        reference,
+        series: label.replace(/ \d.*$/, ''),
+        summary: summarize(ms.map((t) => megabytesPerSecond(size, t))),
+      });
+    const subtle = add(
+      'ref.expo.subtle',
+      `Chromium one-shot subtle AES-GCM ${formatBytes(size)}`,
+      r.subtle,
+      true,
+    );
+    rec.compare(
+      add('expo.whole', `Chromium decryptBlob expo-crypto web AES ${formatBytes(size)}`, r.expoWhole),
+      subtle,
+    );
+    rec.compare(
+      add(
+        'expo.download',
+        `Chromium downloadMedia expo-crypto web AES ${formatBytes(size)}, 64 KiB pieces`,
+        r.expoDownload,
+      ),
+      subtle,
+    );
+    rec.compare(
+      add('expo.whole.webcrypto', `Chromium decryptBlob webcrypto ${formatBytes(size)}`, r.webWhole),
+      subtle,
+    );
+    rec.compare(
+      add(
+        'expo.download.webcrypto',
+        `Chromium downloadMedia webcrypto ${formatBytes(size)}, 64 KiB pieces`,
+        r.webDownload,
+      ),
+      subtle,
+    );
+  } finally {
+    await browser.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** The expo suite. */
+export const expoSuite: Suite = {
+  name: 'expo',
+  description:
+    "Happy's app path in Chromium: the blob engine over expo-crypto's own web AES (whole, and downloadMedia in 64 KiB pieces) vs WebCrypto vs one-shot crypto.subtle",
+  run,
+};
