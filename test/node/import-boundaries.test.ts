@@ -29,7 +29,7 @@ const ENTRIES = [
 const APPLICATION = ['src/node/demo/index.ts'];
 
 /** The names the benchmark program imports the library by (package.json `exports`). */
-const PACKAGE_ENTRIES = ['happy-media', 'happy-media/node', 'happy-media/web'];
+const PACKAGE_ENTRIES = ['happy-media', 'happy-media/node', 'happy-media/web', 'happy-media/expo'];
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies?: Record<string, string>;
