@@ -3,6 +3,7 @@
  * accepts; `--store`/`--key-file` upload images (the blobs decrypt to the originals); `--seal-key-file`
  * prints envelopes; bad lines are counted; bad usage exits 2, an unreadable input 1.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ import {
   toolUse,
   userBlocks,
 } from '../../core/mappers/claude-fixtures.js';
-import { runCli } from '../../helpers/cli.js';
+import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect } from '../storage/store-contract.js';
 
@@ -161,6 +162,24 @@ describe('happy-media map', () => {
       ['rec2.2', 'text'],
       ['rec2.3', 'turn-end'],
     ]);
+  });
+
+  it('stops on Ctrl-C while it waits for input: exit 1, ERR_ABORTED', async () => {
+    const child = spawn(process.execPath, [CLI_BIN, 'map', '--from', 'claude', '-'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } })}\n`);
+    // Wait until the first line was mapped (the mapper is waiting for the next one), then interrupt.
+    for (let i = 0; i < 200 && stdout === ''; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stdout).toContain('"type":"text"');
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/happy-media: ERR_ABORTED: interrupted/);
   });
 
   it('exits 2 on bad usage and 1 on an unreadable input', async () => {

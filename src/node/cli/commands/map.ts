@@ -16,6 +16,7 @@
  */
 import { type Command, Option } from 'commander';
 import {
+  AbortedError,
   createAgentMapper,
   getMapperProvider,
   type MediaHandler,
@@ -238,11 +239,16 @@ export function registerMap(program: Command): void {
           media = sendMediaHandler({ store, blobKey, onUpload: () => (uploads += 1) });
         }
 
+        const input = await openInput(file);
         const aborter = new AbortController();
-        const onSignal = () => aborter.abort(new Error('interrupted'));
+        // Ctrl-C (or SIGTERM) cancels an upload under way, and ends the input so a read waiting on it returns.
+        const onSignal = () => {
+          aborter.abort(new Error('interrupted'));
+          if (file === '-') process.stdin.destroy();
+          else void input.close().catch(() => {});
+        };
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
-        const input = await openInput(file);
         const name = file === '-' ? 'stdin' : file;
         const counts: InputCounts = { events: 0, unreadable: 0 };
         let written = 0;
@@ -254,6 +260,8 @@ export function registerMap(program: Command): void {
         let v1Blobs = 0;
 
         const emit = async (messages: SessionMessage[]) => {
+          // Ctrl-C stops the run (the signal also cancels an upload under way).
+          if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
           if (messages.length === 0) return;
           let text = '';
           for (const message of messages)
@@ -277,18 +285,26 @@ export function registerMap(program: Command): void {
             });
             let next = await generator.next();
             while (!next.done) {
+              if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
               await emit([next.value]);
               next = await generator.next();
             }
             skipped = next.value.skipped;
           } else {
             const mapper = createAgentMapper(options.from, writerOptions);
-            for await (const event of events) await emit(await mapper.push(event));
+            for await (const event of events) {
+              if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
+              await emit(await mapper.push(event));
+            }
             await emit(await mapper.end({ close }));
             skipped = mapper.skipped();
           }
+        } catch (error) {
+          if (aborter.signal.aborted)
+            throw new AbortedError('interrupted: the output stops mid-stream', { cause: error });
+          throw error;
         } finally {
-          await input.close();
+          await input.close().catch(() => {});
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
         }
