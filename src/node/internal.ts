@@ -21,17 +21,6 @@ export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
 // Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
 export { checkedTimeoutMs } from '../core/timeout.js';
-// Shared options and I/O of the CLI's `encrypt`/`decrypt`.
-export {
-  addBlobOptions,
-  type BlobCommandFlags,
-  chooseThreads,
-  inputPieces,
-  parseBlobFormatFlags,
-  parseByteCount,
-  readWholeInput,
-  writeStdout,
-} from './blob/cli-support.js';
 export { pumpEngine } from './blob/engine-pipe.js';
 export { readJsonInput } from './envelope/read-input.js';
 export { diskError } from './fs/disk-error.js';

@@ -15,20 +15,17 @@ import {
   resolveKey,
   UsageError,
 } from '../../index.js';
+import { BlobDecryptor, pumpEngine, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
-  BlobDecryptor,
   chooseThreads,
   inputPieces,
   parseBlobFormatFlags,
   parseByteCount,
-  pumpEngine,
   readWholeInput,
-  writeAfterCompletion,
-  writeFileAllOrNothing,
   writeStdout,
-} from '../../internal.js';
+} from '../blob-command.js';
 import { runAction } from '../run-action.js';
 
 interface DecryptFlags extends BlobCommandFlags {

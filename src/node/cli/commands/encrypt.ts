@@ -12,21 +12,23 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { encryptFileParallel, encryptV1Blob, resolveKey, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../index.js';
 import {
-  addBlobOptions,
-  type BlobCommandFlags,
   BlobEncryptor,
-  chooseThreads,
   diskError,
-  inputPieces,
   NOT_A_REGULAR_FILE,
-  parseBlobFormatFlags,
-  parseByteCount,
   pumpEngine,
-  readWholeInput,
   unreadableInput,
   writeFileAllOrNothing,
-  writeStdout,
 } from '../../internal.js';
+import {
+  addBlobOptions,
+  type BlobCommandFlags,
+  chooseThreads,
+  inputPieces,
+  parseBlobFormatFlags,
+  parseByteCount,
+  readWholeInput,
+  writeStdout,
+} from '../blob-command.js';
 import { runAction } from '../run-action.js';
 
 /** Most plaintext read from stdin without `--max-bytes`: 4 GiB (the media server's default upload limit). */

@@ -2,7 +2,6 @@
  * What the `encrypt` and `decrypt` commands share: option parsing with usage errors, and stdin/stdout
  * plumbing with backpressure. Their keys come from `../envelope/key-source.ts`, as for every command.
  *
- * @internal Not exported from `happy-media/node`.
  * @module
  */
 import { once } from 'node:events';
@@ -10,12 +9,17 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { mediaBlobContext, unboundBlobContext } from '../../core/blob/context.js';
-import { fromHex, joinBytes } from '../../core/bytes.js';
-import { LimitError, UsageError } from '../../core/errors.js';
-import { KEY_ENV_VARIABLE } from '../envelope/key-source.js';
-import { diskError } from '../fs/disk-error.js';
-import { PARALLEL_FILE_THRESHOLD } from './parallel-files.js';
+import {
+  concatBytes,
+  fromHex,
+  KEY_ENV_VARIABLE,
+  LimitError,
+  mediaBlobContext,
+  PARALLEL_FILE_THRESHOLD,
+  UsageError,
+  unboundBlobContext,
+} from '../index.js';
+import { diskError } from '../internal.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {
@@ -174,7 +178,7 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
     }
     parts.push(piece);
   }
-  return joinBytes(parts);
+  return concatBytes(...parts);
 }
 
 /**
