@@ -25,13 +25,6 @@ export {
   PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,
 } from './blob/index.js';
-// Node envelope fast paths and the key sources of the CLI.
-export {
-  decodeKey,
-  KEY_ENV_VARIABLE,
-  type KeyOptions,
-  resolveKey,
-} from './envelope/index.js';
 // Happy's server from Node: credentials files, sending a file into a session.
 export {
   HAPPY_MAX_PLAINTEXT_BYTES,

@@ -22,7 +22,6 @@ export { toMediaRequest } from '../core/playback/media-request.js';
 // Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
 export { checkedTimeoutMs } from '../core/timeout.js';
 export { pumpEngine } from './blob/engine-pipe.js';
-export { readJsonInput } from './envelope/read-input.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';

@@ -243,7 +243,6 @@ const NODE_ONLY = [
   'HAPPY_MAX_PLAINTEXT_BYTES',
   'HEALTH_ROUTE',
   'HttpBlobStore',
-  'KEY_ENV_VARIABLE',
   'LocalBlobStore',
   'MAX_FILE_NAME_BYTES',
   'MIME_ALIASES',
@@ -258,7 +257,6 @@ const NODE_ONLY = [
   'cacheEntryId',
   'createNodeDecryptStream',
   'createNodeEncryptStream',
-  'decodeKey',
   'decryptFile',
   'decryptFileParallel',
   'defaultBlobDir',
@@ -278,7 +276,6 @@ const NODE_ONLY = [
   'privateFileSink',
   'probeMedia',
   'readHappyCredentialsFile',
-  'resolveKey',
   'sanitizeFileName',
   'sendMedia',
   'sendMediaHandler',
@@ -351,7 +348,7 @@ describe('public exports', () => {
         'storage',
         'transport',
       ].map((area) => `src/core/${area}/index.ts`),
-      ...['blob', 'envelope', 'happy', 'media', 'playback', 'runtime', 'send', 'storage'].map(
+      ...['blob', 'happy', 'media', 'playback', 'runtime', 'send', 'storage'].map(
         (area) => `src/node/${area}/index.ts`,
       ),
     ];

@@ -1,6 +1,6 @@
 /**
  * What the `encrypt` and `decrypt` commands share: option parsing with usage errors, and stdin/stdout
- * plumbing with backpressure. Their keys come from `../envelope/key-source.ts`, as for every command.
+ * plumbing with backpressure. Their keys come from `key-source.ts`, as for every command.
  *
  * @module
  */
@@ -12,7 +12,6 @@ import type { Command } from 'commander';
 import {
   concatBytes,
   fromHex,
-  KEY_ENV_VARIABLE,
   LimitError,
   mediaBlobContext,
   PARALLEL_FILE_THRESHOLD,
@@ -20,6 +19,7 @@ import {
   unboundBlobContext,
 } from '../index.js';
 import { diskError } from '../internal.js';
+import { KEY_ENV_VARIABLE } from './key-source.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {

@@ -6,7 +6,8 @@
  */
 import { type Command, Option } from 'commander';
 // The Node entry also installs the node:crypto AES-256-GCM for the dataKey variant.
-import { type KeyOptions, resolveKey, type SessionKey, sessionKey } from '../index.js';
+import { type SessionKey, sessionKey } from '../index.js';
+import { type KeyOptions, resolveKey } from './key-source.js';
 
 /** Parsed session-key options. */
 export interface SessionKeyOptions extends KeyOptions {

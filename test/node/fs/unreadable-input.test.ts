@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeError } from '../../../src/core/errors.js';
-import { readJsonInput } from '../../../src/node/envelope/read-input.js';
+import { readJsonInput } from '../../../src/node/cli/read-input.js';
 import { probeMedia } from '../../../src/node/media/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 

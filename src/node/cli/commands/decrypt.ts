@@ -12,7 +12,6 @@ import {
   decryptV1Blob,
   HAPPY_MAX_ATTACHMENT_BYTES,
   InvalidArgumentError,
-  resolveKey,
   UsageError,
 } from '../../index.js';
 import { BlobDecryptor, pumpEngine, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
@@ -26,6 +25,7 @@ import {
   readWholeInput,
   writeStdout,
 } from '../blob-command.js';
+import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 
 interface DecryptFlags extends BlobCommandFlags {

@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { encryptFileParallel, encryptV1Blob, resolveKey, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../index.js';
+import { encryptFileParallel, encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../index.js';
 import {
   BlobEncryptor,
   diskError,
@@ -29,6 +29,7 @@ import {
   readWholeInput,
   writeStdout,
 } from '../blob-command.js';
+import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 
 /** Most plaintext read from stdin without `--max-bytes`: 4 GiB (the media server's default upload limit). */

@@ -23,7 +23,6 @@ import {
   mapHappyRecords,
   mapperProviderNames,
   readJsonLines,
-  resolveKey,
   type SessionKey,
   type SessionMessage,
   SKIP_REASONS,
@@ -34,6 +33,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { openInput } from '../input-file.js';
+import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 import { resolveSealKey, SEAL_KEY_ENV_VARIABLE } from './send.js';

@@ -22,13 +22,13 @@ import {
   type MediaRefInput,
   openMedia,
   parseHappyFileEvent,
-  resolveKey,
   serveMedia,
   UsageError,
 } from '../../index.js';
 import { checkedTimeoutMs, expectedPlaintextSize, toMediaRequest } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
 import { openCliStore } from '../store-options.js';

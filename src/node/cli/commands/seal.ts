@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { type SessionMessage, sealMessage, sealRaw } from '../../../index.js';
-import { readJsonInput } from '../../internal.js';
+import { readJsonInput } from '../read-input.js';
 import { runAction } from '../run-action.js';
 import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';
 

@@ -13,9 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
-  decodeKey,
   defaultBlobDir,
-  resolveKey,
   type SendProgress,
   sendMedia,
   sendToSession,
@@ -24,6 +22,7 @@ import {
 } from '../../index.js';
 import { importOptional } from '../../optional-dependency.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { decodeKey, resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 

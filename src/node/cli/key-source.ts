@@ -11,9 +11,7 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { fromBase64 } from '../../core/bytes.js';
-import { KEY_BYTES } from '../../core/envelope/index.js';
-import { UsageError } from '../../core/errors.js';
+import { fromBase64, KEY_BYTES, UsageError } from '../index.js';
 
 /** Name of the environment variable that may hold the base64 key. */
 export const KEY_ENV_VARIABLE = 'HAPPY_MEDIA_KEY';

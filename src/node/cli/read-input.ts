@@ -5,8 +5,8 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { FormatError, LimitError } from '../../core/errors.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../fs/unreadable-input.js';
+import { FormatError, LimitError } from '../index.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../internal.js';
 
 /** Default limit of {@link readInputText}: 64 MiB, far above any message Happy sends. */
 export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
