@@ -179,8 +179,11 @@ function suitePanels(suite: SuiteResult): ChartPanel[] {
     ),
   );
 
-  // Every other comparison as a pair of bars, one panel per unit.
-  const units: Unit[] = ['MB/s', 'msg/s', 'events/s', 'ms'];
+  // Every other comparison as a pair of bars, one panel per unit, in the order the suite first uses them
+  // (so a unit added to figures.ts is drawn without a list here to keep up).
+  const units = [
+    ...new Set(suite.comparisons.map((c) => byId.get(c.ours)?.unit).filter((u) => u !== undefined)),
+  ];
   for (const unit of units) {
     const bars: ChartBar[] = [];
     for (const c of suite.comparisons) {

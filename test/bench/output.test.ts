@@ -245,6 +245,34 @@ describe('SVG chart', () => {
     ]);
   });
 
+  it('draws a bar panel for every unit a suite compares in, in the order it first uses them', () => {
+    const base = report();
+    const pair = (id: string, unit: Measurement['unit']) => [
+      { ...mb(id, 10), suite: 'mappers', unit },
+      { ...mb(`ref.${id}`, 20, { reference: true }), suite: 'mappers', unit },
+    ];
+    const measurements = [...pair('events', 'events/s'), ...pair('latency', 'ms')];
+    const panels = chartPanels({
+      ...base,
+      suites: [
+        {
+          name: 'mappers',
+          status: 'ok',
+          checks: [],
+          measurements,
+          comparisons: ['events', 'latency'].map((id) => ({
+            suite: 'mappers',
+            ours: id,
+            reference: `ref.${id}`,
+            ratio: 0.5,
+          })),
+          durationMs: 1,
+        },
+      ],
+    });
+    expect(panels.map((p) => p.unit)).toEqual(['events/s', 'ms']);
+  });
+
   it(`keeps panels small: at most ${MAX_SERIES} series or ${MAX_ROWS} rows, series compared together kept together`, () => {
     const base = report();
     const measurements: Measurement[] = [];
