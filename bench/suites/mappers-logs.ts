@@ -1,0 +1,369 @@
+/**
+ * The logs the mappers suite maps: deterministic sessions of each provider, of about a given number of
+ * events, in the form a user hands `happy-media map` (a Claude Code session JSONL, a Codex rollout, an
+ * ACP session's JSON-RPC messages), with an image in one tool result of 25 when one is given.
+ *
+ * @module
+ */
+
+type Json = Record<string, unknown>;
+
+/** A generated log: its lines, how many tool calls it holds (each ends without an error), how many carry an image. */
+export interface GeneratedLog {
+  lines: string[];
+  toolCalls: number;
+  images: number;
+}
+
+/**
+ * A deterministic Claude Code session log of about `events` lines (prompts, thinking, text, three
+ * parallel reads, a Task subagent with two calls of its own every third turn, a command); every 25th tool
+ * result carries `image` when given.
+ */
+export function claudeSessionLog(events: number, image?: string): GeneratedLog {
+  const lines: string[] = [];
+  let n = 0;
+  let toolCalls = 0;
+  let images = 0;
+  let time = Date.parse('2025-08-01T10:00:00Z');
+  let last: string | null = null;
+  const push = (fields: Json, sidechain = false) => {
+    const uuid = `u-${++n}`;
+    time += 250;
+    lines.push(
+      JSON.stringify({
+        parentUuid: last,
+        isSidechain: sidechain,
+        userType: 'external',
+        cwd: '/home/me/project',
+        sessionId: 'bench',
+        version: '1.0.71',
+        ...fields,
+        uuid,
+        timestamp: new Date(time).toISOString(),
+      }),
+    );
+    last = uuid;
+  };
+  const assistant = (id: string, block: Json, sidechain = false) =>
+    push(
+      {
+        type: 'assistant',
+        message: { id, type: 'message', role: 'assistant', model: 'claude-opus-4-1', content: [block] },
+      },
+      sidechain,
+    );
+  const result = (id: string, sidechain = false) => {
+    const withImage = image !== undefined && (toolCalls + 1) % 25 === 0;
+    if (withImage) images++;
+    push(
+      {
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: id,
+              content: withImage
+                ? [
+                    { type: 'text', text: 'screenshot' },
+                    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } },
+                  ]
+                : `     1→export function f${n}() {\n     2→  return ${n};\n     3→}\n`,
+            },
+          ],
+        },
+        toolUseResult: { stdout: 'ok' },
+      },
+      sidechain,
+    );
+  };
+  let turn = 0;
+  while (lines.length < events) {
+    turn++;
+    push({
+      type: 'user',
+      message: { role: 'user', content: `Step ${turn}: refactor the parser and run the tests` },
+    });
+    const msg = `msg_${turn}`;
+    assistant(msg, {
+      type: 'thinking',
+      thinking: `The user wants step ${turn}. I should read the files first.`,
+      signature: 'sig',
+    });
+    assistant(msg, { type: 'text', text: `I'll look at the code for step ${turn}.` });
+    // Three parallel reads, then their results.
+    const reads = [0, 1, 2].map((i) => `toolu_${turn}_r${i}`);
+    for (const [i, id] of reads.entries()) {
+      toolCalls++;
+      assistant(msg, {
+        type: 'tool_use',
+        id,
+        name: 'Read',
+        input: { file_path: `/home/me/project/src/file${i}.ts` },
+      });
+    }
+    for (const id of reads) result(id);
+    // A subagent with two calls of its own.
+    if (turn % 3 === 0) {
+      const task = `toolu_${turn}_task`;
+      toolCalls++;
+      assistant(`msg_${turn}_b`, {
+        type: 'tool_use',
+        id: task,
+        name: 'Task',
+        input: {
+          description: 'Search tests',
+          prompt: `Find the tests of step ${turn}`,
+          subagent_type: 'general-purpose',
+        },
+      });
+      const mainLast: string | null = last;
+      last = null;
+      push({ type: 'user', message: { role: 'user', content: `Find the tests of step ${turn}` } }, true);
+      for (let i = 0; i < 2; i++) {
+        const id = `toolu_${turn}_s${i}`;
+        toolCalls++;
+        assistant(
+          `msg_${turn}_s${i}`,
+          { type: 'tool_use', id, name: 'Grep', input: { pattern: `step${turn}`, path: 'test' } },
+          true,
+        );
+        result(id, true);
+      }
+      assistant(`msg_${turn}_s9`, { type: 'text', text: `Found 2 test files for step ${turn}.` }, true);
+      last = mainLast;
+      result(task);
+    }
+    const bash = `toolu_${turn}_bash`;
+    toolCalls++;
+    assistant(`msg_${turn}_c`, {
+      type: 'tool_use',
+      id: bash,
+      name: 'Bash',
+      input: { command: 'npm test', description: 'Run the tests' },
+    });
+    result(bash);
+    assistant(`msg_${turn}_d`, { type: 'text', text: `Step ${turn} is done: the tests pass.` });
+  }
+  return { lines, toolCalls, images };
+}
+
+/**
+ * A deterministic Codex session rollout of about `events` lines (as `~/.codex/sessions/…/rollout-*.jsonl`
+ * holds it): per turn a `turn_context`, the user message and its `user_message` twin, reasoning and its
+ * twin, three shell calls with their outputs and an `apply_patch`, the answer and its twin, a
+ * `token_count`. Every 25th call output carries `image` (a `view_image`-style content list) when given.
+ */
+export function codexRolloutLog(events: number, image?: string): GeneratedLog {
+  const lines: string[] = [];
+  let time = Date.parse('2025-10-02T09:00:00Z');
+  let toolCalls = 0;
+  let images = 0;
+  const push = (type: string, payload: Json) => {
+    time += 200;
+    lines.push(JSON.stringify({ timestamp: new Date(time).toISOString(), type, payload }));
+  };
+  const output = (callId: string) => {
+    const withImage = image !== undefined && toolCalls % 25 === 0;
+    if (withImage) images++;
+    push('response_item', {
+      type: 'function_call_output',
+      call_id: callId,
+      output: withImage
+        ? [
+            { type: 'input_text', text: 'screenshot' },
+            { type: 'input_image', image_url: `data:image/png;base64,${image}` },
+          ]
+        : JSON.stringify({
+            output: `README.md\nsrc\n${'x'.repeat(120)}\n`,
+            metadata: { exit_code: 0, duration_seconds: 0.1 },
+          }),
+    });
+  };
+  push('session_meta', {
+    id: 'bench',
+    timestamp: new Date(time).toISOString(),
+    cwd: '/home/me/project',
+    originator: 'codex_cli_rs',
+    cli_version: '0.44.0',
+  });
+  let turn = 0;
+  while (lines.length < events) {
+    turn++;
+    push('turn_context', {
+      cwd: '/home/me/project',
+      approval_policy: 'on-request',
+      sandbox_policy: { type: 'workspace-write' },
+      model: 'gpt-5-codex',
+      summary: 'auto',
+    });
+    const prompt = `Step ${turn}: refactor the parser and run the tests`;
+    push('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
+    push('event_msg', { type: 'user_message', message: prompt, images: [] });
+    const thought = `**Planning step ${turn}**`;
+    push('response_item', {
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: thought }],
+      content: null,
+      encrypted_content: 'gAAAA',
+    });
+    push('event_msg', { type: 'agent_reasoning', text: thought });
+    for (let i = 0; i < 3; i++) {
+      const callId = `call_${turn}_${i}`;
+      toolCalls++;
+      push('response_item', {
+        type: 'function_call',
+        name: 'shell',
+        arguments: JSON.stringify({
+          command: ['bash', '-lc', `cat src/file${i}.ts`],
+          workdir: '/home/me/project',
+        }),
+        call_id: callId,
+      });
+      output(callId);
+    }
+    const patch = `call_${turn}_p`;
+    toolCalls++;
+    push('response_item', {
+      type: 'custom_tool_call',
+      status: 'completed',
+      call_id: patch,
+      name: 'apply_patch',
+      input: `*** Begin Patch\n*** Update File: src/parser.ts\n@@\n-old ${turn}\n+new ${turn}\n*** End Patch\n`,
+    });
+    push('response_item', {
+      type: 'custom_tool_call_output',
+      call_id: patch,
+      output: JSON.stringify({
+        output: 'Success. Updated the following files:\nM src/parser.ts\n',
+        metadata: { exit_code: 0, duration_seconds: 0 },
+      }),
+    });
+    const answer = `Step ${turn} is done: the tests pass.`;
+    push('response_item', {
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: answer }],
+    });
+    push('event_msg', { type: 'agent_message', message: answer });
+    push('event_msg', {
+      type: 'token_count',
+      info: {
+        total_token_usage: {
+          input_tokens: 1000 * turn,
+          cached_input_tokens: 0,
+          output_tokens: 80,
+          reasoning_output_tokens: 0,
+          total_tokens: 1000 * turn + 80,
+        },
+        last_token_usage: {
+          input_tokens: 1000,
+          cached_input_tokens: 0,
+          output_tokens: 80,
+          reasoning_output_tokens: 0,
+          total_tokens: 1080,
+        },
+        model_context_window: 272000,
+      },
+      rate_limits: null,
+    });
+  }
+  return { lines, toolCalls, images };
+}
+
+/**
+ * A deterministic ACP session of about `events` JSON-RPC messages: per turn a prompt, a plan, a thought
+ * and an answer streamed in chunks, four tool calls (`pending` → `in_progress` → `completed` with text
+ * content), one of them behind a permission request and its answer, `usage_update`s, the stop reason.
+ * Every 25th call's content carries `image` when given.
+ */
+export function acpSessionLog(events: number, image?: string): GeneratedLog {
+  const lines: string[] = [];
+  let toolCalls = 0;
+  let images = 0;
+  let id = 0;
+  const send = (message: Json) => lines.push(JSON.stringify({ jsonrpc: '2.0', ...message }));
+  const update = (u: Json) =>
+    send({ method: 'session/update', params: { sessionId: 'sess_bench', update: u } });
+  const chunks = (kind: string, messageId: string, text: string) => {
+    for (const part of text.match(/.{1,24}/gs) ?? [])
+      update({ sessionUpdate: kind, messageId, content: { type: 'text', text: part } });
+  };
+  let turn = 0;
+  while (lines.length < events) {
+    turn++;
+    const prompt = ++id;
+    send({
+      id: prompt,
+      method: 'session/prompt',
+      params: {
+        sessionId: 'sess_bench',
+        prompt: [{ type: 'text', text: `Step ${turn}: refactor the parser and run the tests` }],
+      },
+    });
+    update({
+      sessionUpdate: 'plan',
+      entries: [
+        { content: `Read step ${turn}`, priority: 'high', status: 'in_progress' },
+        { content: 'Run the tests', priority: 'medium', status: 'pending' },
+      ],
+    });
+    chunks('agent_thought_chunk', `t${turn}`, `The user wants step ${turn}; I should read the files first.`);
+    for (let i = 0; i < 4; i++) {
+      const call = `call_${turn}_${i}`;
+      toolCalls++;
+      update({
+        sessionUpdate: 'tool_call',
+        toolCallId: call,
+        title: `Reading src/file${i}.ts`,
+        kind: 'read',
+        status: 'pending',
+        locations: [{ path: `/home/me/project/src/file${i}.ts` }],
+        rawInput: { path: `/home/me/project/src/file${i}.ts` },
+      });
+      if (i === 3) {
+        const ask = ++id;
+        send({
+          id: ask,
+          method: 'session/request_permission',
+          params: {
+            sessionId: 'sess_bench',
+            toolCall: { toolCallId: call },
+            options: [
+              { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+              { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+            ],
+          },
+        });
+        send({ id: ask, result: { outcome: { outcome: 'selected', optionId: 'allow' } } });
+      }
+      update({ sessionUpdate: 'tool_call_update', toolCallId: call, status: 'in_progress' });
+      const withImage = image !== undefined && toolCalls % 25 === 0;
+      if (withImage) images++;
+      update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: call,
+        status: 'completed',
+        content: [
+          {
+            type: 'content',
+            content: { type: 'text', text: `export function f${i}() {\n  return ${turn};\n}\n` },
+          },
+          ...(withImage
+            ? [{ type: 'content', content: { type: 'image', mimeType: 'image/png', data: image } }]
+            : []),
+        ],
+      });
+    }
+    update({ sessionUpdate: 'usage_update', used: 1000 * turn, size: 200000 });
+    chunks(
+      'agent_message_chunk',
+      `m${turn}`,
+      `Step ${turn} is done: the parser is refactored and the tests pass.`,
+    );
+    send({ id: prompt, result: { stopReason: 'end_turn' } });
+  }
+  return { lines, toolCalls, images };
+}
