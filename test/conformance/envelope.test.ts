@@ -19,13 +19,16 @@ import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
+import { webCryptoAesGcm } from '../../src/core/aes-gcm/webcrypto.js';
 import { concatBytes, fromBase64, fromHex, toHex } from '../../src/core/bytes.js';
 import {
   boxForPublicKey,
   decryptDataKey,
+  decryptDataKeyAsync,
   decryptLegacy,
   decryptV1Blob,
   encryptDataKey,
+  encryptDataKeyAsync,
   encryptLegacy,
   encryptV1Blob,
   openBoxForPublicKey,
@@ -33,8 +36,9 @@ import {
 } from '../../src/core/envelope/index.js';
 import { getRuntime, installRuntime, type Runtime } from '../../src/core/runtime/runtime.js';
 import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
+import { asAsync } from '../helpers/aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
-import { codeOf } from '../helpers/errors.js';
+import { codeOf, rejectionCodeOf } from '../helpers/errors.js';
 
 const b64 = (text: string) => fromBase64(text);
 
@@ -311,6 +315,39 @@ describe.skipIf(!hasCorpus).each([nobleAesGcm, nodeAesGcm])(
       }
       expect(toHex(decryptDataKey(record, key))).toBe(t.msg);
       expect(encryptDataKey(fromHex(t.msg), key, { nonce: fromHex(t.iv) })).toEqual(record);
+    });
+  },
+);
+
+describe.skipIf(!hasCorpus).each([webCryptoAesGcm, asAsync(nodeAesGcm)])(
+  'crypto/wycheproof/aes_gcm_test.json through the asynchronous dataKey functions ($name)',
+  (implementation) => {
+    let before: Runtime;
+    beforeAll(() => {
+      before = getRuntime();
+      installRuntime({ aesGcm: implementation });
+    });
+    afterAll(() => installRuntime(before));
+
+    const tests = (aesGcm?.testGroups ?? [])
+      .filter((g) => g.ivSize === 96 && g.keySize === 256 && g.tagSize === 128)
+      .flatMap((g) => g.tests)
+      .filter((t) => t.aad === '');
+
+    it('every case without AAD: valid ones reproduced both ways, invalid ones refused', async () => {
+      expect(tests.length).toBeGreaterThan(30);
+      for (const t of tests) {
+        const record = concatBytes(Uint8Array.of(0), fromHex(t.iv), fromHex(t.ct), fromHex(t.tag));
+        const key = fromHex(t.key);
+        if (t.result === 'invalid') {
+          expect(await rejectionCodeOf(() => decryptDataKeyAsync(record, key)), `tcId ${t.tcId}`).toBe(
+            'ERR_DECRYPTION_FAILED',
+          );
+          continue;
+        }
+        expect(toHex(await decryptDataKeyAsync(record, key)), `tcId ${t.tcId}`).toBe(t.msg);
+        expect(await encryptDataKeyAsync(fromHex(t.msg), key, { nonce: fromHex(t.iv) })).toEqual(record);
+      }
     });
   },
 );

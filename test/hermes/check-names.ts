@@ -7,6 +7,7 @@ export const HERMES_CHECKS = [
   'v1 attachment blob: golden vector',
   'blob: frozen vectors reproduced byte for byte',
   'blob over an asynchronous AES-GCM: frozen vectors, tamper refused',
+  'envelopes over an asynchronous AES-GCM: golden vector, openMessagesAsync, tamper refused',
   'blob decrypt stream: odd pieces in, exact plaintext out',
   'blob tamper: every leg fails with ERR_DECRYPTION_FAILED, nothing released',
   'random access: ranges decrypt to the exact bytes',

@@ -16,11 +16,13 @@ import {
   dataKey,
   decryptBlob,
   decryptDataKey,
+  decryptDataKeyAsync,
   decryptLegacy,
   decryptV1Blob,
   downloadMedia,
   encryptBlob,
   encryptDataKey,
+  encryptDataKeyAsync,
   encryptLegacy,
   encryptV1Blob,
   fileMessage,
@@ -28,15 +30,18 @@ import {
   fromHex,
   getRuntime,
   HappyMediaError,
+  installRuntime,
   legacyKey,
   mediaBlobContext,
   memorySink,
   nobleAesGcm,
   openBlobRandomAccess,
   openMessage,
+  openMessagesAsync,
   parseSessionMessage,
   randomBytes,
   sealMessage,
+  sealMessageAsync,
   thumbhashFromImage,
   toBase64,
   toHex,
@@ -103,6 +108,18 @@ const REF = 'media/hermes000000000000000000';
 const URL_OF = 'https://blobs.example/hermes';
 /** Every v2 blob here is bound to REF, the ref the downloadMedia messages name. */
 const CONTEXT = mediaBlobContext(REF);
+
+/**
+ * noble driven as an asynchronous implementation (each call settles in a later microtask), as expo-crypto's
+ * would be: the asynchronous paths must give the same bytes under Hermes.
+ */
+const asyncNoble: AsyncAesGcm = {
+  name: 'async-noble',
+  mode: 'async',
+  importKey: async (k) => nobleAesGcm.importKey(k),
+  seal: async (k, nonce, plaintext) => nobleAesGcm.seal(k as Uint8Array, nonce, plaintext),
+  open: async (k, nonce, sealed) => nobleAesGcm.open(k as Uint8Array, nonce, sealed),
+};
 
 const checks: Record<CheckName, () => Promise<void> | void> = {
   'runtime has no crypto.subtle, Buffer or process; the runtime AES-GCM is noble': () => {
@@ -208,15 +225,6 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     assert(checked >= 6, `only ${checked} vectors`);
   },
   'blob over an asynchronous AES-GCM: frozen vectors, tamper refused': async () => {
-    // noble driven as an asynchronous implementation (each call settles in a later microtask), as
-    // expo-crypto's would be: the asynchronous driver must give the same bytes under Hermes.
-    const aesGcm: AsyncAesGcm = {
-      name: 'async-noble',
-      mode: 'async',
-      importKey: async (k) => nobleAesGcm.importKey(k),
-      seal: async (k, nonce, plaintext) => nobleAesGcm.seal(k as Uint8Array, nonce, plaintext),
-      open: async (k, nonce, sealed) => nobleAesGcm.open(k as Uint8Array, nonce, sealed),
-    };
     const v = (
       blobVectors.vectors as {
         key: string;
@@ -230,7 +238,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     assert(v !== undefined, 'no multi-chunk vector');
     const plain = testBytes(v.msgLength, v.msgSeed);
     const ct = await encryptBlobWithSalt(plain, fromHex(v.key), fromHex(v.salt), {
-      aesGcm,
+      aesGcm: asyncNoble,
       context: unboundBlobContext(),
     });
     assert(
@@ -238,17 +246,44 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
       'bytes',
     );
     assert(
-      same(await decryptBlob(ct, fromHex(v.key), { aesGcm, context: unboundBlobContext() }), plain),
+      same(
+        await decryptBlob(ct, fromHex(v.key), { aesGcm: asyncNoble, context: unboundBlobContext() }),
+        plain,
+      ),
       'decrypt',
     );
     const bad = ct.slice();
     bad[100]! ^= 1;
     assert(
       (await rejectionCodeOf(() =>
-        decryptBlob(bad, fromHex(v.key), { aesGcm, context: unboundBlobContext() }),
+        decryptBlob(bad, fromHex(v.key), { aesGcm: asyncNoble, context: unboundBlobContext() }),
       )) === 'ERR_DECRYPTION_FAILED',
       'tamper',
     );
+  },
+  'envelopes over an asynchronous AES-GCM: golden vector, openMessagesAsync, tamper refused': async () => {
+    installRuntime({ aesGcm: asyncNoble });
+    try {
+      const k = fromHex(golden.inputs.dataKeyHex);
+      const nonce = fromHex(golden.dataKey.nonceHex);
+      const record = await encryptDataKeyAsync(utf8(golden.dataKey.plaintextUtf8), k, { nonce });
+      assert(toBase64(record) === golden.dataKey.base64, 'golden');
+      const message = { id: 'm', time: 1, role: 'user' as const, type: 'text' as const, text: 'héllo ✓' };
+      const envelopes = [await sealMessageAsync(message, dataKey(k)), sealMessage(message, dataKey(k))];
+      const opened = await openMessagesAsync(envelopes, dataKey(k));
+      assert(
+        opened.every((o) => o.ok && JSON.stringify(o.message) === JSON.stringify(message)),
+        'open',
+      );
+      const bad = fromBase64(golden.dataKey.base64);
+      bad[20]! ^= 1;
+      assert(
+        (await rejectionCodeOf(() => decryptDataKeyAsync(bad, k))) === 'ERR_DECRYPTION_FAILED',
+        'tamper',
+      );
+    } finally {
+      installRuntime({});
+    }
   },
   'blob decrypt stream: odd pieces in, exact plaintext out': async () => {
     const plain = testBytes(70_000, 3);

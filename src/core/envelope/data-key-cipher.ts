@@ -5,16 +5,17 @@
  * [ version 0x00 | nonce 12 | ciphertext n | tag 16 ]     overhead 29, no AAD
  * ```
  *
- * The cipher is the runtime's AES-GCM (`getRuntime().aesGcm`, the one blobs use). These functions are
- * synchronous, so they use it when it is synchronous (node:crypto, react-native-quick-crypto, noble) and
- * the universal `nobleAesGcm` when it is asynchronous (WebCrypto, expo-crypto); the same bytes either way.
+ * The cipher is the runtime's AES-GCM (`getRuntime().aesGcm`, the one blobs use). The synchronous functions
+ * use it when it is synchronous (node:crypto, react-native-quick-crypto, noble) and the universal
+ * `nobleAesGcm` when it is asynchronous (WebCrypto, expo-crypto); the `...Async` ones use it whatever its
+ * mode (a synchronous one without a promise of its own). The same bytes either way.
  *
  * @module
  */
-import type { SyncAesGcm } from '../aes-gcm/aes-gcm.js';
+import type { AsyncAesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
 import { nobleAesGcm } from '../aes-gcm/noble.js';
 import { assertBytes } from '../bytes.js';
-import { FormatError } from '../errors.js';
+import { DecryptionError, FormatError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
 import {
@@ -105,6 +106,117 @@ export function decryptDataKey(bytes: Uint8Array, key: Uint8Array): Uint8Array {
 }
 
 /**
+ * {@link encryptDataKey} with the runtime's AES-GCM whatever its mode: an asynchronous one (expo-crypto in
+ * an app, WebCrypto) seals natively; a synchronous one seals as {@link encryptDataKey} does. Same bytes.
+ * Keep `plaintext` unchanged until the promise settled (an asynchronous cipher may read it late).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` (as a rejection) when `key` is not 32 bytes or
+ *   `nonce` not 12.
+ * @example
+ * ```ts
+ * const record = await encryptDataKeyAsync(utf8('{"hello":"world"}'), sessionDataKey);
+ * ```
+ */
+export async function encryptDataKeyAsync(
+  plaintext: Uint8Array,
+  key: Uint8Array,
+  options: EncryptOptions = {},
+): Promise<Uint8Array> {
+  const aes = getRuntime().aesGcm;
+  if (aes.mode === 'sync') return encryptDataKey(plaintext, key, options);
+  return sealDataKeyRecordAsync(plaintext, key, options, ownedBytes, await prepareDataKey(aes, key));
+}
+
+/**
+ * {@link decryptDataKey} with the runtime's AES-GCM whatever its mode (see {@link encryptDataKeyAsync}).
+ * Keep `bytes` unchanged until the promise settled.
+ *
+ * @throws {FormatError} `ERR_UNSUPPORTED_VERSION` / `ERR_FORMAT` as {@link decryptDataKey}.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `key` is not 32 bytes.
+ * @example
+ * ```ts
+ * const plaintext = await decryptDataKeyAsync(record, sessionDataKey);
+ * ```
+ */
+export async function decryptDataKeyAsync(bytes: Uint8Array, key: Uint8Array): Promise<Uint8Array> {
+  const aes = getRuntime().aesGcm;
+  if (aes.mode === 'sync') return decryptDataKey(bytes, key);
+  assertBytes(bytes, 'bytes');
+  assertBytes(key, 'key', KEY_BYTES);
+  assertDataKeyLayout(bytes, 'bytes');
+  return openDataKeyRecordAsync(bytes, await prepareDataKey(aes, key));
+}
+
+/** A data key prepared for an asynchronous AES-GCM, once for one record or a whole batch of them. */
+export interface PreparedDataKey {
+  readonly aes: AsyncAesGcm;
+  readonly key: unknown;
+}
+
+/**
+ * Prepares `key` (checked: 32 bytes) for `aes`. From a private copy: the prepared key is used across awaits,
+ * while the caller's array may change.
+ *
+ * @internal
+ */
+export async function prepareDataKey(aes: AsyncAesGcm, key: Uint8Array): Promise<PreparedDataKey> {
+  assertBytes(key, 'key', KEY_BYTES);
+  return { aes, key: await aes.importKey(key.slice()) };
+}
+
+/**
+ * {@link sealDataKeyRecord} with a prepared key of an asynchronous AES-GCM.
+ *
+ * @internal
+ */
+export async function sealDataKeyRecordAsync(
+  plaintext: Uint8Array,
+  key: Uint8Array,
+  options: EncryptOptions,
+  alloc: (length: number) => Uint8Array,
+  prepared: PreparedDataKey,
+): Promise<Uint8Array> {
+  assertBytes(plaintext, 'plaintext');
+  assertBytes(key, 'key', KEY_BYTES);
+  const nonce =
+    options.nonce === undefined
+      ? randomNonce(DATA_KEY_NONCE_BYTES)
+      : assertBytes(options.nonce, 'nonce', DATA_KEY_NONCE_BYTES).slice();
+  const sealed = await prepared.aes.seal(prepared.key, nonce, plaintext);
+  const out = alloc(DATA_KEY_OVERHEAD_BYTES + plaintext.length);
+  out[0] = DATA_KEY_FORMAT_VERSION;
+  out.set(nonce, 1);
+  writeSealed(sealed, plaintext, out);
+  return out;
+}
+
+/**
+ * Opens a dataKey record (its layout already checked) with a prepared key of an asynchronous AES-GCM.
+ * Whatever the implementation throws on a bad tag is the one `DecryptionError`, and an output of the wrong
+ * length is refused (wiped): an app's native module is not trusted to keep the contract.
+ *
+ * @internal
+ */
+export async function openDataKeyRecordAsync(
+  bytes: Uint8Array,
+  prepared: PreparedDataKey,
+): Promise<Uint8Array> {
+  const sealed = bytes.subarray(1 + DATA_KEY_NONCE_BYTES);
+  let plain: Uint8Array;
+  try {
+    plain = await prepared.aes.open(prepared.key, bytes.subarray(1, 1 + DATA_KEY_NONCE_BYTES), sealed);
+  } catch {
+    throw new DecryptionError();
+  }
+  if (!(plain instanceof Uint8Array) || plain.length !== sealed.length - DATA_KEY_TAG_BYTES) {
+    if (plain instanceof Uint8Array) plain.fill(0);
+    throw new DecryptionError();
+  }
+  return plain;
+}
+
+/**
  * Copies a `seal` result into the record, refusing one of the wrong length: the record may be an
  * uninitialised scratch array, and a byte left unwritten would leak other bytes of the process.
  */
@@ -116,7 +228,7 @@ function writeSealed(sealed: Uint8Array, plaintext: Uint8Array, record: Uint8Arr
 }
 
 /** Checks the version byte and minimum length of a dataKey record (same order as Happy: version first). */
-function assertDataKeyLayout(bytes: Uint8Array, name: string): void {
+export function assertDataKeyLayout(bytes: Uint8Array, name: string): void {
   if (bytes.length === 0) {
     throw new FormatError(`expected a dataKey record for \`${name}\` but received 0 bytes`);
   }

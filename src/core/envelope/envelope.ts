@@ -6,9 +6,16 @@
 import { describeValue, fromBase64Scratch, toBase64 } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
-import { decryptJson, sealJsonRecord } from './json-codec.js';
+import type { PreparedDataKey } from './data-key-cipher.js';
+import {
+  decryptJson,
+  decryptJsonAsync,
+  prepareSessionKey,
+  sealJsonRecord,
+  sealJsonRecordAsync,
+} from './json-codec.js';
 import type { EncryptOptions } from './legacy.js';
-import type { SessionKey } from './session-key.js';
+import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /** What the server stores and relays for every encrypted value. */
 export type EncryptedEnvelope = { t: 'encrypted'; c: string };
@@ -71,4 +78,58 @@ export function openRaw(envelope: unknown, key: SessionKey): unknown {
   const { c } = parseEnvelope(envelope);
   // The record is only opened, never returned: it may share Node's Buffer pool (no copy).
   return decryptJson(fromBase64Scratch(c, 'c'), key);
+}
+
+/**
+ * {@link sealRaw} with the runtime's AES-GCM whatever its mode: an asynchronous one (expo-crypto in an app,
+ * WebCrypto) seals natively; with a synchronous one it is {@link sealRaw}. Same envelope either way.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` (as a rejection) for a malformed key or nonce, or a
+ * value JSON cannot carry.
+ * @example
+ * ```ts
+ * installRuntime({ aesGcm: expoCryptoAesGcm(ExpoCrypto) });
+ * const envelope = await sealRawAsync(wrapForApp(message), dataKey(sessionDataKey));
+ * ```
+ */
+export async function sealRawAsync(
+  value: unknown,
+  key: SessionKey,
+  options: EncryptOptions = {},
+): Promise<EncryptedEnvelope> {
+  const checked = assertSessionKey(key);
+  const prepared = await prepareSessionKey(checked);
+  if (prepared === undefined) return sealRaw(value, checked, options);
+  const record = await sealJsonRecordAsync(value, checked, options, getRuntime().alloc.scratch, prepared);
+  return { t: 'encrypted', c: toBase64(record) };
+}
+
+/**
+ * {@link openRaw} with the runtime's AES-GCM whatever its mode (see {@link sealRawAsync}).
+ *
+ * @throws {FormatError} `ERR_FORMAT` / `ERR_UNSUPPORTED_VERSION` as {@link openRaw} (as rejections).
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @example
+ * ```ts
+ * const value = unwrapSessionContent(await openRawAsync(JSON.parse(record.content), dataKey(sessionDataKey)));
+ * ```
+ */
+export async function openRawAsync(envelope: unknown, key: SessionKey): Promise<unknown> {
+  const checked = assertSessionKey(key);
+  return openRawPrepared(envelope, checked, await prepareSessionKey(checked));
+}
+
+/**
+ * {@link openRawAsync} with the key already prepared (`undefined`: the synchronous path), for a batch.
+ *
+ * @internal
+ */
+export async function openRawPrepared(
+  envelope: unknown,
+  key: SessionKey,
+  prepared: PreparedDataKey | undefined,
+): Promise<unknown> {
+  if (prepared === undefined) return openRaw(envelope, key);
+  const { c } = parseEnvelope(envelope);
+  return decryptJsonAsync(fromBase64Scratch(c, 'c'), key, prepared);
 }

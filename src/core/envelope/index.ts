@@ -7,8 +7,20 @@
  */
 export { type BoxKeyPair, boxKeyPairFromSeed, contentKeyPair } from './content-keys.js';
 export { boxDataKey, createDataKey, openDataKeyBundle } from './data-key-bundle.js';
-export { decryptDataKey, encryptDataKey } from './data-key-cipher.js';
-export { type EncryptedEnvelope, openRaw, parseEnvelope, sealRaw } from './envelope.js';
+export {
+  decryptDataKey,
+  decryptDataKeyAsync,
+  encryptDataKey,
+  encryptDataKeyAsync,
+} from './data-key-cipher.js';
+export {
+  type EncryptedEnvelope,
+  openRaw,
+  openRawAsync,
+  parseEnvelope,
+  sealRaw,
+  sealRawAsync,
+} from './envelope.js';
 export { decryptJson, encryptJson } from './json-codec.js';
 export {
   contentSeed,
@@ -37,8 +49,8 @@ export {
   V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
 export { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
-export { type OpenedMessage, openMessages, sealMessages } from './message-batch.js';
-export { openMessage, sealMessage } from './message-envelope.js';
+export { type OpenedMessage, openMessages, openMessagesAsync, sealMessages } from './message-batch.js';
+export { openMessage, openMessageAsync, sealMessage, sealMessageAsync } from './message-envelope.js';
 export { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
 export {
   assertSessionKey,

@@ -8,7 +8,15 @@ import { fromUtf8 } from '../bytes.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
-import { decryptDataKey, sealDataKeyRecord } from './data-key-cipher.js';
+import {
+  assertDataKeyLayout,
+  decryptDataKey,
+  openDataKeyRecordAsync,
+  type PreparedDataKey,
+  prepareDataKey,
+  sealDataKeyRecord,
+  sealDataKeyRecordAsync,
+} from './data-key-cipher.js';
 import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
@@ -87,13 +95,76 @@ export function decryptJson(bytes: Uint8Array, key: SessionKey): unknown {
   const checked = assertSessionKey(key);
   const plaintext =
     checked.variant === 'legacy' ? decryptLegacy(bytes, checked.secret) : decryptDataKey(bytes, checked.key);
+  // Parsed here rather than through parseJsonPlaintext: that call cost 3-5 % of a 1 KiB open in Node
+  // (callgrind instruction counts), this being the hot path of every synchronous open.
   const text = fromUtf8(plaintext, 'plaintext');
   try {
     return JSON.parse(text);
   } catch {
-    // The SyntaxError quotes the plaintext, so it is not kept as the cause.
-    throw new FormatError(
-      'expected JSON inside the record but the authenticated plaintext is not valid JSON; it was not written by Happy or happy-media',
-    );
+    throw notJson();
   }
+}
+
+/**
+ * {@link sealJsonRecord} for an asynchronous AES-GCM, with the data key prepared for it (`prepared`,
+ * for a dataKey key; a legacy key seals with tweetnacl, synchronously).
+ *
+ * @internal
+ */
+export async function sealJsonRecordAsync(
+  value: unknown,
+  key: SessionKey,
+  options: EncryptOptions,
+  alloc: (length: number) => Uint8Array,
+  prepared: PreparedDataKey | undefined,
+): Promise<Uint8Array> {
+  const checked = assertSessionKey(key);
+  if (checked.variant === 'legacy' || prepared === undefined)
+    return sealJsonRecord(value, checked, options, alloc);
+  return sealDataKeyRecordAsync(jsonBytes(value), checked.key, options, alloc, prepared);
+}
+
+/**
+ * {@link decryptJson} for an asynchronous AES-GCM (see {@link sealJsonRecordAsync}).
+ *
+ * @internal
+ */
+export async function decryptJsonAsync(
+  bytes: Uint8Array,
+  key: SessionKey,
+  prepared: PreparedDataKey | undefined,
+): Promise<unknown> {
+  const checked = assertSessionKey(key);
+  if (checked.variant === 'legacy' || prepared === undefined) return decryptJson(bytes, checked);
+  assertDataKeyLayout(bytes, 'bytes');
+  return parseJsonPlaintext(await openDataKeyRecordAsync(bytes, prepared));
+}
+
+/**
+ * The data key of `key` prepared for the runtime's AES-GCM when that is asynchronous (once, for one record
+ * or a batch); `undefined` where the synchronous path applies: a synchronous AES-GCM, or a legacy key.
+ *
+ * @internal
+ */
+export async function prepareSessionKey(key: SessionKey): Promise<PreparedDataKey | undefined> {
+  const aes = getRuntime().aesGcm;
+  if (aes.mode === 'sync' || key.variant === 'legacy') return undefined;
+  return prepareDataKey(aes, key.key);
+}
+
+/** The JSON value of an authenticated plaintext. @throws {FormatError} when it is not UTF-8 JSON. */
+function parseJsonPlaintext(plaintext: Uint8Array): unknown {
+  const text = fromUtf8(plaintext, 'plaintext');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw notJson();
+  }
+}
+
+/** An authentic plaintext that is not JSON. The SyntaxError quotes the plaintext, so it is not the cause. */
+function notJson(): FormatError {
+  return new FormatError(
+    'expected JSON inside the record but the authenticated plaintext is not valid JSON; it was not written by Happy or happy-media',
+  );
 }

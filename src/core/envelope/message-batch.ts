@@ -9,8 +9,9 @@
  * @module
  */
 import { HappyMediaError, InvalidArgumentError, SchemaError } from '../errors.js';
-import type { ParseOptions, SessionMessage } from '../protocol/index.js';
-import type { EncryptedEnvelope } from './envelope.js';
+import { assertSessionMessage, type ParseOptions, type SessionMessage } from '../protocol/index.js';
+import { type EncryptedEnvelope, openRawPrepared } from './envelope.js';
+import { prepareSessionKey } from './json-codec.js';
 import type { EncryptOptions } from './legacy.js';
 import { openMessage, sealMessage } from './message-envelope.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
@@ -51,6 +52,61 @@ export function openMessages(
       if (!(error instanceof HappyMediaError)) throw error;
       out[i] = { ok: false, error };
     }
+  }
+  return out;
+}
+
+/**
+ * Envelopes opened at once by {@link openMessagesAsync} over an asynchronous AES-GCM: each is one native
+ * call, so a window of them is in flight before any is awaited (as a blob batch is), and memory stays
+ * bounded for a transcript of any length.
+ */
+const OPEN_WINDOW = 64;
+
+/**
+ * {@link openMessages} with the runtime's AES-GCM whatever its mode: over an asynchronous one (expo-crypto in
+ * an app, WebCrypto) the key is prepared once and up to 64 envelopes are opened at a time, in flight
+ * together; over a synchronous one it is {@link openMessages}. The same outcomes, in order.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` (as a rejection) when `key` is not a session key or
+ * `envelopes` is not an array (before anything is opened).
+ * @example
+ * ```ts
+ * const opened = await openMessagesAsync(records.map((r) => JSON.parse(r.content)), dataKey(sessionDataKey));
+ * ```
+ */
+export async function openMessagesAsync(
+  envelopes: readonly unknown[],
+  key: SessionKey,
+  options: ParseOptions = {},
+): Promise<OpenedMessage[]> {
+  const checked = assertSessionKey(key);
+  if (!Array.isArray(envelopes)) {
+    throw new InvalidArgumentError('expected an array of envelopes for `envelopes`');
+  }
+  const prepared = await prepareSessionKey(checked);
+  if (prepared === undefined) return openMessages(envelopes, checked, options);
+  const out: OpenedMessage[] = new Array(envelopes.length);
+  for (let from = 0; from < envelopes.length; from += OPEN_WINDOW) {
+    const to = Math.min(envelopes.length, from + OPEN_WINDOW);
+    const opening: Promise<void>[] = [];
+    for (let i = from; i < to; i++) {
+      opening.push(
+        openRawPrepared(envelopes[i], checked, prepared)
+          .then((value) => assertSessionMessage(value, options))
+          .then(
+            (message) => {
+              out[i] = { ok: true, message };
+            },
+            (error: unknown) => {
+              // Only our own errors are outcomes; anything else is a bug and propagates.
+              if (!(error instanceof HappyMediaError)) throw error;
+              out[i] = { ok: false, error };
+            },
+          ),
+      );
+    }
+    await Promise.all(opening);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { assertSessionMessage, type ParseOptions, type SessionMessage } from '../protocol/index.js';
-import { type EncryptedEnvelope, openRaw, sealRaw } from './envelope.js';
+import { type EncryptedEnvelope, openRaw, openRawAsync, sealRaw, sealRawAsync } from './envelope.js';
 import type { EncryptOptions } from './legacy.js';
 import type { SessionKey } from './session-key.js';
 
@@ -46,4 +46,42 @@ export function sealMessage(
  */
 export function openMessage(envelope: unknown, key: SessionKey, options: ParseOptions = {}): SessionMessage {
   return assertSessionMessage(openRaw(envelope, key), options);
+}
+
+/**
+ * {@link sealMessage} with the runtime's AES-GCM whatever its mode: an asynchronous one (expo-crypto in an
+ * app, WebCrypto) seals natively; with a synchronous one it is {@link sealMessage}. Same envelope.
+ *
+ * @throws {SchemaError} `ERR_SCHEMA` (as a rejection) when `message` is not a valid v2 message.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key or nonce.
+ * @example
+ * ```ts
+ * const envelope = await sealMessageAsync(textMessage({ role: 'user', text: 'hi' }), dataKey(sessionDataKey));
+ * ```
+ */
+export async function sealMessageAsync(
+  message: SessionMessage,
+  key: SessionKey,
+  options: EncryptOptions = {},
+): Promise<EncryptedEnvelope> {
+  return sealRawAsync(assertSessionMessage(message, { mode: 'strict' }), key, options);
+}
+
+/**
+ * {@link openMessage} with the runtime's AES-GCM whatever its mode (see {@link sealMessageAsync}).
+ *
+ * @throws {FormatError} `ERR_FORMAT` / `ERR_UNSUPPORTED_VERSION` as {@link openMessage} (as rejections).
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @throws {SchemaError} `ERR_SCHEMA` when the JSON is not a v2 message.
+ * @example
+ * ```ts
+ * const message = await openMessageAsync(JSON.parse(record.content), dataKey(sessionDataKey));
+ * ```
+ */
+export async function openMessageAsync(
+  envelope: unknown,
+  key: SessionKey,
+  options: ParseOptions = {},
+): Promise<SessionMessage> {
+  return assertSessionMessage(await openRawAsync(envelope, key), options);
 }
