@@ -41,9 +41,9 @@ import {
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
+import { assertWithinStoreLimit, type BlobStore } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
-import { assertWithinStoreLimit, type BlobStore } from '../storage/blob-store.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** A progress event of {@link sendMedia}. */

@@ -17,10 +17,6 @@ import {
   LimitError,
   StorageError,
 } from '../../core/errors.js';
-import { checkedTimeoutMs } from '../../core/timeout.js';
-import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
-import { fetchRange } from '../../core/transport/fetch-range.js';
-import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -31,9 +27,13 @@ import {
   type GetOptions,
   mediaRefId,
   type WriteOptions,
-} from './blob-store.js';
+} from '../../core/storage/blob-store.js';
+import { lengthMismatch, readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
+import { checkedTimeoutMs } from '../../core/timeout.js';
+import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
+import { fetchRange } from '../../core/transport/fetch-range.js';
+import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import { BLOB_ROUTE_PREFIX } from './media-server.js';
-import { lengthMismatch, readSizedBody, throwIfAborted } from './sized-body.js';
 
 /** Reads a body of a few bytes to its end (errors ignored: only the headers mattered). */
 async function drainSmall(body: ReadableStream<Uint8Array>): Promise<void> {

@@ -7,11 +7,6 @@
 
 export { storeRangeSource } from '../../core/playback/store-reads.js';
 export {
-  HappyServerStore,
-  type HappyServerStoreOptions,
-} from '../../core/storage/happy-server-store.js';
-export { parseRangeHeader, type RangeDecision } from '../../core/transport/range-header.js';
-export {
   assertWithinStoreLimit,
   type BlobBody,
   type BlobRange,
@@ -20,7 +15,12 @@ export {
   type GetOptions,
   mediaRefId,
   type WriteOptions,
-} from './blob-store.js';
+} from '../../core/storage/blob-store.js';
+export {
+  HappyServerStore,
+  type HappyServerStoreOptions,
+} from '../../core/storage/happy-server-store.js';
+export { parseRangeHeader, type RangeDecision } from '../../core/transport/range-header.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
 export {

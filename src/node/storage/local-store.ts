@@ -12,10 +12,6 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
-import { AtomicFileWriter } from '../fs/atomic-file.js';
-import { diskError } from '../fs/disk-error.js';
-import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
-import { PARTIAL_FILE_NAMES, sweepStale } from '../fs/sweep.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -27,9 +23,13 @@ import {
   type GetOptions,
   mediaRefId,
   type WriteOptions,
-} from './blob-store.js';
+} from '../../core/storage/blob-store.js';
+import { readSizedBody } from '../../core/storage/sized-body.js';
+import { AtomicFileWriter } from '../fs/atomic-file.js';
+import { diskError } from '../fs/disk-error.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
+import { PARTIAL_FILE_NAMES, sweepStale } from '../fs/sweep.js';
 import { fileHandleStream } from './file-stream.js';
-import { readSizedBody } from './sized-body.js';
 
 /** Bytes gathered before one write to disk: encrypted chunks arrive at ~16 KiB, syscalls want more. */
 const WRITE_BUFFER_BYTES = 1024 * 1024;

@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { BlobStore } from '../../core/storage/blob-store.js';
 import { parseRangeHeader } from '../../core/transport/range-header.js';
-import type { BlobStore } from './blob-store.js';
 import { refuseBody, sendError, sendJson } from './media-server-replies.js';
 import { nodeReadableToWeb } from './node-readable.js';
 

@@ -25,10 +25,10 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { type HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
+import type { BlobStore } from '../../core/storage/blob-store.js';
 import { checkedTimeoutMs } from '../../core/timeout.js';
 import type { HostPolicy } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
-import type { BlobStore } from './blob-store.js';
 import { LocalBlobStore } from './local-store.js';
 import {
   type BlobRouteContext,

@@ -17,8 +17,6 @@ import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
-import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
-import { importOptional } from '../optional-dependency.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -30,9 +28,11 @@ import {
   type GetOptions,
   mediaRefId,
   type WriteOptions,
-} from './blob-store.js';
+} from '../../core/storage/blob-store.js';
+import { readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
+import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
+import { importOptional } from '../optional-dependency.js';
 import { nodeReadableToWeb } from './node-readable.js';
-import { readSizedBody, throwIfAborted } from './sized-body.js';
 
 /** Smallest part S3 accepts (except the last). */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
