@@ -62,16 +62,11 @@ export interface ServiceWorkerScopeLike {
   ): void;
 }
 
-/** Options of {@link installMediaServiceWorker}. */
-export interface MediaServiceWorkerOptions extends RetryPolicy {
-  /**
-   * Ignored since responses stream: each body piece is a batch of chunks verified as it arrived from the
-   * network, so memory per request is bounded by the network's pieces, not by this.
-   *
-   * @deprecated No effect; kept so that existing callers still compile.
-   */
-  pieceBytes?: number;
-}
+/**
+ * Options of {@link installMediaServiceWorker}: the retry policy of its reads from the store. Memory per
+ * request needs no option: a response streams each chunk as it arrives and verifies.
+ */
+export type MediaServiceWorkerOptions = RetryPolicy;
 
 interface OpenBlob {
   reader: BlobReader;
