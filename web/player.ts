@@ -63,7 +63,8 @@ function fail(error: unknown): void {
   if (currentUrl) URL.revokeObjectURL(currentUrl);
   currentUrl = undefined;
   progress.hidden = true;
-  const code = isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK';
+  // The page's own failures (the browser cannot show the media) carry no library code.
+  const code = isHappyMediaError(error) ? error.code : 'page';
   const text =
     code === 'ERR_DECRYPTION_FAILED'
       ? 'This media could not be verified (wrong key or tampered data); nothing is shown.'

@@ -2,11 +2,13 @@
  * One error tree for the whole library.
  *
  * Every error we throw is a {@link HappyMediaError} with a stable `code` (`ERR_*`) that callers branch
- * on; messages are for people and may change. The original error is kept as `cause`. Subclasses group
- * the codes by family (format, decryption, schema, probe, storage, limits, ...), so `instanceof` works
- * for coarse handling and `code` for fine handling.
+ * on; messages are for people and may change. Subclasses group the codes by family (format, decryption,
+ * schema, probe, storage, limits, ...), so `instanceof` works for coarse handling and `code` for fine
+ * handling.
  *
- * Secrets (keys, plaintext) never go into a message or a cause.
+ * The original error is kept as `cause`.
+ *
+ * Secrets (keys, tokens, plaintext) never go into a message or a cause.
  *
  * @module
  */
@@ -43,8 +45,11 @@ export type ErrorCode =
   | 'ERR_DISK'
   // control flow
   | 'ERR_ABORTED'
-  // installation
-  | 'ERR_DEPENDENCY_MISSING';
+  // installation and platform
+  | 'ERR_DEPENDENCY_MISSING'
+  | 'ERR_NOT_SUPPORTED'
+  // an invariant of the library broke (a bug, or a component passed in that breaks its contract)
+  | 'ERR_INTERNAL';
 
 /** Options accepted by every error constructor. */
 export interface HappyMediaErrorOptions {
@@ -241,6 +246,43 @@ export class MissingDependencyError extends HappyMediaError {
   constructor(dependency: string, message: string, options?: HappyMediaErrorOptions) {
     super('ERR_DEPENDENCY_MISSING', message, options);
     this.dependency = dependency;
+  }
+}
+
+/**
+ * The runtime lacks what this call needs (a browser without Service Workers). Feature-detect before the
+ * call, or fall back (e.g. `downloadMedia` instead of streaming through a Service Worker).
+ *
+ * @example
+ * ```ts
+ * try { await registerMediaServiceWorker('sw.js'); }
+ * catch (e) { if (e instanceof NotSupportedError) useDownloadInstead(); else throw e; }
+ * ```
+ */
+export class NotSupportedError extends HappyMediaError {
+  declare readonly code: 'ERR_NOT_SUPPORTED';
+
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_NOT_SUPPORTED', message, options);
+  }
+}
+
+/**
+ * An invariant of the library broke: a bug in happy-media, or a component passed to it that does not keep
+ * its contract (an AES-GCM implementation that returned a ciphertext of the wrong length, an internal
+ * engine driven out of order). Never the caller's input and never an authentication failure: report it.
+ * The CLI prints any error that is not a `HappyMediaError` with this code too.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof InternalError) reportBug(e); }
+ * ```
+ */
+export class InternalError extends HappyMediaError {
+  declare readonly code: 'ERR_INTERNAL';
+
+  constructor(message: string, options?: HappyMediaErrorOptions) {
+    super('ERR_INTERNAL', message, options);
   }
 }
 

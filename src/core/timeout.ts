@@ -9,6 +9,7 @@
  * @module
  */
 import { assertNonNegativeInteger } from './bytes.js';
+import { LimitError } from './errors.js';
 
 /** The longest delay a timer honours: 2^31 − 1 ms (about 24.8 days). */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -28,4 +29,18 @@ export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
  */
 export function checkedTimeoutMs(value: unknown, name: string): number {
   return Math.min(assertNonNegativeInteger(value, name), MAX_TIMER_DELAY_MS);
+}
+
+/**
+ * What a request's timer aborts it with: the limit that was hit, as a {@link LimitError}. The caller turns
+ * the aborted request into its own error (e.g. a retryable `ERR_DOWNLOAD_FAILED`) and keeps this as its
+ * `cause`.
+ *
+ * @example
+ * ```ts
+ * const timer = setTimeout(() => controller.abort(timeoutReason(timeoutMs)), timeoutMs);
+ * ```
+ */
+export function timeoutReason(timeoutMs: number, name = 'timeoutMs'): LimitError {
+  return new LimitError(`no answer within ${timeoutMs} ms (${name})`);
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { assertNonNegativeInteger } from '../core/bytes.js';
-import { InvalidArgumentError, ProbeError } from '../core/errors.js';
+import { DiskError, InvalidArgumentError, ProbeError } from '../core/errors.js';
 import { expoDiskError } from './file-sink.js';
 import type { ExpoFile, ExpoFileHandle } from './file-system.js';
 
@@ -108,9 +108,8 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
         if (bytes.length === 0 || read > size) {
           close();
           if (read !== size) {
-            throw expoDiskError(
-              `reading ${file.uri}`,
-              new Error(`the file changed size while it was read (${size} → ${read}+ bytes)`),
+            throw new DiskError(
+              `reading ${file.uri} failed: the file changed size while it was read (${size} → ${read}+ bytes)`,
             );
           }
           controller.close();
@@ -128,9 +127,8 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
           }
           close();
           if (extra.length > 0) {
-            throw expoDiskError(
-              `reading ${file.uri}`,
-              new Error(`the file grew while it was read (past ${size} bytes)`),
+            throw new DiskError(
+              `reading ${file.uri} failed: the file grew while it was read (past ${size} bytes)`,
             );
           }
           controller.close();

@@ -14,7 +14,7 @@
  */
 import { mediaBlobContext } from '../core/blob/context.js';
 import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
-import { isHappyMediaError } from '../core/errors.js';
+import { type ErrorCode, InvalidArgumentError, isHappyMediaError } from '../core/errors.js';
 import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
 import { storeRangeSource } from '../core/playback/store-reads.js';
 import { parseRangeHeader } from '../core/transport/range-header.js';
@@ -33,8 +33,8 @@ export interface StreamingReply {
   ok: boolean;
   /** Plaintext size (authentic), for `open`. */
   size?: number;
-  /** `ERR_*` code of the failure. */
-  code?: string;
+  /** `ERR_*` code of the failure (`ERR_INTERNAL` for anything that is not a happy-media error: a bug). */
+  code?: ErrorCode;
   message?: string;
 }
 
@@ -71,7 +71,7 @@ export type MediaServiceWorkerOptions = RetryPolicy;
 interface OpenBlob {
   reader: BlobReader;
   mime: string;
-  failed?: string;
+  failed?: ErrorCode;
 }
 
 /**
@@ -116,7 +116,7 @@ export function installMediaServiceWorker(
         } catch (error) {
           // A chunk failed its tag (or the network failed): nothing of it is enqueued, the response
           // errors, and the blob is refused from now on.
-          blob.failed = isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK';
+          blob.failed = isHappyMediaError(error) ? error.code : 'ERR_INTERNAL';
           throw error;
         }
         if (step.done) controller.close();
@@ -138,8 +138,17 @@ export function installMediaServiceWorker(
 
   const open = async (request: Extract<StreamingRequest, { type: 'open' }>): Promise<StreamingReply> => {
     try {
-      const src = new URL(request.src, scope.location.href);
-      if (src.origin !== scope.location.origin) throw new Error('the blob must come from this origin');
+      let src: URL;
+      try {
+        src = new URL(request.src, scope.location.href);
+      } catch {
+        throw new InvalidArgumentError('expected a URL for `src` but it could not be parsed');
+      }
+      if (src.origin !== scope.location.origin) {
+        throw new InvalidArgumentError(
+          `expected a URL of this origin (${scope.location.origin}) for \`src\` but received one of ${src.origin}`,
+        );
+      }
       // Ranged GETs through the shared fetchRange; `no-store` so the HTTP cache never holds ciphertext
       // ranges the page did not ask to keep.
       const source = fetchBlobSource(src.href, {
@@ -154,7 +163,7 @@ export function installMediaServiceWorker(
     } catch (error) {
       return {
         ok: false,
-        code: isHappyMediaError(error) ? error.code : 'ERR_PLAYBACK',
+        code: isHappyMediaError(error) ? error.code : 'ERR_INTERNAL',
         message: String(error),
       };
     }

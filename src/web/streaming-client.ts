@@ -7,7 +7,16 @@
  */
 import { mediaBlobContext } from '../core/blob/context.js';
 import { randomBytes, toHex } from '../core/bytes.js';
-import { DecryptionError, HappyMediaError, StorageError } from '../core/errors.js';
+import {
+  DecryptionError,
+  type ErrorCode,
+  HappyMediaError,
+  InternalError,
+  InvalidArgumentError,
+  NotSupportedError,
+  StorageError,
+  type StorageErrorCode,
+} from '../core/errors.js';
 import { STREAM_PATH_SEGMENT, type StreamingReply, type StreamingRequest } from './service-worker.js';
 
 /** A blob opened for streaming. */
@@ -32,12 +41,17 @@ function ask(worker: ServiceWorker, message: StreamingRequest): Promise<Streamin
 /**
  * Registers `scriptUrl` (default `sw.js`, next to the page) and resolves once it controls the page.
  *
- * @throws {Error} when the browser has no Service Workers.
+ * @throws {NotSupportedError} `ERR_NOT_SUPPORTED` when the browser has no Service Workers (play with
+ *   `downloadMedia` instead).
  */
 export async function registerMediaServiceWorker(
   scriptUrl = 'sw.js',
 ): Promise<{ worker: ServiceWorker; scope: string }> {
-  if (!('serviceWorker' in navigator)) throw new Error('this browser has no Service Workers');
+  if (!('serviceWorker' in navigator)) {
+    throw new NotSupportedError(
+      'this browser has no Service Workers (or the page is not a secure context): play with downloadMedia instead',
+    );
+  }
   const registration = await navigator.serviceWorker.register(scriptUrl);
   await navigator.serviceWorker.ready;
   if (!navigator.serviceWorker.controller) {
@@ -46,6 +60,26 @@ export async function registerMediaServiceWorker(
     );
   }
   return { worker: navigator.serviceWorker.controller as ServiceWorker, scope: registration.scope };
+}
+
+const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set<StorageErrorCode>([
+  'ERR_STORAGE',
+  'ERR_NOT_FOUND',
+  'ERR_INVALID_REF',
+  'ERR_DOWNLOAD_FAILED',
+  'ERR_UPLOAD_FAILED',
+]);
+
+/** The worker's failure as the page's error: its class again where the code names one, its code always. */
+function workerError(
+  code: ErrorCode,
+  message = 'the Service Worker could not open the blob',
+): HappyMediaError {
+  if (code === 'ERR_DECRYPTION_FAILED') return new DecryptionError();
+  if (STORAGE_CODES.has(code)) return new StorageError(message, { code: code as StorageErrorCode });
+  if (code === 'ERR_INVALID_ARGUMENT') return new InvalidArgumentError(message);
+  if (code === 'ERR_INTERNAL') return new InternalError(message);
+  return new HappyMediaError(code, message);
 }
 
 /**
@@ -57,6 +91,8 @@ export async function registerMediaServiceWorker(
  *   (wrong key, tampering, or a blob bound to another ref).
  * @throws {StorageError} `ERR_INVALID_REF` for a ref that is not `media/<id>`, before the worker is asked.
  * @throws {StorageError} when the blob cannot be read (`ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a `src` of another origin.
+ * @throws {InternalError} `ERR_INTERNAL` when the worker failed in a way it did not expect (a bug).
  * @example
  * ```ts
  * const { worker, scope } = await registerMediaServiceWorker('sw.js');
@@ -71,7 +107,11 @@ export async function openStreamingMedia(
   mediaBlobContext(blob.ref);
   const id = toHex(randomBytes(16));
   const src = new URL(blob.src, location.href);
-  if (src.origin !== location.origin) throw new Error('the blob must come from this page’s origin');
+  if (src.origin !== location.origin) {
+    throw new InvalidArgumentError(
+      `expected a URL of this page's origin (${location.origin}) for \`src\` but received one of ${src.origin}`,
+    );
+  }
   // The worker verified the commitment and the final chunk before it says yes.
   const opened = await ask(registration.worker, {
     type: 'open',
@@ -81,17 +121,7 @@ export async function openStreamingMedia(
     key: blob.key,
     mime: blob.mime,
   });
-  if (!opened.ok) {
-    if (opened.code === 'ERR_DECRYPTION_FAILED') throw new DecryptionError();
-    if (
-      opened.code === 'ERR_NOT_FOUND' ||
-      opened.code === 'ERR_DOWNLOAD_FAILED' ||
-      opened.code === 'ERR_INVALID_REF'
-    ) {
-      throw new StorageError(opened.message ?? 'the blob could not be read', { code: opened.code });
-    }
-    throw new HappyMediaError('ERR_DOWNLOAD_FAILED', opened.message ?? 'the blob could not be opened');
-  }
+  if (!opened.ok) throw workerError(opened.code ?? 'ERR_INTERNAL', opened.message);
   return {
     url: new URL(`${STREAM_PATH_SEGMENT}${id}`, registration.scope).href,
     size: opened.size ?? 0,

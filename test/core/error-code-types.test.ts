@@ -12,9 +12,12 @@ import {
   FormatError,
   type FormatErrorCode,
   HappyMediaError,
+  InternalError,
   InvalidArgumentError,
   isHappyMediaError,
   LimitError,
+  MissingDependencyError,
+  NotSupportedError,
   ProbeError,
   type ProbeErrorCode,
   SchemaError,
@@ -77,6 +80,12 @@ describe('error code types', () => {
     expectTypeOf(new DiskError('x').code).toEqualTypeOf<'ERR_DISK'>();
     expectTypeOf(new AbortedError().code).toEqualTypeOf<'ERR_ABORTED'>();
     expectTypeOf(new UnauthorizedError('x').code).toEqualTypeOf<'ERR_UNAUTHORIZED'>();
+    expectTypeOf(new MissingDependencyError('sharp', 'x').code).toEqualTypeOf<'ERR_DEPENDENCY_MISSING'>();
+    expectTypeOf(new NotSupportedError('x').code).toEqualTypeOf<'ERR_NOT_SUPPORTED'>();
+    expectTypeOf(new InternalError('x').code).toEqualTypeOf<'ERR_INTERNAL'>();
+    expect(new NotSupportedError('x').code).toBe('ERR_NOT_SUPPORTED');
+    expect(new InternalError('x').code).toBe('ERR_INTERNAL');
+    expect(new InternalError('x')).toBeInstanceOf(HappyMediaError);
     expect(new UnauthorizedError('x')).toBeInstanceOf(HappyMediaError);
     expect(new UnauthorizedError('x').code).toBe('ERR_UNAUTHORIZED');
     expect(new LimitError('x').code).toBe('ERR_LIMIT_EXCEEDED');

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { DecryptionError, InvalidArgumentError } from '../errors.js';
+import { DecryptionError, InternalError, InvalidArgumentError } from '../errors.js';
 import { AES_GCM_TAG_BYTES, type SyncAesGcm } from './aes-gcm.js';
 
 /** AES-GCM encryption object as `createCipheriv('aes-256-gcm', ...)` returns it. */
@@ -113,7 +113,7 @@ export function cipherModuleAesGcm(
     if (rest.length > 0) out.set(rest, at + body.length);
     // Every byte of a possibly uninitialised `out` must be written: never hand out stale memory.
     if (body.length + rest.length !== plaintext.length) {
-      throw new Error('the AES-GCM module returned an unexpected ciphertext length');
+      throw new InternalError('the AES-GCM module returned an unexpected ciphertext length');
     }
     out.set(cipher.getAuthTag(), at + plaintext.length);
   };
@@ -136,7 +136,7 @@ export function cipherModuleAesGcm(
       // Throws on a bad tag: the caller then wipes what was written into `out`.
       const rest = decipher.final();
       if (rest.length > 0) out.set(rest, at + body.length);
-      if (body.length + rest.length !== bodyLength) throw new Error('unexpected plaintext length');
+      if (body.length + rest.length !== bodyLength) throw new DecryptionError();
     } catch {
       // The module's message is dropped so every failure is alike; its unverified output is wiped.
       body?.fill(0);

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { DecryptionError, InvalidArgumentError } from '../errors.js';
+import { DecryptionError, InternalError, InvalidArgumentError } from '../errors.js';
 import { AES_GCM_TAG_BYTES, type AsyncAesGcm } from './aes-gcm.js';
 
 /** What expo-crypto's `aesEncryptAsync` resolves to (its `AESSealedData`), as far as it is used. */
@@ -83,7 +83,7 @@ export function expoCryptoAesGcm<Key, Sealed extends ExpoCryptoSealedData>(
       });
       const bytes = await sealed.ciphertext({ includeTag: true });
       if (!(bytes instanceof Uint8Array) || bytes.length !== plaintext.length + AES_GCM_TAG_BYTES) {
-        throw new Error('expo-crypto returned an unexpected ciphertext');
+        throw new InternalError('expo-crypto returned an unexpected ciphertext length');
       }
       return bytes;
     },

@@ -8,7 +8,7 @@
  * @module
  */
 import type { AsyncAesGcm } from '../aes-gcm/aes-gcm.js';
-import { DecryptionError } from '../errors.js';
+import { DecryptionError, InternalError } from '../errors.js';
 import type { ChunkCipher } from './chunk-cipher.js';
 import { concatChunks } from './concat-chunks.js';
 import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE } from './constants.js';
@@ -66,7 +66,7 @@ export class AsyncChunkCipher implements ChunkCipher {
     const sealed = await Promise.all(sealing);
     for (let i = 0; i < sealed.length; i++) {
       if (sealed[i]?.length !== (plaintexts[i] as Uint8Array).length + BLOB_TAG_SIZE) {
-        throw new Error('the AES-GCM implementation returned an unexpected ciphertext length');
+        throw new InternalError('the AES-GCM implementation returned an unexpected ciphertext length');
       }
     }
     return sealed;

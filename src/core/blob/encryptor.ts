@@ -6,7 +6,7 @@
  * @module
  */
 import { assertBytes, randomBytes } from '../bytes.js';
-import { LimitError } from '../errors.js';
+import { InternalError, LimitError } from '../errors.js';
 import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import { ChunkSplitter } from './chunk-splitter.js';
 import {
@@ -62,7 +62,7 @@ export class BlobEncryptor {
 
   /** Derives the keys and returns the 56-byte header (salt || commitment). */
   async start(): Promise<Uint8Array> {
-    if (this.#state !== 'new') throw new Error('BlobEncryptor.start() called twice');
+    if (this.#state !== 'new') throw new InternalError('BlobEncryptor.start() called twice');
     const keys = deriveBlobKeys(this.#key, this.#salt, this.#options.context);
     this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
     this.#state = 'started';
@@ -139,7 +139,7 @@ export class BlobEncryptor {
 
   #expect(state: 'started'): void {
     if (this.#state !== state) {
-      throw new Error(`BlobEncryptor used in state ${this.#state}; expected ${state}`);
+      throw new InternalError(`BlobEncryptor used in state ${this.#state}; expected ${state}`);
     }
   }
 }

@@ -8,7 +8,7 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { assertBytes, concatBytes, equalBytes, utf8 } from '../bytes.js';
-import { DecryptionError, LimitError } from '../errors.js';
+import { DecryptionError, InternalError, LimitError } from '../errors.js';
 import {
   BLOB_AEAD_NAME,
   BLOB_COMMITMENT_SIZE,
@@ -42,7 +42,7 @@ export interface BlobKeys {
 export function hkdfExpandSha512(prk: Uint8Array, info: Uint8Array, length: number): Uint8Array {
   const hashLength = sha512.outputLen;
   if (!Number.isSafeInteger(length) || length < 0 || length > 255 * hashLength) {
-    throw new RangeError(`HKDF-Expand-SHA-512 yields 0 to ${255 * hashLength} bytes, not ${length}`);
+    throw new InternalError(`HKDF-Expand-SHA-512 yields 0 to ${255 * hashLength} bytes, not ${length}`);
   }
   const okm = new Uint8Array(length);
   let previous = new Uint8Array(0);

@@ -7,7 +7,7 @@
  * @module
  */
 import type { SyncAesGcm } from '../aes-gcm/aes-gcm.js';
-import { DecryptionError } from '../errors.js';
+import { DecryptionError, InternalError } from '../errors.js';
 import type { ChunkCipher } from './chunk-cipher.js';
 import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE } from './constants.js';
 import { chunkNonceInto } from './key-schedule.js';
@@ -43,7 +43,7 @@ export class SyncChunkCipher implements ChunkCipher {
         const sealed = aes.seal(this.#key, nonce, plaintext);
         // Every byte of a possibly uninitialised array must be written (never hand out stale memory).
         if (sealed.length !== plaintext.length + BLOB_TAG_SIZE) {
-          throw new Error('the AES-GCM implementation returned an unexpected ciphertext length');
+          throw new InternalError('the AES-GCM implementation returned an unexpected ciphertext length');
         }
         out.set(sealed, at);
       }

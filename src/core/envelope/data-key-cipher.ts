@@ -15,7 +15,7 @@
 import type { AsyncAesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
 import { nobleAesGcm } from '../aes-gcm/noble.js';
 import { assertBytes } from '../bytes.js';
-import { DecryptionError, FormatError } from '../errors.js';
+import { DecryptionError, FormatError, InternalError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
 import {
@@ -222,7 +222,7 @@ export async function openDataKeyRecordAsync(
  */
 function writeSealed(sealed: Uint8Array, plaintext: Uint8Array, record: Uint8Array): void {
   if (sealed.length !== plaintext.length + DATA_KEY_TAG_BYTES) {
-    throw new Error('the AES-GCM implementation returned an unexpected ciphertext length');
+    throw new InternalError('the AES-GCM implementation returned an unexpected ciphertext length');
   }
   record.set(sealed, 1 + DATA_KEY_NONCE_BYTES);
 }

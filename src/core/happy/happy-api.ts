@@ -21,7 +21,7 @@ import {
   type StorageErrorCode,
   UnauthorizedError,
 } from '../errors.js';
-import { checkedTimeoutMs } from '../timeout.js';
+import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import type { FetchFunction } from '../transport/fetch-range.js';
 import {
@@ -147,7 +147,7 @@ export class HappyApi {
       timeoutMs > 0
         ? setTimeout(() => {
             timedOut = true;
-            controller.abort(new Error('timeout'));
+            controller.abort(timeoutReason(timeoutMs));
           }, timeoutMs)
         : undefined;
     const onAbort = () => controller.abort(signal?.reason);

@@ -33,7 +33,7 @@ import {
   StorageError,
   UnauthorizedError,
 } from '../errors.js';
-import { checkedTimeoutMs } from '../timeout.js';
+import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import {
@@ -213,7 +213,7 @@ export class HappyServerStore implements BlobStore {
       this.timeoutMs > 0
         ? setTimeout(() => {
             timedOut = true;
-            controller.abort(new Error('timeout'));
+            controller.abort(timeoutReason(this.timeoutMs));
           }, this.timeoutMs)
         : undefined;
     const onAbort = () => controller.abort(signal?.reason);

@@ -23,7 +23,7 @@
  */
 import { assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, type HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
-import { checkedTimeoutMs } from '../timeout.js';
+import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
 import { isRetryableStatus, markRetryable } from './retry.js';
 
 /** The `fetch` function a client uses (the global one by default; inject another for tests or proxies). */
@@ -316,7 +316,7 @@ async function send(
     timeoutMs > 0
       ? setTimeout(() => {
           timedOut = true;
-          controller.abort(new Error('timeout'));
+          controller.abort(timeoutReason(timeoutMs));
         }, timeoutMs)
       : undefined;
   const onAbort = () => controller.abort(signal?.reason);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { InvalidArgumentError } from '../../core/errors.js';
 
 /** The common shape of the encrypt and decrypt engines. */
 export interface ByteEngine {
@@ -18,7 +19,9 @@ export async function pumpEngine(
   sink: (bytes: Uint8Array) => Promise<void>,
 ): Promise<void> {
   for await (const piece of input) {
-    if (typeof piece === 'string') throw new TypeError('expected bytes from the input stream, not text');
+    if (typeof piece === 'string') {
+      throw new InvalidArgumentError('expected bytes from the input stream but received text');
+    }
     for (const out of await engine.push(piece)) await sink(out);
   }
   for (const out of await engine.finish()) await sink(out);

@@ -32,6 +32,7 @@ import {
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { DiskError } from '../../core/errors.js';
 
 /** Which tool, for messages. */
 export type ToolName = 'ffprobe' | 'ffmpeg';
@@ -97,7 +98,7 @@ function privateCacheDir(): string {
   for (const d of [dirname(dir), dir]) {
     const stat = lstatSync(d);
     if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) {
-      throw new Error(`${d} is not a directory owned by the current user`);
+      throw new DiskError(`${d} is not a directory owned by the current user`);
     }
     if ((stat.mode & 0o077) !== 0) chmodSync(d, PRIVATE_DIR_MODE);
   }
@@ -133,7 +134,8 @@ function privateCopy(source: string, tool: ToolName, cacheKey: string): string {
  * with the owner's run bit added when we own it (what the package's skipped install script would have
  * done); else a private copy `<cache>/<cacheKey>/<tool>` (directory and file 0700).
  *
- * @throws when the file is missing or the copy cannot be made (errno errors from node:fs).
+ * @throws when the file is missing or the copy cannot be made (errno errors from node:fs), or
+ *   {@link DiskError} `ERR_DISK` when the cache directory is not a private directory of this user.
  */
 export function ensureRunnable(path: string, tool: ToolName, cacheKey: string): string {
   if (isExecutableFile(path)) return path;

@@ -24,7 +24,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { AbortedError, LimitError, ProbeError } from '../../core/errors.js';
+import { AbortedError, DiskError, LimitError, ProbeError } from '../../core/errors.js';
 import { THUMBHASH_MAX_SIDE } from '../../core/media/thumbhash.js';
 import { killChild, spawnChild } from '../process/child-processes.js';
 import {
@@ -123,7 +123,7 @@ const OUT_OF_MEMORY = /Cannot allocate memory|out of memory|ENOMEM/i;
 /** A child that could not be started: `ERR_FFMPEG_MISSING` when the binary is missing or not executable. */
 function missingBinary(tool: ToolName, binary: string, error: unknown): ProbeError {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT' || code === 'EACCES') {
+  if (code === 'ENOENT' || code === 'EACCES' || error instanceof DiskError) {
     return new ProbeError(ffmpegMissingMessage(tool, binary), { code: 'ERR_FFMPEG_MISSING', cause: error });
   }
   return new ProbeError(`${tool} could not be run: ${(error as Error).message}`, { cause: error });

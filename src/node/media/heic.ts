@@ -66,7 +66,7 @@ function decodeImage(image: LibheifImage): Promise<LibheifPixels> {
   return new Promise((resolve, reject) => {
     image.display({ data: new Uint8ClampedArray(width * height * 4), width, height }, (pixels) => {
       if (pixels) resolve(pixels);
-      else reject(new Error('libheif could not decode the image'));
+      else reject(new ProbeError('libheif could not decode the HEIF image'));
     });
   });
 }

@@ -161,10 +161,10 @@ export async function probeImage(
         : undefined;
     const width = oriented.width;
     const height = frameHeight ?? oriented.height;
-    if (!width || !height) throw new Error('the image reports no size');
+    if (!width || !height) throw new ProbeError('sharp could not decode the image: it reports no size');
     return { width, height, thumbhash: thumbhashFromRgba(small.width, small.height, small.data) };
   } catch (error) {
-    if (error instanceof LimitError) throw error;
+    if (error instanceof LimitError || error instanceof ProbeError) throw error;
     throw wrap(error, 'the image');
   }
 }

@@ -22,6 +22,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { DiskError } from '../../core/errors.js';
 import { childEnvironment } from './child-environment.js';
 import { releaseFromSentinel, watchWithSentinel } from './parent-sentinel.js';
 
@@ -80,8 +81,8 @@ function limitCommands(limits: ChildLimits | undefined): string {
  * Starts `binary args…` in its own process group, with the secrets removed from its environment and,
  * on POSIX, under `limits`; it is killed if this process exits or dies first.
  *
- * @throws an errno-style error (`code` `ENOENT` or `EACCES`) when a limited child's binary cannot be
- *   run (a direct spawn reports the same through the child's `error` event).
+ * @throws {DiskError} `ERR_DISK` when a limited child's binary is missing or not executable (a direct
+ *   spawn reports the same through the child's `error` event, as an errno error `ENOENT`/`EACCES`).
  * @example
  * ```ts
  * const child = spawnChild('/usr/bin/ffprobe', args, { stdio: ['ignore', 'pipe', 'pipe'], limits: { cpuSeconds: 16 } });
@@ -105,10 +106,9 @@ export function spawnChild(
           return false;
         }
       })();
-    throw Object.assign(new Error(`spawn ${binary} ${exists ? 'EACCES' : 'ENOENT'}`), {
-      code: exists ? 'EACCES' : 'ENOENT',
-      path: binary,
-    });
+    throw new DiskError(
+      `cannot run ${binary}: ${exists ? 'it is not executable (EACCES)' : 'no such file (ENOENT)'}`,
+    );
   }
   const [command, argv] =
     limits === '' ? [binary, [...args]] : ['/bin/sh', ['-c', `${limits}exec "$0" "$@"`, binary, ...args]];

@@ -5,12 +5,13 @@
  *
  * @module
  */
+import { FormatError } from '../../core/errors.js';
 import type { Base64Codec } from '../../core/runtime/base64-codec.js';
 
 /** Decodes `text` with Node's native decoder and accepts it only if it is the canonical encoding. */
 function decodeCanonical(text: string): Buffer {
   const decoded = Buffer.from(text, 'base64');
-  if (decoded.toString('base64') !== text) throw new Error('not canonical standard padded base64');
+  if (decoded.toString('base64') !== text) throw new FormatError('not canonical standard padded base64');
   return decoded;
 }
 

@@ -29,7 +29,7 @@ import {
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
 import { lengthMismatch, readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
-import { checkedTimeoutMs } from '../../core/timeout.js';
+import { checkedTimeoutMs, timeoutReason } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
@@ -136,7 +136,7 @@ export class HttpBlobStore implements BlobStore {
   private async call(ref: string, init: RequestInit, upload = false): Promise<Response> {
     // The timeout covers the wait for the response head only: a long download must not be cut.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.timeoutMs);
+    const timer = setTimeout(() => controller.abort(timeoutReason(this.timeoutMs)), this.timeoutMs);
     const url = this.urlOf(ref);
     const onAbort = () => controller.abort(init.signal?.reason);
     init.signal?.addEventListener('abort', onAbort, { once: true });
@@ -209,7 +209,9 @@ export class HttpBlobStore implements BlobStore {
     const response = new Promise<IncomingMessage>((resolve, reject) => {
       req.once('response', resolve);
       req.once('error', reject);
-      req.once('timeout', () => req.destroy(new Error('the media server did not answer in time')));
+      req.once('timeout', () =>
+        req.destroy(uploadConnectionFailed(`the media server at ${this.baseUrl} did not answer in time`)),
+      );
     });
     response.catch(() => {});
     const onAbort = () => req.destroy(new AbortedError('the upload was aborted; nothing was stored'));
@@ -349,12 +351,17 @@ function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
+/** A connection that failed during an upload: transient, so marked retryable (nothing was stored). */
+function uploadConnectionFailed(what: string): StorageError {
+  return markRetryable(new StorageError(`the upload failed: ${what}`, { code: 'ERR_UPLOAD_FAILED' }));
+}
+
 /** Ends the request body; rejects if the request fails or closes before the body is flushed. */
 function endRequest(req: ClientRequest): Promise<void> {
-  if (req.destroyed) return Promise.reject(new Error('the connection closed during the upload'));
+  if (req.destroyed) return Promise.reject(uploadConnectionFailed('the connection closed during the upload'));
   const finished = new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);
-    const onClose = () => reject(new Error('the connection closed during the upload'));
+    const onClose = () => reject(uploadConnectionFailed('the connection closed during the upload'));
     req.once('error', onError);
     req.once('close', onClose);
     req.once('finish', () => {
@@ -389,7 +396,7 @@ function continueOrAnswer(req: ClientRequest, response: Promise<IncomingMessage>
  * writing and reads the answer instead of blocking on a server that no longer reads).
  */
 function drainOrFail(req: ClientRequest, response: Promise<IncomingMessage>): Promise<void> {
-  if (req.destroyed) return Promise.reject(new Error('the connection closed during the upload'));
+  if (req.destroyed) return Promise.reject(uploadConnectionFailed('the connection closed during the upload'));
   return new Promise((resolve, reject) => {
     let settled = false;
     response.then(
@@ -407,7 +414,7 @@ function drainOrFail(req: ClientRequest, response: Promise<IncomingMessage>): Pr
     };
     const onDrain = () => done();
     const onError = (error: Error) => done(error);
-    const onClose = () => done(new Error('the connection closed during the upload'));
+    const onClose = () => done(uploadConnectionFailed('the connection closed during the upload'));
     req.once('drain', onDrain);
     req.once('error', onError);
     req.once('close', onClose);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AbortedError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/storage/blob-store.js';
 import { parseRangeHeader } from '../../core/transport/range-header.js';
 import { refuseBody, sendError, sendJson } from './media-server-replies.js';
@@ -57,7 +58,7 @@ export async function handleBlobPut(
   // A client that goes away mid-upload aborts the put, which then leaves nothing behind.
   const aborter = new AbortController();
   const onClose = () => {
-    if (!req.complete) aborter.abort(new Error('the client closed the connection'));
+    if (!req.complete) aborter.abort(new AbortedError('the client closed the connection'));
   };
   req.on('close', onClose);
   // Only now, with every check passed, may an `Expect: 100-continue` client start sending the body.

@@ -243,7 +243,7 @@ export function registerMap(program: Command): void {
         const aborter = new AbortController();
         // Ctrl-C (or SIGTERM) cancels an upload under way, and ends the input so a read waiting on it returns.
         const onSignal = () => {
-          aborter.abort(new Error('interrupted'));
+          aborter.abort(new AbortedError('interrupted'));
           if (file === '-') process.stdin.destroy();
           else void input.close().catch(() => {});
         };

@@ -13,6 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
+  AbortedError,
   defaultBlobDir,
   type SendProgress,
   sendMedia,
@@ -133,7 +134,7 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
   const session = await openHappySession(client, options.session);
   const progress = await progressReporter();
   const aborter = new AbortController();
-  const onSignal = () => aborter.abort(new Error('interrupted'));
+  const onSignal = () => aborter.abort(new AbortedError('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -214,7 +215,7 @@ export function registerSend(program: Command): void {
       const { store } = await openCliStore(options);
       const progress = await progressReporter();
       const aborter = new AbortController();
-      const onSignal = () => aborter.abort(new Error('interrupted'));
+      const onSignal = () => aborter.abort(new AbortedError('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
