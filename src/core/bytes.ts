@@ -134,10 +134,9 @@ function decodeBase64(text: string, name: string, shared: boolean): Uint8Array {
   try {
     const codec = getRuntime().base64;
     return shared && codec.decodeShared ? codec.decodeShared(text) : codec.decode(text);
-  } catch (cause) {
-    throw new FormatError(`expected standard padded base64 for \`${name}\` but it could not be decoded`, {
-      cause,
-    });
+  } catch {
+    // The decoder's error quotes the offending character, and the text may be a key: not kept as cause.
+    throw new FormatError(`expected standard padded base64 for \`${name}\` but it could not be decoded`);
   }
 }
 

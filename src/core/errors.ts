@@ -6,7 +6,16 @@
  * schema, probe, storage, limits, ...), so `instanceof` works for coarse handling and `code` for fine
  * handling.
  *
- * The original error is kept as `cause`.
+ * `cause`, one policy everywhere:
+ * - **Kept** when we turn a failure we did not make into ours: I/O (a file system errno error, a network
+ *   or `fetch` failure, an S3 SDK error, a child process), a dependency's refusal (sharp, libheif, a
+ *   serialiser), a caller's callback. It says what happened below us; branch on `code`, never on it.
+ * - **Never on an authentication failure**: {@link DecryptionError} takes no options at all. Which check
+ *   failed (a cipher's "invalid tag", a length, a format check that led to it) is exactly the oracle the
+ *   one uniform error exists to withhold.
+ * - **Never when it could carry a secret**: an error whose message quotes its input (`JSON.parse` of a
+ *   decrypted plaintext, a decoder given a key) is dropped, not kept.
+ * - Our own errors pass through as they are, not wrapped again.
  *
  * Secrets (keys, tokens, plaintext) never go into a message or a cause.
  *
@@ -112,13 +121,14 @@ export class FormatError extends HappyMediaError {
 
 /**
  * Authentication failed. Deliberately one message for every cause (wrong key, flipped bit, truncation,
- * reordering, wrong commitment), so that the error tells an attacker nothing.
+ * reordering, wrong commitment) and never a `cause`, so that the error tells an attacker nothing: the
+ * constructor takes no options.
  */
 export class DecryptionError extends HappyMediaError {
   declare readonly code: 'ERR_DECRYPTION_FAILED';
 
-  constructor(options?: HappyMediaErrorOptions) {
-    super('ERR_DECRYPTION_FAILED', 'decryption failed: the data is not authentic for this key', options);
+  constructor() {
+    super('ERR_DECRYPTION_FAILED', 'decryption failed: the data is not authentic for this key');
   }
 }
 

@@ -97,6 +97,12 @@ describe('error code types', () => {
     expect(wrong).toBeInstanceOf(StorageError);
   });
 
+  it('a DecryptionError cannot be given a cause (compile-time)', () => {
+    // @ts-expect-error: an authentication failure takes no options, so no cause can leak into it.
+    const e = new DecryptionError({ cause: new Error('invalid tag') });
+    expect(e.cause).toBeUndefined();
+  });
+
   it('isHappyMediaError narrows to the code asked for', () => {
     const e = caught(new LimitError('too big'));
     if (isHappyMediaError(e, 'ERR_LIMIT_EXCEEDED')) {

@@ -25,8 +25,9 @@ describe('error tree', () => {
     expect(new InvalidArgumentError('bad', { cause }).cause).toBe(cause);
   });
 
-  it('uses one message for every decryption failure', () => {
-    expect(new DecryptionError({ cause: new Error('tag') }).message).toBe(new DecryptionError().message);
+  it('uses one message for every decryption failure, and never a cause', () => {
+    expect(new DecryptionError().message).toBe('decryption failed: the data is not authentic for this key');
+    expect(new DecryptionError().cause).toBeUndefined();
   });
 
   it('carries schema issues as data', () => {

@@ -213,7 +213,9 @@ export class BlobDecryptor {
       return await work();
     } catch (error) {
       this.#state = 'failed';
-      this.#failure = error instanceof HappyMediaError ? error : new DecryptionError({ cause: error });
+      // A failure that is not ours (a cipher's own error) becomes the one authentication error, without
+      // it as cause (src/core/errors.ts: never a cause on an authentication failure).
+      this.#failure = error instanceof HappyMediaError ? error : new DecryptionError();
       this.#pending.fill(0);
       throw this.#failure;
     }

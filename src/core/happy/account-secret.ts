@@ -46,11 +46,11 @@ export function parseAccountSecret(text: string): Uint8Array {
   try {
     if (BASE64URL.test(trimmed)) return base64urlnopad.decode(trimmed.replace(/=$/, ''));
     if (BASE64.test(trimmed)) return base64nopad.decode(trimmed.slice(0, -1));
-  } catch (cause) {
-    // Only non-zero padding bits get here: the patterns fixed the alphabet and the length.
+  } catch {
+    // Only non-zero padding bits get here: the patterns fixed the alphabet and the length. The decoder's
+    // error is not kept: it is about a secret's text.
     throw new FormatError(
       'expected base64 of a 32-byte account secret but its last character carries bits a 32-byte value cannot have',
-      { cause },
     );
   }
   const normalized = trimmed
@@ -67,10 +67,9 @@ export function parseAccountSecret(text: string): Uint8Array {
   }
   try {
     return base32nopad.decode(normalized);
-  } catch (cause) {
+  } catch {
     throw new FormatError(
       'expected the backup form of a 32-byte account secret but its last group carries bits a 32-byte value cannot have (check its last characters)',
-      { cause },
     );
   }
 }

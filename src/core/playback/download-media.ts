@@ -102,9 +102,10 @@ export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: nu
   } else {
     try {
       size = plaintextSize(ciphertextBytes);
-    } catch (cause) {
-      // A length no ciphertext can have is a truncated or extended blob: not authentic.
-      throw new DecryptionError({ cause });
+    } catch {
+      // A length no ciphertext can have is a truncated or extended blob: not authentic (and which check
+      // said so is not told: no cause on an authentication failure).
+      throw new DecryptionError();
     }
   }
   // The message is authenticated by its envelope; a blob of another size is not the one it describes.

@@ -325,7 +325,7 @@ async function send(
     return await doFetch(target, { method: 'GET', headers, signal: controller.signal, redirect: 'follow' });
   } catch (cause) {
     if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-    if (timedOut) throw downloadFailed(leg, `${what} sent no answer within ${timeoutMs} ms`);
+    if (timedOut) throw downloadFailed(leg, `${what} sent no answer within ${timeoutMs} ms`, cause);
     throw downloadFailed(leg, `could not reach ${what}`, cause);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
