@@ -37,8 +37,9 @@ export function isMediaUrl(source: unknown): source is MediaUrl {
 /**
  * A {@link ReadableBlobStore} whose reads are ranged `fetch` GETs of `url`.
  *
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once when `url` is not a string, URL or
- *   function, or `fetch` is not a function. From `head`/`get`, as {@link fetchRange}: {StorageError}
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once when `url` is not an absolute http(s)
+ *   URL (string or URL) or a function, or `fetch` is not a function; from `head`/`get` when the
+ *   function gives one that is not http(s) (`file:`, `javascript:`: never retried). From `head`/`get`, as {@link fetchRange}: {StorageError}
  *   `ERR_NOT_FOUND` (404), `ERR_DOWNLOAD_FAILED` (network, other status, wrong range).
  * @example
  * ```ts
@@ -52,6 +53,20 @@ export function fetchBlobSource(url: MediaUrl, options: FetchBlobSourceOptions =
     throw new InvalidArgumentError(
       `expected a URL or a function of the ref for \`source\` but received ${describeValue(url)}`,
     );
+  }
+  if (typeof url !== 'function') {
+    // A fixed URL is checked now, before any request: only http(s) (fetchRange says the same per request).
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(String(url));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new InvalidArgumentError(
+        `expected an absolute http: or https: URL for \`source\` but received ${parsed === undefined ? 'a string that is not one' : `a ${parsed.protocol} URL`}`,
+      );
+    }
   }
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new InvalidArgumentError(

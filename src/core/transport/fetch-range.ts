@@ -164,6 +164,12 @@ export async function fetchRange(url: string | URL, options: FetchRangeOptions =
       },
     );
   }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    // file:, javascript:, data:… never heal: refused at once rather than retried as a network failure.
+    throw new InvalidArgumentError(
+      `expected an http: or https: URL for \`url\` (${leg}) but received a ${target.protocol} URL`,
+    );
+  }
   const what = options.what ?? target.origin;
   const { signal } = options;
   if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
@@ -185,117 +191,134 @@ export async function fetchRange(url: string | URL, options: FetchRangeOptions =
     const last = range.length === undefined ? '' : String(range.offset + range.length - 1);
     headers.range = `bytes=${range.offset}-${last}`;
   }
-  const response = await send(target, headers, options, leg, what);
-
-  if (response.status === 416 && range) {
-    const contentRange = parseContentRange(response.headers.get('content-range'));
-    await response.body?.cancel().catch(() => {});
-    if (contentRange?.total !== undefined && contentRange.total === range.offset) {
-      return {
-        body: emptyBody(),
-        offset: range.offset,
-        length: 0,
-        totalSize: contentRange.total,
-        rangeIgnored: false,
-        status: 416,
-        headers: response.headers,
-      };
-    }
-    throw new InvalidArgumentError(
-      `${leg}: the server could not satisfy the byte range starting at ${range.offset} of ${what}${
-        contentRange?.total === undefined ? '' : ` (it holds ${contentRange.total} bytes)`
-      }`,
-    );
-  }
-  if (response.status !== 200 && response.status !== 206) {
-    const mapped = await options.statusError?.(response);
-    await response.body?.cancel().catch(() => {});
-    throw mapped ?? downloadStatusError(response.status, leg, what);
-  }
-  if (!response.body) {
-    throw downloadFailed(leg, `the server answered ${response.status} without a body for ${what}`);
-  }
-
-  if (response.status === 206) {
-    if (!range) {
-      await response.body.cancel().catch(() => {});
-      throw downloadFailed(leg, `the server answered 206 (partial content) to a request for all of ${what}`);
-    }
-    const contentRange = parseContentRange(response.headers.get('content-range'));
-    const wantedEnd = range.length === undefined ? undefined : range.offset + range.length - 1;
-    const valid =
-      contentRange?.start !== undefined &&
-      contentRange.end !== undefined &&
-      contentRange.start === range.offset &&
-      contentRange.end >= contentRange.start &&
-      (contentRange.total === undefined || contentRange.end < contentRange.total) &&
-      // Exactly the end asked for, or an earlier end that is the end of the representation.
-      (wantedEnd === undefined
-        ? contentRange.total === undefined || contentRange.end === contentRange.total - 1
-        : contentRange.end === wantedEnd ||
-          (contentRange.end < wantedEnd &&
-            contentRange.total !== undefined &&
-            contentRange.end === contentRange.total - 1));
-    if (!valid || contentRange?.start === undefined || contentRange.end === undefined) {
-      await response.body.cancel().catch(() => {});
-      throw downloadFailed(
-        leg,
-        `the server answered a request for bytes ${range.offset}-${wantedEnd ?? ''} of ${what} with ${
-          response.headers.get('content-range') === null
-            ? 'no Content-Range'
-            : `Content-Range "${String(response.headers.get('content-range')).slice(0, 80)}"`
+  // The caller's abort signal stays linked to the request until its body ends (`release`): a listener
+  // left on it per request piled up on a signal shared by many requests (a --serve response reads a
+  // long range as many windows), and Node warned of a leak after the tenth.
+  const { response, release } = await send(target, headers, options, leg, what);
+  try {
+    if (response.status === 416 && range) {
+      const contentRange = parseContentRange(response.headers.get('content-range'));
+      await response.body?.cancel().catch(() => {});
+      if (contentRange?.total !== undefined && contentRange.total === range.offset) {
+        return {
+          body: emptyBody(release),
+          offset: range.offset,
+          length: 0,
+          totalSize: contentRange.total,
+          rangeIgnored: false,
+          status: 416,
+          headers: response.headers,
+        };
+      }
+      throw new InvalidArgumentError(
+        `${leg}: the server could not satisfy the byte range starting at ${range.offset} of ${what}${
+          contentRange?.total === undefined ? '' : ` (it holds ${contentRange.total} bytes)`
         }`,
       );
     }
-    const length = contentRange.end - contentRange.start + 1;
+    if (response.status !== 200 && response.status !== 206) {
+      const mapped = await options.statusError?.(response);
+      await response.body?.cancel().catch(() => {});
+      throw mapped ?? downloadStatusError(response.status, leg, what);
+    }
+    if (!response.body) {
+      throw downloadFailed(leg, `the server answered ${response.status} without a body for ${what}`);
+    }
+
+    if (response.status === 206) {
+      if (!range) {
+        await response.body.cancel().catch(() => {});
+        throw downloadFailed(
+          leg,
+          `the server answered 206 (partial content) to a request for all of ${what}`,
+        );
+      }
+      const contentRange = parseContentRange(response.headers.get('content-range'));
+      const wantedEnd = range.length === undefined ? undefined : range.offset + range.length - 1;
+      const valid =
+        contentRange?.start !== undefined &&
+        contentRange.end !== undefined &&
+        contentRange.start === range.offset &&
+        contentRange.end >= contentRange.start &&
+        (contentRange.total === undefined || contentRange.end < contentRange.total) &&
+        // Exactly the end asked for, or an earlier end that is the end of the representation.
+        (wantedEnd === undefined
+          ? contentRange.total === undefined || contentRange.end === contentRange.total - 1
+          : contentRange.end === wantedEnd ||
+            (contentRange.end < wantedEnd &&
+              contentRange.total !== undefined &&
+              contentRange.end === contentRange.total - 1));
+      if (!valid || contentRange?.start === undefined || contentRange.end === undefined) {
+        await response.body.cancel().catch(() => {});
+        throw downloadFailed(
+          leg,
+          `the server answered a request for bytes ${range.offset}-${wantedEnd ?? ''} of ${what} with ${
+            response.headers.get('content-range') === null
+              ? 'no Content-Range'
+              : `Content-Range "${String(response.headers.get('content-range')).slice(0, 80)}"`
+          }`,
+        );
+      }
+      const length = contentRange.end - contentRange.start + 1;
+      return {
+        body: exactBody(
+          response.body,
+          { skip: 0, length, exact: true, overflowIsError: true },
+          leg,
+          what,
+          signal,
+          release,
+        ),
+        offset: range.offset,
+        length,
+        totalSize: contentRange.total,
+        rangeIgnored: false,
+        status: 206,
+        headers: response.headers,
+      };
+    }
+
+    // 200: the whole representation, asked for or not.
+    const total = parseLength(response.headers.get('content-length'));
+    const offset = range?.offset ?? 0;
+    if (total !== undefined && offset > total) {
+      await response.body.cancel().catch(() => {});
+      throw new InvalidArgumentError(
+        `${leg}: the byte range starts at ${offset}, past the end of ${what} (${total} bytes)`,
+      );
+    }
+    const available = total === undefined ? undefined : total - offset;
+    const length =
+      range?.length === undefined
+        ? available
+        : available === undefined
+          ? undefined
+          : Math.min(range.length, available);
     return {
       body: exactBody(
         response.body,
-        { skip: 0, length, exact: true, overflowIsError: true },
+        {
+          skip: offset,
+          length: length ?? range?.length,
+          exact: length !== undefined,
+          overflowIsError: false,
+        },
         leg,
         what,
         signal,
+        release,
       ),
-      offset: range.offset,
+      offset,
       length,
-      totalSize: contentRange.total,
-      rangeIgnored: false,
-      status: 206,
+      totalSize: total,
+      rangeIgnored: range !== undefined,
+      status: 200,
       headers: response.headers,
     };
+  } catch (error) {
+    release();
+    throw error;
   }
-
-  // 200: the whole representation, asked for or not.
-  const total = parseLength(response.headers.get('content-length'));
-  const offset = range?.offset ?? 0;
-  if (total !== undefined && offset > total) {
-    await response.body.cancel().catch(() => {});
-    throw new InvalidArgumentError(
-      `${leg}: the byte range starts at ${offset}, past the end of ${what} (${total} bytes)`,
-    );
-  }
-  const available = total === undefined ? undefined : total - offset;
-  const length =
-    range?.length === undefined
-      ? available
-      : available === undefined
-        ? undefined
-        : Math.min(range.length, available);
-  return {
-    body: exactBody(
-      response.body,
-      { skip: offset, length: length ?? range?.length, exact: length !== undefined, overflowIsError: false },
-      leg,
-      what,
-      signal,
-    ),
-    offset,
-    length,
-    totalSize: total,
-    rangeIgnored: range !== undefined,
-    status: 200,
-    headers: response.headers,
-  };
 }
 
 async function send(
@@ -304,7 +327,7 @@ async function send(
   options: FetchRangeOptions,
   leg: string,
   what: string,
-): Promise<Response> {
+): Promise<{ response: Response; release: () => void }> {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   const { signal } = options;
@@ -321,9 +344,17 @@ async function send(
       : undefined;
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
+  const release = () => signal?.removeEventListener('abort', onAbort);
   try {
-    return await doFetch(target, { method: 'GET', headers, signal: controller.signal, redirect: 'follow' });
+    const response = await doFetch(target, {
+      method: 'GET',
+      headers,
+      signal: controller.signal,
+      redirect: 'follow',
+    });
+    return { response, release };
   } catch (cause) {
+    release();
     if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
     if (timedOut) throw downloadFailed(leg, `${what} sent no answer within ${timeoutMs} ms`, cause);
     throw downloadFailed(leg, `could not reach ${what}`, cause);
@@ -332,7 +363,9 @@ async function send(
   }
 }
 
-function emptyBody(): ReadableStream<Uint8Array> {
+/** An empty body; `release` (the request's link to the caller's signal) is let go at once. */
+function emptyBody(release?: () => void): ReadableStream<Uint8Array> {
+  release?.();
   return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 }
 
@@ -358,6 +391,7 @@ function exactBody(
   leg: string,
   what: string,
   signal: AbortSignal | undefined,
+  release: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let toSkip = shape.skip;
@@ -371,57 +405,69 @@ function exactBody(
     }
   };
   const tooLong = () => downloadFailed(leg, `${what} sent more than the ${shape.length} bytes it announced`);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        if (left === 0) {
-          if (shape.overflowIsError) {
-            const after = await readSource();
-            if (!after.done && after.value.length > 0) {
-              reader.cancel().catch(() => {});
-              throw tooLong();
-            }
-            if (!after.done) continue;
-          } else {
-            reader.cancel().catch(() => {});
-          }
-          controller.close();
-          return;
-        }
-        const next = await readSource();
-        if (next.done) {
-          if (shape.exact && left !== undefined && left > 0) {
-            throw downloadFailed(leg, `${what} ended ${left} bytes before the end it announced`);
-          }
-          if (toSkip > 0) {
-            throw new InvalidArgumentError(`${leg}: the byte range starts past the end of ${what}`);
-          }
-          controller.close();
-          return;
-        }
-        let chunk = next.value;
-        if (toSkip > 0) {
-          if (chunk.length <= toSkip) {
-            toSkip -= chunk.length;
-            continue;
-          }
-          chunk = chunk.subarray(toSkip);
-          toSkip = 0;
-        }
-        if (chunk.length === 0) continue;
-        if (left !== undefined && chunk.length > left) {
-          if (shape.overflowIsError) {
+  // The body's end, however it ends, lets go of the caller's signal.
+  const pull = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    for (;;) {
+      if (left === 0) {
+        if (shape.overflowIsError) {
+          const after = await readSource();
+          if (!after.done && after.value.length > 0) {
             reader.cancel().catch(() => {});
             throw tooLong();
           }
-          chunk = chunk.subarray(0, left);
+          if (!after.done) continue;
+        } else {
+          reader.cancel().catch(() => {});
         }
-        if (left !== undefined) left -= chunk.length;
-        controller.enqueue(chunk);
+        release();
+        controller.close();
         return;
+      }
+      const next = await readSource();
+      if (next.done) {
+        if (shape.exact && left !== undefined && left > 0) {
+          throw downloadFailed(leg, `${what} ended ${left} bytes before the end it announced`);
+        }
+        if (toSkip > 0) {
+          throw new InvalidArgumentError(`${leg}: the byte range starts past the end of ${what}`);
+        }
+        release();
+        controller.close();
+        return;
+      }
+      let chunk = next.value;
+      if (toSkip > 0) {
+        if (chunk.length <= toSkip) {
+          toSkip -= chunk.length;
+          continue;
+        }
+        chunk = chunk.subarray(toSkip);
+        toSkip = 0;
+      }
+      if (chunk.length === 0) continue;
+      if (left !== undefined && chunk.length > left) {
+        if (shape.overflowIsError) {
+          reader.cancel().catch(() => {});
+          throw tooLong();
+        }
+        chunk = chunk.subarray(0, left);
+      }
+      if (left !== undefined) left -= chunk.length;
+      controller.enqueue(chunk);
+      return;
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        await pull(controller);
+      } catch (error) {
+        release();
+        throw error;
       }
     },
     cancel(reason) {
+      release();
       return reader.cancel(reason);
     },
   });

@@ -309,6 +309,20 @@ describe('downloadMedia from a store', () => {
 });
 
 describe('downloadMedia from a URL over fetch', () => {
+  it('a file:, javascript: or data: source is ERR_INVALID_ARGUMENT at once: never fetched, never retried (issue 24, item 8)', async () => {
+    for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'data:,x']) {
+      for (const source of [bad, () => bad]) {
+        const server = fakeFetch({ [bad]: blob });
+        const { sink, events } = recordingSink();
+        await expect(
+          downloadMedia({ ref: REF }, { source, fetch: server.fetch, blobKey: key, sink, retryDelayMs: 0 }),
+        ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+        expect(server.requests).toEqual([]);
+        expect(events.filter((e) => e.startsWith('commit'))).toEqual([]);
+      }
+    }
+  });
+
   it('reads with Range requests and resumes at chunk boundaries', async () => {
     const server = fakeFetch({ [URL_OF]: blob }, { dropAfter: [undefined, 40_000] });
     const out = await downloadMedia(

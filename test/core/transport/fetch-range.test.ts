@@ -213,3 +213,58 @@ describe('fetchRange', () => {
     );
   });
 });
+
+/**
+ * Issue 24, item 8: every request added an abort listener to the caller's signal and never removed it,
+ * so a signal shared by many requests (a `--serve` response reads a long range as many windows) piled
+ * them up and Node printed `MaxListenersExceededWarning` after the tenth. The listener now goes when the
+ * body ends, however it ends, or when the request fails.
+ */
+describe('fetchRange and the caller’s signal', () => {
+  /** A signal that counts its abort listeners (duck-typed: fetchRange adds, removes and reads `aborted`). */
+  function countingSignal() {
+    const listeners = new Set<unknown>();
+    const signal = {
+      aborted: false,
+      reason: undefined,
+      addEventListener: (_type: string, listener: unknown) => listeners.add(listener),
+      removeEventListener: (_type: string, listener: unknown) => listeners.delete(listener),
+    } as unknown as AbortSignal;
+    return { signal, listeners };
+  }
+
+  it('leaves no listener behind after bodies read to the end, cancelled, empty, or a failed request', async () => {
+    const { fetch } = fakeFetch(honest);
+    const { signal, listeners } = countingSignal();
+    for (let i = 0; i < 20; i++) {
+      const part = await fetchRange(URL_, { fetch, signal, range: { offset: i * 100, length: 100 } });
+      await bytesOf(part.body);
+    }
+    expect(listeners.size).toBe(0);
+    const cancelled = await fetchRange(URL_, { fetch, signal, range: { offset: 0, length: 4000 } });
+    await cancelled.body.cancel();
+    expect(listeners.size).toBe(0);
+    const atEnd = await fetchRange(URL_, { fetch, signal, range: { offset: BLOB.length, length: 10 } });
+    expect(atEnd.length).toBe(0);
+    expect(listeners.size).toBe(0);
+    const missing = fakeFetch(() => ({ status: 404 }));
+    await expect(fetchRange(URL_, { fetch: missing.fetch, signal })).rejects.toMatchObject({
+      code: 'ERR_NOT_FOUND',
+    });
+    const short = fakeFetch((range) => ({ ...honest(range), body: BLOB.subarray(0, 10) }));
+    const cut = await fetchRange(URL_, { fetch: short.fetch, signal, range: { offset: 0, length: 100 } });
+    await expect(bytesOf(cut.body)).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+    expect(listeners.size).toBe(0);
+  });
+
+  it('a file: or javascript: URL is ERR_INVALID_ARGUMENT at once, not a network failure to retry', async () => {
+    const { fetch, seen } = fakeFetch(honest);
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'data:,x', 'ftp://host/blob']) {
+      const error = await rejectionOf(fetchRange(url, { fetch }));
+      expect(error).toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+      expect(isRetryableError(error)).toBe(false);
+      expect((error as Error).message).not.toContain('passwd');
+    }
+    expect(seen).toEqual([]);
+  });
+});
