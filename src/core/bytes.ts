@@ -14,6 +14,7 @@ import { getRuntime } from './runtime/runtime.js';
 /** Describes a received value for an error message without ever printing its contents. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing (undefined)';
   if (value instanceof Uint8Array) return `${value.length} bytes`;
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;

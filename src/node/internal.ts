@@ -21,6 +21,8 @@ export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
 // Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
 export { checkedTimeoutMs } from '../core/timeout.js';
+// What a bearer token may be (visible ASCII: it goes in a header).
+export { checkBearerToken } from '../core/transport/bearer-token.js';
 export { pumpEngine } from './blob/engine-pipe.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.

@@ -168,6 +168,13 @@ export function toMediaRequest(input: MediaInput): MediaRequest {
     }
   }
   const { ref, mimeType, name, size, format } = input as MediaRefInput;
+  if (!('ref' in input)) {
+    // Neither a media message, nor Happy's file event, nor a ref: say what would have been one.
+    const role = (input as { role?: unknown }).role;
+    throw new InvalidArgumentError(
+      `expected a photo, video or file message (\`type\`), Happy's v1 file event (\`ev: { t: 'file' }\`, alone or in its { role: 'session' } wrapper) or { ref } for \`message\` but received an object with none of \`type\`, \`ev\` or \`ref\`${typeof role === 'string' ? ` (role ${JSON.stringify(role.slice(0, 20))}: not a media message)` : ''}`,
+    );
+  }
   if (typeof ref !== 'string') {
     throw new InvalidArgumentError(`expected a string for \`ref\` but received ${describeValue(ref)}`);
   }

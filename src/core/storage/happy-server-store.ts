@@ -35,6 +35,7 @@ import {
 } from '../errors.js';
 import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
+import { checkBearerToken } from '../transport/bearer-token.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import {
   isRetryableStatus,
@@ -151,7 +152,7 @@ export class HappyServerStore implements BlobStore {
     }
     this.url = base.href.replace(/\/+$/, '');
     this.origin = base.origin;
-    this.token = options.token.trim();
+    this.token = checkBearerToken(options.token.trim(), 'token');
     this.sessionId = options.sessionId;
     this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.retryPolicy = retryPolicy(options);

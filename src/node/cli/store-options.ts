@@ -7,7 +7,7 @@
  * @module
  */
 import { type BlobStore, defaultBlobDir, openStore, UsageError } from '../index.js';
-import { resolveToken } from './commands/serve.js';
+import { resolveToken, storeOf } from './commands/serve.js';
 
 /** The store-related flags of `send` and `play`. */
 export interface StoreFlags {
@@ -26,10 +26,17 @@ export function isHappyServerSpec(spec: string): boolean {
  * Opens the store the flags name (default: `HAPPY_MEDIA_STORE`, else the local blob directory).
  *
  * @throws {UsageError} `ERR_USAGE` (exit 2) for a Happy server store without a token or a session, or
- *   an unreadable token file.
+ *   with `--token` (never read from argv for Happy's server), an unreadable or malformed token, or a
+ *   `--store` the library refuses (`s3://` without a bucket, a directory that is a file).
  */
 export async function openCliStore(flags: StoreFlags): Promise<{ store: BlobStore; spec: string }> {
   const spec = flags.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir());
+  if (isHappyServerSpec(spec) && flags.token !== undefined) {
+    // The account's token opens every session of the account: argv (visible in ps) never carries it.
+    throw new UsageError(
+      "--token is not accepted for Happy's server (argv is visible to other users): set HAPPY_MEDIA_TOKEN or pass --token-file PATH",
+    );
+  }
   const token = await resolveToken(flags);
   if (isHappyServerSpec(spec)) {
     if (!token) {
@@ -43,10 +50,10 @@ export async function openCliStore(flags: StoreFlags): Promise<{ store: BlobStor
         "Happy's server needs the session: pass --session ID (or set HAPPY_MEDIA_SESSION)",
       );
     }
-    return { store: openStore(spec, { token, sessionId }), spec };
+    return { store: storeOf(() => openStore(spec, { token, sessionId }), '--store'), spec };
   }
   if (flags.session !== undefined) {
     throw new UsageError('--session applies only to a Happy server store (--store happy+https://host)');
   }
-  return { store: openStore(spec, token === undefined ? {} : { token }), spec };
+  return { store: storeOf(() => openStore(spec, token === undefined ? {} : { token }), '--store'), spec };
 }

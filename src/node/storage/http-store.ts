@@ -31,6 +31,7 @@ import {
 import { lengthMismatch, readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
 import { checkedTimeoutMs, timeoutReason } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
+import { checkBearerToken } from '../../core/transport/bearer-token.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import { BLOB_ROUTE_PREFIX } from './media-server.js';
@@ -115,9 +116,10 @@ export class HttpBlobStore implements BlobStore {
    */
   constructor(baseUrl: string, options: HttpBlobStoreOptions = {}) {
     const url = parseHttpBaseUrl(baseUrl, 'baseUrl');
-    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) {
+    if (options.token !== undefined && typeof options.token !== 'string') {
       throw new InvalidArgumentError('expected a non-empty string for `token`');
     }
+    if (options.token !== undefined) checkBearerToken(options.token, 'token');
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.token = options.token;
     this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { type Stats, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -97,6 +98,18 @@ export class LocalBlobStore implements BlobStore {
     }
     this.dir = resolve(dir);
     this.fsync = options.fsync ?? true;
+    // A store that is a file can never hold a blob: say so now, not at the first request.
+    let existing: Stats | undefined;
+    try {
+      existing = statSync(this.dir);
+    } catch {
+      // Absent (created on first write) or unreadable (the first write says why).
+    }
+    if (existing !== undefined && !existing.isDirectory()) {
+      throw new InvalidArgumentError(
+        `expected a directory for \`dir\` but ${JSON.stringify(this.dir)} is ${existing.isFile() ? 'a file' : 'not a directory'}`,
+      );
+    }
   }
 
   /** Path of the file that holds `ref` (validated). */

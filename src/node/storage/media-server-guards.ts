@@ -23,7 +23,8 @@ export function createBearerCheck(token: string | undefined): BearerCheck {
   const expected = tokenDigest(token);
   return (req) => {
     const header = req.headers.authorization ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
+    // The scheme is case-insensitive (RFC 9110, section 11.1): `bearer`, `BEARER` and `Bearer` alike.
+    const match = /^bearer +(.+)$/i.exec(header);
     // Compare digests of equal length in constant time, so timing says nothing about the token.
     return match !== null && timingSafeEqual(tokenDigest(match[1] ?? ''), expected);
   };

@@ -27,6 +27,7 @@ import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { type HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/storage/blob-store.js';
 import { checkedTimeoutMs } from '../../core/timeout.js';
+import { checkBearerToken } from '../../core/transport/bearer-token.js';
 import type { HostPolicy } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
 import { LocalBlobStore } from './local-store.js';
@@ -177,11 +178,13 @@ function checkedSettings(options: MediaServerOptions): ServerSettings {
     options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     'maxUploadBytes',
   );
-  if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) {
+  if (options.token !== undefined && typeof options.token !== 'string') {
     throw new InvalidArgumentError(
       'expected a non-empty string for `token` but received an empty or non-string value',
     );
   }
+  // A token no client can send (a CR/LF, a space) would lock every client out: refuse it up front.
+  if (options.token !== undefined) checkBearerToken(options.token, 'token');
   return { store, port, host, timeouts, allowedHosts, maxUploadBytes, token: options.token };
 }
 

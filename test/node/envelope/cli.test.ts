@@ -6,7 +6,14 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64, toBase64 } from '../../../src/core/bytes.js';
-import { dataKey, legacyKey, openMessage, sealMessage, sealRaw } from '../../../src/core/envelope/index.js';
+import {
+  dataKey,
+  encryptDataKey,
+  legacyKey,
+  openMessage,
+  sealMessage,
+  sealRaw,
+} from '../../../src/core/envelope/index.js';
 import type { SessionMessage } from '../../../src/core/protocol/index.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
 import { runCli } from '../../helpers/cli.js';
@@ -107,6 +114,23 @@ describe('seal', () => {
 describe('open', () => {
   const key = new Uint8Array(32).fill(9);
   const keyB64 = toBase64(key);
+  it('an authentic envelope whose JSON nests 100 000 deep is ERR_LIMIT_EXCEEDED, not ERR_INTERNAL (issue 24, item 8)', async () => {
+    // JSON.parse reads it; printing it overflowed the stack, which the CLI reported as ERR_INTERNAL.
+    const depth = 100_000;
+    for (const text of [
+      '['.repeat(depth) + ']'.repeat(depth),
+      `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
+    ]) {
+      const record = encryptDataKey(new TextEncoder().encode(text), key);
+      const envelope = JSON.stringify({ t: 'encrypted', c: toBase64(record) });
+      const result = await runCli(['open', '--raw', '--key', keyB64], { input: envelope });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^happy-media: ERR_LIMIT_EXCEEDED: the decrypted value nests too deeply to be printed/,
+      );
+      expect(result.stdout).toBe('');
+    }
+  });
   it('prints the message of an envelope made by the library, both variants', async () => {
     for (const [variant, sk] of [
       ['datakey', dataKey(key)],

@@ -161,6 +161,29 @@ describe('happy-media play', () => {
     expect(result.stderr).not.toMatch(/TimeoutOverflowWarning/);
   });
 
+  it('JSON that is no media message says what would be one (not "received a undefined")', async () => {
+    // What `open --raw` prints for a record that is not a media message (issue 24, item 8).
+    const result = await runCli(['play', '-', '--store', store, '--key-file', keyFile], {
+      input: JSON.stringify({ role: 'agent', content: { type: 'output', data: { type: 'assistant' } } }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /ERR_INVALID_ARGUMENT: expected a photo, video or file message \(`type`\), Happy's v1 file event .* but received an object with none of `type`, `ev` or `ref` \(role "agent": not a media message\)/,
+    );
+    expect(result.stderr).not.toMatch(/a undefined/);
+  });
+
+  it('a token with CR/LF is bad usage (exit 2) before any request, not a network failure retried', async () => {
+    const result = await runCli(['play', REF, '--store', 'http://127.0.0.1:9', '--key-file', keyFile], {
+      env: { HAPPY_MEDIA_TOKEN: 'abc\r\ndef' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /ERR_USAGE: expected a bearer token of visible ASCII characters for `HAPPY_MEDIA_TOKEN` but it contains a line break \(CR\/LF\) at position 3/,
+    );
+    expect(result.stderr).not.toContain('abc');
+  });
+
   it('plays what `happy-media send` printed, read from stdin', async () => {
     const source = join(tmp.dir, 'notes.bin');
     await writeFile(source, plain.subarray(0, 123_456));
@@ -383,4 +406,53 @@ describe('happy-media play --open', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     await expect(readFile(opener.record, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   });
+});
+
+/**
+ * A bare `sessions/<sid>/attachments/<uuid>.enc` ref (where Happy's server keeps attachments; the ones
+ * Happy's app sends are v1 blobs) played without `--format`: the failure stays the one
+ * ERR_DECRYPTION_FAILED, and a hint says to try `--format v1` (issue 24, item 8). Needs Happy's server
+ * (HAPPY_MEDIA_HAPPY_SERVER_URL); skipped without it.
+ */
+const HAPPY = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
+describe.skipIf(!HAPPY)('happy-media play of a bare sessions/… ref', () => {
+  it('without --format: ERR_DECRYPTION_FAILED and a hint to use --format v1; with it, it plays', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['scripts/happy-account.mjs', HAPPY as string],
+      {
+        timeout: 30_000,
+      },
+    );
+    const account = JSON.parse(stdout) as { url: string; token: string; sessionId: string };
+    const env = { HAPPY_MEDIA_TOKEN: account.token, HAPPY_MEDIA_SESSION: account.sessionId };
+    const happyStore = `happy+${account.url}`;
+    const source = join(tmp.dir, 'app-photo.bin');
+    await writeFile(source, plain.subarray(0, 5000));
+    const sent = await runCli(
+      ['send', source, '--store', happyStore, '--key-file', keyFile, '--format', 'v1'],
+      { env },
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    const ref = (JSON.parse(sent.stdout) as { message: { ev: { ref: string } } }).message.ev.ref;
+    expect(ref).toMatch(/^sessions\/.+\/attachments\/.+\.enc$/);
+    const cacheDir = join(tmp.dir, 'cache-happy');
+    const bare = await runCli(
+      ['play', ref, '--store', happyStore, '--key-file', keyFile, '--cache-dir', cacheDir],
+      { env },
+    );
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(
+      /^happy-media: hint: a sessions\/…\/attachments\/….enc ref played without --format is read as a v2 blob; .* add --format v1/m,
+    );
+    expect(bare.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /m);
+    const v1 = await runCli(
+      ['play', ref, '--store', happyStore, '--key-file', keyFile, '--format', 'v1', '--cache-dir', cacheDir],
+      { env },
+    );
+    expect(v1.code, v1.stderr).toBe(0);
+    expect(sameBytes(await readFile(v1.stdout.trim()), plain.subarray(0, 5000))).toBe(true);
+  }, 60_000);
 });

@@ -94,4 +94,36 @@ describe('happy-media send', () => {
     const badVariant = await runCli(['send', file, '--store', store, ...keyArgs, '--variant', 'datakey']);
     expect(badVariant.code).toBe(2);
   });
+
+  it('a token with CR/LF, --token for a happy+ store and a bad --store are bad usage (exit 2) (issue 24, item 8)', async () => {
+    const keyArgs = ['--key-file', join(tmp.dir, 'blob.key')];
+    // Before: ERR_INTERNAL (Node's HTTP client threw ERR_INVALID_CHAR on the header).
+    const crlf = await runCli(['send', file, '--store', 'http://127.0.0.1:9', ...keyArgs], {
+      env: { HAPPY_MEDIA_TOKEN: 'secret\r\nX-Injected: 1' },
+    });
+    expect(crlf.code).toBe(2);
+    expect(crlf.stderr).toMatch(
+      /ERR_USAGE: expected a bearer token of visible ASCII characters .* a line break \(CR\/LF\)/,
+    );
+    expect(crlf.stderr).not.toContain('secret');
+    // The README: the account's token is read from HAPPY_MEDIA_TOKEN or --token-file only, never argv.
+    const argv = await runCli([
+      'send',
+      file,
+      '--store',
+      'happy+http://127.0.0.1:9',
+      '--session',
+      'cm00000000000000000000000',
+      '--token',
+      'tok',
+      ...keyArgs,
+    ]);
+    expect(argv.code).toBe(2);
+    expect(argv.stderr).toMatch(/ERR_USAGE: --token is not accepted for Happy's server/);
+    const noBucket = await runCli(['send', file, '--store', 's3://', ...keyArgs], {
+      env: { HAPPY_MEDIA_S3_BUCKET: '' },
+    });
+    expect(noBucket.code).toBe(2);
+    expect(noBucket.stderr).toMatch(/ERR_USAGE: --store: expected s3:\/\/bucket/);
+  });
 });

@@ -52,6 +52,62 @@ describe('happy-media serve', () => {
     expect(await exited).toBe(0);
   });
 
+  it('a bad --store or --dir, or a token no client can send, is usage (exit 2) and serves nothing (issue 24, item 8)', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const file = join(tmp.dir, 'not-a-dir');
+    await writeFile(file, 'x');
+    for (const [args, pattern] of [
+      [['--store', 's3://'], /ERR_USAGE: --store: expected s3:\/\/bucket/],
+      [['--dir', file], /ERR_USAGE: --dir: expected a directory for `dir` but .* is a file/],
+      [
+        ['--dir', tmp.dir, '--token', 'a b'],
+        /ERR_USAGE: expected a bearer token of visible ASCII characters for `--token` but it contains a space/,
+      ],
+    ] as const) {
+      const r = await runCli(['serve', '--port', '0', ...args], {
+        env: { HAPPY_MEDIA_S3_BUCKET: '' },
+        timeoutMs: 20_000,
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(pattern);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('accepts the bearer scheme in any case (RFC 9110: schemes are case-insensitive)', async () => {
+    const token = randomBytes(16).toString('hex');
+    const child = spawn(process.execPath, [CLI_BIN, 'serve', '--dir', tmp.dir, '--port', '0'], {
+      env: { ...process.env, HAPPY_MEDIA_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    try {
+      const url = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+      });
+      const ref = createMediaRef();
+      await new HttpBlobStore(url, { token }).put(ref, streamOf(new Uint8Array(10)), 10);
+      for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
+        const answer = await fetch(`${url}/v1/blobs/${ref}`, {
+          headers: { authorization: `${scheme} ${token}` },
+        });
+        expect(answer.status, scheme).toBe(200);
+        await answer.body?.cancel();
+      }
+      const wrong = await fetch(`${url}/v1/blobs/${ref}`, { headers: { authorization: `Basic ${token}` } });
+      expect(wrong.status).toBe(401);
+      await wrong.body?.cancel();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   it('rejects a bad --host as usage (exit 2): an invalid IP, a malformed name, a name that is not local', async () => {
     for (const host of ['256.1.1.1', '1.2.3', 'bad_host!', 'no-such-host.invalid']) {
       const result = await runCli(['serve', '--dir', tmp.dir, '--port', '0', '--host', host]);

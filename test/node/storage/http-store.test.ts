@@ -376,6 +376,12 @@ describe('HttpBlobStore timeoutMs', () => {
         const store = new HttpBlobStore(`http://127.0.0.1:${port}`, { timeoutMs });
         await expect(store.head(createMediaRef())).resolves.toEqual({ size: 10 });
       }
+      // A token that cannot go in a header is refused where it is given (before: ERR_INTERNAL or a retry).
+      for (const token of ['a\r\nb', 'with space', 'tab\t', 'é']) {
+        expect(() => new HttpBlobStore(`http://127.0.0.1:${port}`, { token })).toThrow(
+          expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+        );
+      }
       for (const timeoutMs of [-1, 1.5, Number.NaN]) {
         expect(() => new HttpBlobStore(`http://127.0.0.1:${port}`, { timeoutMs })).toThrow(
           expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),

@@ -44,8 +44,17 @@ describe('LocalBlobStore on disk', () => {
     expect(defaultBlobDir({ HOME: '/home/u' })).toMatch(/\.local\/share\/happy-media\/blobs$/);
   });
 
-  it('rejects an empty directory and a bad size', async () => {
+  it('rejects an empty directory, a directory that is a file, and a bad size', async () => {
     expect(() => new LocalBlobStore('')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }));
+    // A store that is a file can never hold a blob: said at once, not at the first request.
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(tmp.dir, 'a-file'), 'x');
+    expect(() => new LocalBlobStore(join(tmp.dir, 'a-file'))).toThrow(
+      expect.objectContaining({
+        code: 'ERR_INVALID_ARGUMENT',
+        message: expect.stringContaining('is a file'),
+      }),
+    );
     const store = new LocalBlobStore(join(tmp.dir, 'sizes'));
     await expect(store.put(createMediaRef(), streamOf(new Uint8Array(1)), -1)).rejects.toMatchObject({
       code: 'ERR_INVALID_ARGUMENT',

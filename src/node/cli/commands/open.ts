@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { openMessage, openRaw } from '../../../index.js';
+import { jsonLine } from '../json-line.js';
 import { readJsonInput } from '../read-input.js';
 import { runAction } from '../run-action.js';
 import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';
@@ -27,7 +28,7 @@ export function registerOpen(program: Command): void {
         const key = await resolveSessionKey(options);
         const envelope = await readJsonInput(file);
         const value = options.raw ? openRaw(envelope, key) : openMessage(envelope, key);
-        process.stdout.write(`${JSON.stringify(value)}\n`);
+        process.stdout.write(jsonLine(value));
       }),
     );
 }

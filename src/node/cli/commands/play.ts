@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import {
   type BlobStore,
   DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
+  DecryptionError,
   defaultCacheDir,
   LimitError,
   MediaCache,
@@ -293,70 +294,96 @@ export function registerPlay(program: Command): void {
     runAction(async (target: string, flags: PlayFlags) => {
       const retries = parseCount(flags.retries, '--retries', 100);
       const deadlines = parseDeadlines(flags);
-      const { store, blobKey, input } =
-        flags.happy !== undefined || flags.secretFile !== undefined
-          ? await fromSession(target, flags)
-          : await fromStore(target, flags);
-
-      if (flags.serve) {
-        const port = parseCount(flags.port, '--port', 65535);
-        const endpoint = await serveMedia(input, {
-          store,
-          blobKey,
-          ...(port === undefined ? {} : { port }),
-          ...(retries === undefined ? {} : { retries }),
-        });
-        process.stdout.write(`${endpoint.url}\n`);
-        if (flags.open) openOnDesktop(endpoint.url);
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
-        await endpoint.close();
-        return;
-      }
-
-      const cache = new MediaCache({
-        dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
-        maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
-      });
-      const sized = await withKnownSize(input, store, cache.maxBytes);
-      const abort = new AbortController();
-      const onSignal = () => abort.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      const tty = process.stderr.isTTY === true;
-      let shown = -1;
+      const happy = flags.happy !== undefined || flags.secretFile !== undefined;
+      const { store, blobKey, input } = happy
+        ? await fromSession(target, flags)
+        : await fromStore(target, flags);
+      const hintOnFailure = !happy && target.startsWith('sessions/') && flags.format === undefined;
       try {
-        const media = await openMedia(sized, {
-          store,
-          blobKey,
-          cache,
-          signal: abort.signal,
-          ...(retries === undefined ? {} : { retries }),
-          ...deadlines,
-          onProgress: ({ done, total }) => {
-            const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
-            if (tty && percent !== shown) {
-              shown = percent;
-              process.stderr.write(`\rdownloading and verifying: ${percent}%`);
-            }
-          },
-        });
-        if (tty && shown >= 0) process.stderr.write('\n');
-        if (!media.cached) {
-          await media.dispose();
-          throw new LimitError(
-            `the file is ${media.size} bytes, more than the cache budget of ${cache.maxBytes}; raise --cache-max-bytes`,
-          );
-        }
-        process.stdout.write(`${media.path}\n`);
-        if (flags.open) openOnDesktop(media.path);
-        await media.dispose();
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        await playInput(store, blobKey, input, flags, retries, deadlines);
+      } catch (error) {
+        // Authentication failures all read the same (no detail); what is added here depends only on what
+        // the user typed, so it tells nothing about the blob.
+        if (hintOnFailure && error instanceof DecryptionError) process.stderr.write(V1_HINT);
+        throw error;
       }
     }),
   );
+}
+
+/**
+ * Said after a failed bare `sessions/<sid>/attachments/<uuid>.enc`: that is where Happy's server keeps
+ * attachments, and the ones Happy's app sends are v1 blobs, which a bare ref is not taken to be.
+ */
+const V1_HINT =
+  "happy-media: hint: a sessions/…/attachments/….enc ref played without --format is read as a v2 blob; attachments sent by Happy's app are v1 blobs: add --format v1, or play the message that names it\n";
+
+/** Plays `input`: a loopback URL with --serve, else the verified file's path in the cache. */
+async function playInput(
+  store: BlobStore,
+  blobKey: Uint8Array,
+  input: MediaInput,
+  flags: PlayFlags,
+  retries: number | undefined,
+  deadlines: { deadlineMs?: number; idleTimeoutMs?: number },
+): Promise<void> {
+  if (flags.serve) {
+    const port = parseCount(flags.port, '--port', 65535);
+    const endpoint = await serveMedia(input, {
+      store,
+      blobKey,
+      ...(port === undefined ? {} : { port }),
+      ...(retries === undefined ? {} : { retries }),
+    });
+    process.stdout.write(`${endpoint.url}\n`);
+    if (flags.open) openOnDesktop(endpoint.url);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await endpoint.close();
+    return;
+  }
+
+  const cache = new MediaCache({
+    dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
+    maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
+  });
+  const sized = await withKnownSize(input, store, cache.maxBytes);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const tty = process.stderr.isTTY === true;
+  let shown = -1;
+  try {
+    const media = await openMedia(sized, {
+      store,
+      blobKey,
+      cache,
+      signal: abort.signal,
+      ...(retries === undefined ? {} : { retries }),
+      ...deadlines,
+      onProgress: ({ done, total }) => {
+        const percent = total === 0 ? 100 : Math.floor((done * 100) / total);
+        if (tty && percent !== shown) {
+          shown = percent;
+          process.stderr.write(`\rdownloading and verifying: ${percent}%`);
+        }
+      },
+    });
+    if (tty && shown >= 0) process.stderr.write('\n');
+    if (!media.cached) {
+      await media.dispose();
+      throw new LimitError(
+        `the file is ${media.size} bytes, more than the cache budget of ${cache.maxBytes}; raise --cache-max-bytes`,
+      );
+    }
+    process.stdout.write(`${media.path}\n`);
+    if (flags.open) openOnDesktop(media.path);
+    await media.dispose();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

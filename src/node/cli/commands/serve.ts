@@ -12,11 +12,12 @@ import {
   DEFAULT_MAX_UPLOAD_BYTES,
   defaultBlobDir,
   InvalidArgumentError,
+  LocalBlobStore,
   openStore,
   startMediaServer,
   UsageError,
 } from '../../index.js';
-import { checkListenHost } from '../../internal.js';
+import { checkBearerToken, checkListenHost } from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 interface ServeOptions {
@@ -41,6 +42,23 @@ function parseHostFlag(text: string, flag: string): string {
   }
 }
 
+/**
+ * The store a flag names, with the library's refusal of it as bad usage (`ERR_USAGE`, exit 2) naming
+ * the flag.
+ *
+ * @throws {UsageError} for an `InvalidArgumentError` of `open` (`s3://` without a bucket, a directory
+ *   that is a file, an unknown scheme).
+ */
+export function storeOf<T>(open: () => T, flag: string): T {
+  try {
+    return open();
+  } catch (error) {
+    if (error instanceof InvalidArgumentError)
+      throw new UsageError(`${flag}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
 /** Default port of `happy-media serve`. */
 export const DEFAULT_SERVE_PORT = 8787;
 
@@ -52,7 +70,13 @@ export function parseIntegerOption(text: string, flag: string, min: number, max:
   return Number(text);
 }
 
-/** Reads a token from `--token-file`, `--token` or `HAPPY_MEDIA_TOKEN` (undefined when none is set). */
+/**
+ * Reads a token from `--token-file`, `--token` or `HAPPY_MEDIA_TOKEN` (undefined when none is set).
+ *
+ * @throws {UsageError} `ERR_USAGE` (exit 2) for both flags, an unreadable file, an empty token or one
+ *   that cannot be sent in a header (a CR/LF, a space, a control character): checked here, before any
+ *   request, so it is never mistaken for a network failure.
+ */
 export async function resolveToken(options: {
   token?: string;
   tokenFile?: string;
@@ -68,8 +92,21 @@ export async function resolveToken(options: {
       throw new UsageError(`cannot read --token-file "${options.tokenFile}"`, { cause });
     }
   }
+  const source =
+    options.tokenFile !== undefined
+      ? '--token-file'
+      : options.token !== undefined
+        ? '--token'
+        : 'HAPPY_MEDIA_TOKEN';
   token ??= process.env.HAPPY_MEDIA_TOKEN || undefined;
   if (token !== undefined && token.length === 0) throw new UsageError('expected a non-empty token');
+  if (token !== undefined) {
+    try {
+      checkBearerToken(token, source);
+    } catch (cause) {
+      throw new UsageError((cause as Error).message, { cause });
+    }
+  }
   return token;
 }
 
@@ -109,9 +146,16 @@ export function registerServe(program: Command): void {
           .filter((name) => name.length > 0)
           .map((name) => parseHostFlag(name.trim(), '--allow-host'));
         const token = await resolveToken(options);
-        const store = options.store !== undefined ? openStore(options.store) : undefined;
+        // A bad --store or --dir (s3:// without a bucket, a --dir that is a file) is usage: exit 2.
+        const store = storeOf(
+          () =>
+            options.store !== undefined
+              ? openStore(options.store)
+              : new LocalBlobStore(options.dir ?? defaultBlobDir()),
+          options.store !== undefined ? '--store' : '--dir',
+        );
         const server = await startMediaServer({
-          ...(store ? { store } : { dir: options.dir ?? defaultBlobDir() }),
+          store,
           port,
           host,
           token,
