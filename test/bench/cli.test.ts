@@ -46,6 +46,7 @@ describe('npm run bench (output shape, not timings)', () => {
       'playback',
       'cli-memory',
       'browser',
+      'expo',
       'hermes',
     ]);
   }, 180_000);

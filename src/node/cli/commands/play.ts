@@ -223,8 +223,9 @@ async function withKnownSize(input: MediaInput, store: BlobStore, maxBytes: numb
     } catch {
       return input;
     }
-    // A bare ref: its size is now known, so the download starts at once and checks it again.
-    sized = { ...(input as MediaRefInput), size };
+    // A bare ref carries its size on to the download, which then needs no size request of its own; a
+    // message's fields are the protocol's (a photo has no `size`), so it goes on as it is.
+    if (request.kind === 'ref') sized = { ...(input as MediaRefInput), size };
   }
   if (size > maxBytes) {
     throw new LimitError(
