@@ -19,7 +19,7 @@ export interface Measurement {
   id: string;
   /** Suite that produced it, e.g. `blob`. */
   suite: string;
-  /** Human label, e.g. `encrypt (node backend)`. */
+  /** Human label, e.g. `encrypt (node)`. */
   label: string;
   /** Unit of `summary`. */
   unit: Unit;

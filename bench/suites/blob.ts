@@ -153,33 +153,33 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
   // Check before timing: every implementation's ciphertext has the announced size and opens with every one.
   const sample = randomData(3 * 16384 + 77);
-  const backends: AesGcmName[] = [];
+  const available: AesGcmName[] = [];
   const cts = new Map<AesGcmName, Uint8Array>();
   for (const b of ['node', 'webcrypto', 'noble'] as const) {
     try {
       cts.set(b, await encryptBlob(sample, key, { context: unboundBlobContext(), aesGcm: AES_GCM[b] }));
-      backends.push(b);
+      available.push(b);
     } catch (error) {
       ctx.log(`  AES-GCM ${b} unavailable: ${(error as Error).message}`);
     }
   }
-  if (backends.length === 0) throw new Error('no AES-GCM implementation could encrypt');
+  if (available.length === 0) throw new Error('no AES-GCM implementation could encrypt');
   for (const [from, ct] of cts) {
     if (ct.length !== ciphertextSize(sample.length))
       throw new Error(`${from}: ciphertext size differs from ciphertextSize()`);
-    for (const to of backends) {
+    for (const to of available) {
       if (!equal(await decryptBlob(ct, key, { context: unboundBlobContext(), aesGcm: AES_GCM[to] }), sample))
         throw new Error(`${from} → ${to} did not round-trip`);
     }
   }
   rec.check(
-    `AES-GCM ${backends.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
+    `AES-GCM ${available.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
   );
 
   // One group per size: ours and the references over the same bytes, timed interleaved (round-robin),
   // so a busy neighbour slows every case of a round alike instead of skewing one side of a ratio.
   const groups = new Map<number, AesGcmName[]>();
-  for (const b of backends) {
+  for (const b of available) {
     const s = b === 'noble' ? nobleSize : size;
     groups.set(s, [...(groups.get(s) ?? []), b]);
   }
@@ -239,7 +239,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
   // Streaming, output discarded: the cipher's own speed without allocating a whole output buffer (at
   // 256 MiB, the whole-buffer figures above are dominated by faulting in the fresh output memory).
-  if (backends.includes('node')) {
+  if (available.includes('node')) {
     const d = randomData(size);
     const tag = formatBytes(size);
     const counted = { bytes: 0 };

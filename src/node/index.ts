@@ -8,6 +8,10 @@
  * @packageDocumentation
  */
 
+// Node's runtime (node:crypto AES-256-GCM, native base64, Buffer-pool arrays), installed before anything
+// else of this entry is evaluated.
+import './runtime/index.js';
+
 // The universal entry, whole: its surface is listed name by name once, in src/index.ts, and this is the
 // one wildcard re-export (test/node/public-exports.test.ts allows exactly it and pins the Node names).
 export * from '../index.js';
@@ -89,7 +93,7 @@ export {
   TEMP_DIR_PREFIX,
   type UnhashedFile,
 } from './playback/index.js';
-// Node's runtime (node:crypto AES-256-GCM, native base64, Buffer-pool arrays), installed on import.
+// Node's runtime and its AES-GCM, to reinstall or force (tests, benchmarks).
 export { nodeAesGcm, nodeRuntime } from './runtime/index.js';
 // The send pipeline: probe, encrypt, upload, build the message.
 export {

@@ -1,7 +1,7 @@
 /**
  * A {@link CipherModule} that is not node:crypto itself: it delegates to node:crypto but hands back plain
  * `Uint8Array` copies (as react-native-quick-crypto hands back its own Buffer class) and counts calls, so
- * tests prove the Cipher-API backends work on any module with that API, not only on node:crypto.
+ * tests prove the Cipher-API AES-GCM works on any module with that API, not only on node:crypto.
  */
 import * as nodeCrypto from 'node:crypto';
 import type { CipherModule } from '../../src/core/aes-gcm/cipher-module.js';
