@@ -1,7 +1,7 @@
 /**
  * AES-256-GCM in pure JavaScript over @noble/ciphers: runs everywhere (browsers, Node, Hermes without a
- * native module), synchronously; slow beside a native cipher (tens of MB/s in Node, about 1.5 MB/s under
- * Hermes). The universal fallback: the synchronous envelope API uses it whenever the installed cipher is
+ * native module), synchronously; orders of magnitude slower than a native cipher, too slow for video
+ * under Hermes (docs/playback.md). The universal fallback: the synchronous envelope API uses it whenever the installed cipher is
  * asynchronous.
  *
  * @module

@@ -37,15 +37,15 @@ const refuse = (): never => {
 
 /**
  * One parameters object for every decryption, pointed at each call's nonce just before the call: WebCrypto
- * reads (normalizes, copying the nonce) the algorithm when called, and reusing the object saves a tenth or
- * more of a call's cost in Chromium. An implementation that read it late could only see a wrong nonce,
+ * reads (normalizes, copying the nonce) the algorithm when called, and reusing the object saves part of
+ * each call's cost in Chromium. An implementation that read it late could only see a wrong nonce,
  * and a tag that fails. Sealing makes one object per call instead: a nonce read late there would be reused.
  */
 const openParams: AesGcmParams = { name: 'AES-GCM', iv: new Uint8Array(12), tagLength: TAG_BITS };
 
 /**
  * The WebCrypto AES-256-GCM (`name: 'webcrypto'`, asynchronous). In Chromium each call costs the main
- * thread some 15–25 µs whatever its size, so callers put many calls in flight before awaiting any (the blob
+ * thread a fixed time whatever its size (docs/blob-format.md), so callers put many calls in flight before awaiting any (the blob
  * engine puts a batch of 64 chunks).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` (from `importKey`) where `crypto.subtle` is missing.

@@ -49,8 +49,8 @@ export interface ChunkCipher {
    * Optional: opens like {@link ChunkCipher.open} but gives each chunk's plaintext as its own array, in
    * order, for an implementation whose primitive already returns one fresh array per chunk (WebCrypto,
    * expo-crypto). The streaming engine then emits (or copies into place) those arrays instead of a batch
-   * joined first: joining costs a fresh allocation and a copy per batch, which in a browser was a quarter
-   * of the main thread's time. Same guarantee as `open`: nothing unless every tag in the batch verified.
+   * joined first: joining costs a fresh allocation and a copy per batch, a large share of a browser's main
+   * thread (docs/blob-format.md). Same guarantee as `open`: nothing unless every tag in the batch verified.
    *
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
    */

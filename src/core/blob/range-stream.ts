@@ -19,11 +19,10 @@ import { chunkOffset } from './sizes.js';
  * Chunks per source request: 16 (256 KiB), the next requested when the consumer has taken the last.
  * A player's open-ended request (`bytes=0-`, the whole rest of the file) is often abandoned after a few
  * frames, and a seek's request at the next seek, so what an abandoned request downloaded and never played
- * stays within one window. Growing windows (up to 32 or 64 chunks) were tried: the browser test's player
- * then downloaded up to 99 % of the blob it only partly played, against at most 85 % with 256 KiB windows.
- * A range of at most {@link ONE_REQUEST_CHUNKS} (512 KiB) is one request: a seek's 256 KiB covers 17
- * chunks, and splitting it 16 + 1 cost a second round trip (its time doubled in the bench). Within a
- * request, chunks are released as they arrive.
+ * stays within one window (windows that grow let a player that only partly played a blob download
+ * nearly all of it: docs/blob-format.md, "Random access"). A range of at most {@link ONE_REQUEST_CHUNKS}
+ * (512 KiB) is one request: a seek's 256 KiB covers 17 chunks, and splitting it 16 + 1 would cost a
+ * second round trip. Within a request, chunks are released as they arrive.
  */
 const WINDOW_CHUNKS = 16;
 const ONE_REQUEST_CHUNKS = 2 * WINDOW_CHUNKS;

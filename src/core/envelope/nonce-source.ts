@@ -1,7 +1,7 @@
 /**
- * Random nonces for envelopes, drawn from a buffer of CSPRNG output. `crypto.getRandomValues` costs about
- * 2 µs a call in Node whatever the length, which was a fifth of sealing a 1 KiB message; one call now
- * fills 4 KiB, enough for 341 dataKey nonces.
+ * Random nonces for envelopes, drawn from a buffer of CSPRNG output. A `crypto.getRandomValues` call costs
+ * the same whatever the length, a fair share of sealing a small message (docs/encryption.md, "Speed"), so
+ * one call fills 4 KiB, enough for 341 dataKey nonces.
  *
  * Only nonces come from here, never keys: a nonce is public (it is written in clear at the front of every
  * record), so holding future ones in memory discloses nothing. Every byte is handed out once (the cursor

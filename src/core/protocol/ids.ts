@@ -1,10 +1,10 @@
 /**
  * Identifiers we create: in cuid2's shape (24 characters: a lower-case letter, then 23 of `0-9 a-z`),
  * drawn straight from the platform's CSPRNG: about 119 random bits, so ids are collision-resistant
- * without coordination and not guessable, as cuid2's are. cuid2's own generator (`createId`: SHA3-512
- * over host entropy, then a big-number base-36 conversion in JavaScript) took about 1 ms per id, which
- * bounded every mapper to about a thousand events a second; this takes about a microsecond. Messages we
- * read may carry any id the schema accepts (see `IdSchema`).
+ * without coordination and not guessable, as cuid2's are. Not cuid2's own generator (`createId`: SHA3-512
+ * over host entropy, then a big-number base-36 conversion in JavaScript): it costs about a thousand times
+ * as much per id, and a mapper makes ids for every event (docs/protocol.md). Messages we read may carry
+ * any id the schema accepts (see `IdSchema`).
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The standard-base64 part of the runtime: what {@link toBase64}/{@link fromBase64} (and so every
  * envelope's `c`) use. The universal one is `@scure/base` (pure JS); `happy-media/node` installs one over
- * Node's native `Buffer` codec, because base64 was two thirds of an envelope's seal/open time
+ * Node's native `Buffer` codec, because in pure JS base64 is most of an envelope's seal/open time
  * (docs/encryption.md, "Speed").
  *
  * Every implementation must accept exactly the same texts: standard alphabet, `=` padding, no whitespace,

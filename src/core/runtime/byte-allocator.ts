@@ -4,8 +4,8 @@
  * - **Scratch** arrays live inside one call of ours and are dropped before it returns (the UTF-8 of a JSON
  *   value about to be sealed, a dataKey record about to be base64-encoded). A `new Uint8Array(n)` or a
  *   `TextEncoder` result gets an ArrayBuffer of its own, which V8 allocates outside its heap and tracks
- *   until a GC sweeps it: about 1.2 µs for 1 KiB in Node 20, against 0.4 µs for a slice of Node's shared
- *   `Buffer` pool (docs/encryption.md, "Speed"). A pooled array is a view into memory shared with other
+ *   until a GC sweeps it: several times what a slice of Node's shared `Buffer` pool costs
+ *   (docs/encryption.md, "Speed"). A pooled array is a view into memory shared with other
  *   short-lived bytes of the process, so scratch arrays never leave the call that made them (a caller could
  *   otherwise reach the other bytes through `.buffer`, or transfer it away).
  * - **Output** arrays are handed to callers (a blob batch's plaintext or ciphertext): an ArrayBuffer of

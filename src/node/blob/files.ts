@@ -30,8 +30,8 @@ export interface DecryptFileOptions extends BlobOptions {
 /**
  * Pushes the file `inPath` through `engine` into `out` with the disk working beside the engine: the next
  * piece is read while this one is sealed or opened (`read-ahead.ts`; the engines copy what they keep of
- * a piece, so its buffer can be reused) and the output is written behind (`write-behind.ts`). Before, the
- * main thread sat idle 44 % of an `encryptFile` of 256 MiB (profiled), waiting for its own reads and writes.
+ * a piece, so its buffer can be reused) and the output is written behind (`write-behind.ts`), so the main
+ * thread does not sit waiting for its own reads and writes (docs/blob-format.md, "Single thread").
  */
 async function pumpFileToFile(
   inPath: string,

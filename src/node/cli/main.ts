@@ -2,10 +2,10 @@
  * The `happy-media` command line: builds the program from one module per command.
  *
  * Only the module of the command being run is imported. Loading every command up front pulled sharp,
- * the S3 client and ffmpeg glue into `happy-media validate` and `--help` (about a second of CPU per
- * start), so the top-level listing uses the summaries below and a command's own module (its options,
+ * the S3 client and ffmpeg glue into `happy-media validate` and `--help` (most of a start's CPU time),
+ * so the top-level listing uses the summaries below and a command's own module (its options,
  * its `--help`, its action) is imported only when that command is named. The same holds for the crash
- * sweep (it loads the internal entry, ~25 MB and ~0.2 s) and the error formatting (it loads the library's
+ * sweep (it loads the internal entry) and the error formatting (it loads the library's
  * errors): both are imported on demand, so the top-level `--help` loads commander and nothing else.
  *
  * @module

@@ -1,11 +1,11 @@
 /**
  * Sequential file reading with the next read always in flight, into two buffers used in turn.
  *
- * Why not `createReadStream`: it allocates a fresh buffer for every read, and on this machine the kernel
- * faulting in those fresh pages made reading a cached 256 MiB file run at 1.3-1.8 GB/s on its own; worse,
- * `encryptFile` ran at the sum of reading and sealing times (434-562 MB/s against 800-870 MB/s sealing from
- * memory). Two reused buffers read at 3.5-9 GB/s, and with one read running while the previous piece is
- * sealed, reading and sealing overlap (615-840 MB/s, measured 2026-12-03).
+ * Why not `createReadStream`: it allocates a fresh buffer for every read, whose pages the kernel must fault
+ * in (slower than reading a cached file itself), and its reads take turns with the sealing, so
+ * `encryptFile` would pay the sum of both. Two reused buffers fault nothing after the first reads, and
+ * with one read running while the previous piece is sealed, reading and sealing overlap (figures:
+ * docs/blob-format.md, "Single thread").
  *
  * @internal Not exported from `happy-media/node`.
  * @module

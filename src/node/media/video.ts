@@ -15,7 +15,7 @@
  *   black (a fade-in, a title card) one more frame at half the duration (fast input seek) is tried and the
  *   brighter one kept. A cover picture (`attached_pic`) is never taken for the video. The first frame,
  *   not one at 1 s: with a keyframe only at 0 (common for short clips) a frame at 1 s means decoding a
- *   second of video, which doubled ffmpeg's time on the bench clip.
+ *   whole second of video first.
  * - **Poster started early.** ffmpeg's frame takes longer than ffprobe, so the first frame is started at
  *   the same time as ffprobe ({@link startEarlyPoster}), before we know the video's stream or size: ffmpeg
  *   picks the first non-cover video stream and sizes the frame itself (see `earlyFrameRgba`). It is used
