@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateStream } from '../../src/core/protocol/index.js';
@@ -108,6 +108,37 @@ describe('happy-media demo', () => {
     expect(dir).toBeDefined();
     expect(existsSync(dir!)).toBe(false);
   }, 180_000);
+
+  it('--keep keeps the session keys (0600) and prints commands that replay what it left (issue 24, item 9)', async () => {
+    const r = await runCli(['demo', '--keep', '--dir', parent.dir], { timeoutMs: 180_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const blobKey = /^ {3}blobKey +(\S+)$/m.exec(r.stdout)?.[1];
+    const sessionKey = /^ {3}sessionKey +(\S+)$/m.exec(r.stdout)?.[1];
+    expect(blobKey).toBeDefined();
+    expect(sessionKey).toBeDefined();
+    for (const key of [blobKey!, sessionKey!]) expect((await stat(key)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(blobKey!, '..'))).mode & 0o777).toBe(0o700);
+    const after = r.stdout.split('Next, with the kept keys')[1]!.split('\n').slice(1);
+    const next = after.slice(0, after.indexOf('')).map((l) => l.trim());
+    expect(next).toHaveLength(5); // validate, open, and play for the photo, the video and the PDF
+    // Every printed command works as printed.
+    const validate = await runCli(next[0]!.replace(/^happy-media /, '').split(' '));
+    expect(validate.code, validate.stderr).toBe(0);
+    const [head, open] = next[1]!.split(' | ');
+    const first = (await readFile(head!.split(' ').at(-1)!, 'utf8')).split('\n')[0]!;
+    const opened = await runCli(open!.replace(/^happy-media /, '').split(' '), { input: first });
+    expect(opened.code, opened.stderr).toBe(0);
+    expect(JSON.parse(opened.stdout)).toMatchObject({ role: 'user', type: 'text' });
+    for (const play of next.slice(2)) {
+      const args = play
+        .split('   #')[0]!
+        .replace(/^happy-media /, '')
+        .split(' ');
+      const played = await runCli([...args, '--cache-dir', join(parent.dir, 'replay-cache')]);
+      expect(played.code, played.stderr).toBe(0);
+      expect(existsSync(played.stdout.trim())).toBe(true);
+    }
+  }, 240_000);
 
   it('without ffmpeg, skips the video with the install hint and still passes the rest', async () => {
     const r = await runCli(['demo', '--json', '--dir', parent.dir], {

@@ -41,6 +41,11 @@ export interface DemoReport {
   steps: DemoStep[];
   /** Check counts. */
   totals: { passed: number; failed: number; skipped: number };
+  /**
+   * With `--keep`: commands that replay what the run left (validate the stream, open a sealed message,
+   * play each media blob) with the kept key files; empty otherwise.
+   */
+  next: string[];
 }
 
 /** What a step body can do. */

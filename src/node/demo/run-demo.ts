@@ -9,11 +9,12 @@
  *
  * @module
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toBase64 } from '../../core/bytes.js';
 import { conversationHead, createDemoTurn } from './conversation.js';
-import type { DemoFiles } from './demo-state.js';
+import type { DemoFiles, DemoItem, DemoKeys } from './demo-state.js';
 import { DemoRecorder, type DemoReport } from './report.js';
 import { type HappyServerTarget, sendThroughHappyServer } from './step-happy-server.js';
 import { deriveKeys } from './step-keys.js';
@@ -66,10 +67,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   };
   options.print?.(`happy-media demo: the whole mission on the embedded default, in ${dir}`);
   let server: Closable | undefined;
+  let next: string[] = [];
   try {
-    await runSteps(rec, options, dir, files, (started) => {
+    const made = await runSteps(rec, options, dir, files, (started) => {
       server = started;
     });
+    if (options.keep && made.keys) next = await keepKeys(dir, files, made.keys, made.items ?? []);
   } finally {
     await server?.close();
     if (!options.keep) await rm(dir, { recursive: true, force: true });
@@ -82,6 +85,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     files,
     steps: rec.steps,
     totals,
+    next,
   };
   if (options.print) printSummary(options.print, report);
   return report;
@@ -97,24 +101,62 @@ async function runSteps(
   dir: string,
   files: DemoFiles,
   onServer: (server: Closable) => void,
-): Promise<void> {
+): Promise<{ keys?: DemoKeys; items?: DemoItem[] }> {
   for (const d of [files.samples, files.localStore, files.serverStore])
     await mkdir(d, { recursive: true, mode: 0o700 });
   const items = await makeSamples(rec, files.samples);
-  if (!items) return;
-  if (!(await probeSamples(rec, items))) return;
+  if (!items) return {};
+  if (!(await probeSamples(rec, items))) return { items };
   const keys = await deriveKeys(rec);
-  if (!keys) return;
+  if (!keys) return { items };
+  const made = { keys, items };
   const stores = await openStores(rec, files, onServer);
-  if (!stores) return;
+  if (!stores) return made;
   // The conversation's head is made before the media is sent, so it is older than the media messages.
   const turn = createDemoTurn();
   const head = conversationHead(turn);
-  if (!(await sendSamples(rec, items, stores, keys, turn))) return;
-  if (!(await writeAndValidateStream(rec, head, items, turn, keys, files))) return;
+  if (!(await sendSamples(rec, items, stores, keys, turn))) return made;
+  if (!(await writeAndValidateStream(rec, head, items, turn, keys, files))) return made;
   const tempRoot = join(dir, 'play');
-  if (!(await playBackFromBothStores(rec, items, stores, keys, tempRoot))) return;
+  if (!(await playBackFromBothStores(rec, items, stores, keys, tempRoot))) return made;
   await sendThroughHappyServer(rec, options.happyServer, items, turn, tempRoot);
+  return made;
+}
+
+/**
+ * With `--keep`: the session's blob key and data key as files (0600 in a 0700 `keys/`; the master secret
+ * is not kept: nothing the demo left needs it), added to `files`, and the commands that replay what the
+ * run left with them. Without the keys, nothing kept could be opened or played.
+ */
+async function keepKeys(dir: string, files: DemoFiles, keys: DemoKeys, items: DemoItem[]): Promise<string[]> {
+  const keyDir = join(dir, 'keys');
+  await mkdir(keyDir, { mode: 0o700 });
+  const blobKey = join(keyDir, 'blob.key');
+  const sessionKey = join(keyDir, 'session.key');
+  if (keys.sealKey.variant !== 'datakey') throw new Error('the demo seals with the dataKey variant');
+  await writeFile(blobKey, `${toBase64(keys.blobKey)}\n`, { mode: 0o600, flag: 'wx' });
+  await writeFile(sessionKey, `${toBase64(keys.sealKey.key)}\n`, { mode: 0o600, flag: 'wx' });
+  files.blobKey = blobKey;
+  files.sessionKey = sessionKey;
+  const q = shellQuoted;
+  const next = [
+    `happy-media validate ${q(files.stream)}`,
+    `head -n 1 ${q(files.sealedStream)} | happy-media open --key-file ${q(sessionKey)} -`,
+  ];
+  for (const item of items) {
+    const ref = item.message && 'ref' in item.message ? item.message.ref : undefined;
+    if (typeof ref === 'string') {
+      next.push(
+        `happy-media play ${ref} --store ${files.localStore} --key-file ${blobKey}   # the ${item.label}`,
+      );
+    }
+  }
+  return next;
+}
+
+/** `text` as one shell word (single-quoted unless it is plainly safe), for commands printed to copy. */
+function shellQuoted(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** The closing lines: where the files are (or were) and the verdict. */
@@ -123,6 +165,11 @@ function printSummary(print: (line: string) => void, report: DemoReport): void {
   print('');
   print(`Files${report.kept ? '' : ' (removed; run with --keep to keep them)'}:`);
   for (const [name, path] of Object.entries(report.files)) print(`   ${name.padEnd(13)} ${path}`);
+  if (report.next.length > 0) {
+    print('');
+    print('Next, with the kept keys (0600 files in keys/), replay what the run left:');
+    for (const command of report.next) print(`   ${command}`);
+  }
   print('');
   print(
     report.ok

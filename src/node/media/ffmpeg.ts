@@ -564,6 +564,17 @@ export async function earlyFrameRgba(
   return { width, height, rgba: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
 }
 
+/**
+ * `<tool> version <version>` from `-version` output. Its first line goes on with the build's URL and the
+ * copyright (`ffmpeg version N-47683-g0e8eb07980-static https://johnvansickle.com/ffmpeg/  Copyright (c)
+ * 2000-2018 the FFmpeg developers`), which read as the version where it was shown (the demo, `probe
+ * --version`); only the first three words are kept. Output in another shape is kept whole (first line).
+ */
+export function versionLine(output: string): string {
+  const first = output.split('\n')[0]?.trim() ?? '';
+  return /^\S+ version \S+/.exec(first)?.[0] ?? first;
+}
+
 /** Whether one tool can be run, which one it is, and its version line. */
 export interface ToolStatus {
   /** The binary tried. */
@@ -572,7 +583,7 @@ export interface ToolStatus {
   source: BinarySource;
   /** True when it ran and printed a version. */
   available: boolean;
-  /** First line of `-version`, e.g. `ffprobe version 5.1.9-0+deb12u1 …`. */
+  /** The tool and its version from `-version`, e.g. `ffprobe version 5.1.9-0+deb12u1` (no banner). */
   version?: string;
   /** Why it is not available. */
   error?: string;
@@ -600,7 +611,7 @@ export async function ffmpegAvailability(
         timeoutMs: resolved.probeTimeoutMs,
         maxOutputBytes: 1024 * 1024,
       });
-      return { path, source, available: true, version: out.toString('utf8').split('\n')[0]?.trim() ?? '' };
+      return { path, source, available: true, version: versionLine(out.toString('utf8')) };
     } catch (error) {
       return {
         path,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoSamples, DEMO_VIDEO_SIZE } from '../../../src/node/demo/index.js';
+import { versionLine } from '../../../src/node/media/ffmpeg.js';
 import {
   bundledBinary,
   ensureRunnable,
@@ -85,10 +86,24 @@ describe('resolution order', () => {
       for (const [name, t] of Object.entries(tools)) {
         expect(t).toMatchObject({ source: 'bundled', available: true });
         expect(t.path).toMatch(new RegExp(`@${name}-installer/`));
-        expect(t.version).toMatch(new RegExp(`^${name} version `));
+        // The version, not the build URL and copyright the first line goes on with (issue 24, item 9).
+        expect(t.version).toMatch(new RegExp(`^${name} version \\S+$`));
+        expect(t.version).not.toMatch(/Copyright|https?:/);
       }
     },
   );
+
+  it('versionLine keeps `<tool> version <version>` of the real banners', () => {
+    expect(
+      versionLine(
+        'ffmpeg version N-47683-g0e8eb07980-static https://johnvansickle.com/ffmpeg/  Copyright (c) 2000-2018 the FFmpeg developers\nbuilt with gcc 6.3.0',
+      ),
+    ).toBe('ffmpeg version N-47683-g0e8eb07980-static');
+    expect(
+      versionLine('ffprobe version 5.1.9-0+deb12u1 Copyright (c) 2007-2026 the FFmpeg developers\n'),
+    ).toBe('ffprobe version 5.1.9-0+deb12u1');
+    expect(versionLine('something else entirely\nsecond')).toBe('something else entirely');
+  });
 });
 
 describe('a bundled binary without its run bit (install scripts skipped)', () => {
