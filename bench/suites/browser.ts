@@ -63,9 +63,11 @@ async function inPage(job: PageJob): Promise<PageResult> {
         encryptBlob: typeof encryptBlob;
         nobleAesGcm: typeof nobleAesGcm;
         webCryptoAesGcm: typeof webCryptoAesGcm;
+        unboundBlobContext: typeof unboundBlobContext;
       };
     }
   ).happyBench;
+  // This function runs in the page: the library's functions come from its bundle (api), not this module.
   // Streaming: the blob arrives in 1 MiB pieces (as from fetch) through createDecryptStream.
   const streamed = async () => {
     let n = 0;
@@ -76,7 +78,7 @@ async function inPage(job: PageJob): Promise<PageResult> {
       },
     })
       .pipeThrough(
-        api.createDecryptStream(key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
+        api.createDecryptStream(key, { context: api.unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
       )
       .pipeTo(
         new WritableStream({
@@ -115,17 +117,20 @@ async function inPage(job: PageJob): Promise<PageResult> {
     }
     return out;
   };
-  const pt = await api.decryptBlob(big, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm });
+  const pt = await api.decryptBlob(big, key, {
+    context: api.unboundBlobContext(),
+    aesGcm: api.webCryptoAesGcm,
+  });
   if (hex(await crypto.subtle.digest('SHA-256', pt as Uint8Array<ArrayBuffer>)) !== job.bigSha)
     throw new Error('webcrypto decrypt differs');
   if ((await streamed()) !== pt.length) throw new Error('webcrypto streaming decrypt emitted the wrong size');
   // Encrypting in the page (an upload from the browser): the announced size, and it decrypts back.
   const sealed = await api.encryptBlob(pt, key, {
-    context: unboundBlobContext(),
+    context: api.unboundBlobContext(),
     aesGcm: api.webCryptoAesGcm,
   });
   const back = await api.decryptBlob(sealed, key, {
-    context: unboundBlobContext(),
+    context: api.unboundBlobContext(),
     aesGcm: api.webCryptoAesGcm,
   });
   if (
@@ -133,7 +138,10 @@ async function inPage(job: PageJob): Promise<PageResult> {
     hex(await crypto.subtle.digest('SHA-256', back as Uint8Array<ArrayBuffer>)) !== job.bigSha
   )
     throw new Error('webcrypto encrypt in Chromium does not round-trip');
-  const spt = await api.decryptBlob(small, key, { context: unboundBlobContext(), aesGcm: api.nobleAesGcm });
+  const spt = await api.decryptBlob(small, key, {
+    context: api.unboundBlobContext(),
+    aesGcm: api.nobleAesGcm,
+  });
   if (hex(await crypto.subtle.digest('SHA-256', spt as Uint8Array<ArrayBuffer>)) !== job.smallSha)
     throw new Error('noble decrypt differs');
   const ck = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
@@ -141,11 +149,12 @@ async function inPage(job: PageJob): Promise<PageResult> {
   const oneShot = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>);
   return timeRounds({
     webcrypto: () =>
-      api.decryptBlob(big, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
+      api.decryptBlob(big, key, { context: api.unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
     stream: streamed,
-    noble: () => api.decryptBlob(small, key, { context: unboundBlobContext(), aesGcm: api.nobleAesGcm }),
+    noble: () => api.decryptBlob(small, key, { context: api.unboundBlobContext(), aesGcm: api.nobleAesGcm }),
     subtle: () => crypto.subtle.decrypt({ name: 'AES-GCM', iv }, ck, oneShot),
-    encrypt: () => api.encryptBlob(pt, key, { context: unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
+    encrypt: () =>
+      api.encryptBlob(pt, key, { context: api.unboundBlobContext(), aesGcm: api.webCryptoAesGcm }),
     subtleEncrypt: () => crypto.subtle.encrypt({ name: 'AES-GCM', iv }, ck, pt as Uint8Array<ArrayBuffer>),
   });
 }
@@ -174,7 +183,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
   const bundle = await esbuild.build({
     stdin: {
-      contents: `import { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm };`,
+      contents: `import { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, unboundBlobContext, webCryptoAesGcm } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm, unboundBlobContext };`,
       resolveDir: ctx.scratchDir,
       loader: 'js',
     },
