@@ -411,14 +411,19 @@ export class HappyServerStore implements BlobStore {
     return { ref };
   }
 
-  /** The download URL of `ref`, asked once and reused for a few minutes. */
+  /**
+   * The download URL of `ref`, asked once and reused for a few minutes (`reused` says so: such a URL may
+   * have expired meanwhile).
+   */
   private async downloadUrl(
     ref: string,
     signal?: AbortSignal,
-  ): Promise<{ url: string; headers: Record<string, string> }> {
+  ): Promise<{ url: string; headers: Record<string, string>; reused: boolean }> {
     const serverRef = this.serverRef(ref);
     const cached = this.downloadUrls.get(ref);
-    if (cached && cached.until > Date.now()) return this.resolveUrl('download', cached.url);
+    if (cached && cached.until > Date.now()) {
+      return { ...this.resolveUrl('download', cached.url), reused: true };
+    }
     const answer = (await this.postJson('request-download', { ref: serverRef }, signal)) as {
       downloadUrl?: unknown;
     };
@@ -426,7 +431,37 @@ export class HappyServerStore implements BlobStore {
     this.downloadUrls.set(ref, { url: String(answer.downloadUrl), until: Date.now() + DOWNLOAD_URL_TTL_MS });
     if (this.downloadUrls.size > 256)
       this.downloadUrls.delete(this.downloadUrls.keys().next().value as string);
-    return resolved;
+    return { ...resolved, reused: false };
+  }
+
+  /**
+   * Runs `read` on the download URL of `ref`. A reused URL that the host refuses (403: a presigned URL
+   * past its expiry, or one signed for another method) is forgotten and `read` runs once more on a fresh
+   * one from `request-download`, so a player that comes back to a blob after the URL's lifetime still
+   * reads it. Any other failure forgets the URL too (the next read asks afresh) and is thrown.
+   */
+  private async withDownloadUrl<T>(
+    ref: string,
+    signal: AbortSignal | undefined,
+    read: (
+      target: { url: string; headers: Record<string, string> },
+      statusError: (response: Response) => Promise<HappyMediaError>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    for (;;) {
+      const target = await this.downloadUrl(ref, signal);
+      let refused = false;
+      const statusError = (response: Response) => {
+        refused = response.status === 403;
+        return this.statusError('download', response);
+      };
+      try {
+        return await read(target, statusError);
+      } catch (error) {
+        this.downloadUrls.delete(ref);
+        if (!(refused && target.reused) || signal?.aborted) throw error;
+      }
+    }
   }
 
   /**
@@ -450,8 +485,7 @@ export class HappyServerStore implements BlobStore {
       }
       return emptyStream();
     }
-    const target = await this.downloadUrl(ref, signal);
-    try {
+    return this.withDownloadUrl(ref, signal, async (target, statusError) => {
       const got = await this.retrying('download', signal, () =>
         fetchRange(target.url, {
           ...(range ? { range } : {}),
@@ -461,15 +495,13 @@ export class HappyServerStore implements BlobStore {
           timeoutMs: this.timeoutMs,
           leg: 'download',
           what: ref,
-          statusError: (response) => this.statusError('download', response),
+          statusError,
         }),
       );
+      // The answer told the stored size (a 206's Content-Range total): playback needs no `head` then.
+      if (got.totalSize !== undefined) options.onSize?.(got.totalSize);
       return got.body;
-    } catch (error) {
-      // A presigned URL may have expired or been refused: ask for a fresh one next time.
-      this.downloadUrls.delete(ref);
-      throw error;
-    }
+    });
   }
 
   /**
@@ -479,37 +511,36 @@ export class HappyServerStore implements BlobStore {
    * @throws {StorageError} `ERR_INVALID_REF`, `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED` as {@link get}.
    */
   async head(ref: string): Promise<{ size: number }> {
-    const target = await this.downloadUrl(ref);
-    const size = await this.retrying('download', undefined, async () => {
-      const response = await this.send('download', target.url, { method: 'HEAD', headers: target.headers });
-      await response.body?.cancel().catch(() => {});
-      if (response.status === 200) {
-        const length = Number(response.headers.get('content-length'));
-        if (Number.isSafeInteger(length) && length >= 0) return length;
-      } else if (response.status === 404 || response.status === 401 || isRetryableStatus(response.status)) {
-        throw await this.statusError('download', response);
-      }
-      // HEAD refused or without a length: one ranged GET tells the size.
-      const probe = await fetchRange(target.url, {
-        range: { offset: 0, length: 1 },
-        headers: target.headers,
-        fetch: this.doFetch,
-        timeoutMs: this.timeoutMs,
-        leg: 'download',
-        what: ref,
-        statusError: (r) => this.statusError('download', r),
-      });
-      await probe.body.cancel().catch(() => {});
-      if (probe.totalSize === undefined) {
-        throw new StorageError(`download failed: Happy's server did not tell the size of ${ref}`, {
-          code: 'ERR_DOWNLOAD_FAILED',
+    const size = await this.withDownloadUrl(ref, undefined, (target, statusError) =>
+      this.retrying('download', undefined, async () => {
+        const response = await this.send('download', target.url, { method: 'HEAD', headers: target.headers });
+        await response.body?.cancel().catch(() => {});
+        if (response.status === 200) {
+          const length = Number(response.headers.get('content-length'));
+          if (Number.isSafeInteger(length) && length >= 0) return length;
+        } else if (response.status === 404 || response.status === 401 || isRetryableStatus(response.status)) {
+          throw await this.statusError('download', response);
+        }
+        // HEAD refused (a presigned GET URL refuses it with 403) or without a length: one ranged GET
+        // tells the size; its 403 is the URL's own refusal.
+        const probe = await fetchRange(target.url, {
+          range: { offset: 0, length: 1 },
+          headers: target.headers,
+          fetch: this.doFetch,
+          timeoutMs: this.timeoutMs,
+          leg: 'download',
+          what: ref,
+          statusError,
         });
-      }
-      return probe.totalSize;
-    }).catch((error: unknown) => {
-      this.downloadUrls.delete(ref);
-      throw error;
-    });
+        await probe.body.cancel().catch(() => {});
+        if (probe.totalSize === undefined) {
+          throw new StorageError(`download failed: Happy's server did not tell the size of ${ref}`, {
+            code: 'ERR_DOWNLOAD_FAILED',
+          });
+        }
+        return probe.totalSize;
+      }),
+    );
     return { size };
   }
 }

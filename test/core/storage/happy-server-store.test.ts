@@ -171,6 +171,65 @@ describe('HappyServerStore (scripted server)', () => {
     expect(foreign.seen[1]?.auth).toBeNull();
   });
 
+  it('renews a reused download URL the host refuses (an expired presigned URL), once, on get and head', async () => {
+    const blob = new Uint8Array(100).map((_, i) => i);
+    let issued = 0;
+    let expiredBelow = 0; // URLs numbered below this have expired
+    const { fetch, seen } = fake((req, init) => {
+      if (req.url.endsWith('/request-download')) {
+        issued += 1;
+        return json({ downloadUrl: `https://cdn.example/blob?sig=${issued}` });
+      }
+      const sig = Number(new URL(req.url).searchParams.get('sig'));
+      if (sig < expiredBelow || req.method === 'HEAD') {
+        return new Response('<Error><Code>AccessDenied</Code></Error>', { status: 403 });
+      }
+      const [, first, last] = /^bytes=(\d+)-(\d+)$/.exec(new Headers(init?.headers).get('range') ?? '') ?? [];
+      return new Response(blob.slice(Number(first), Number(last) + 1), {
+        status: 206,
+        headers: { 'content-range': `bytes ${first}-${last}/100` },
+      });
+    });
+    const store = new HappyServerStore({ ...opts, fetch });
+    const sizes: number[] = [];
+    const read = async () =>
+      new Uint8Array(
+        await new Response(
+          await store.get(`media/${UUID}`, { offset: 10, length: 10 }, { onSize: (n) => sizes.push(n) }),
+        ).arrayBuffer(),
+      );
+    expect(await read()).toEqual(blob.slice(10, 20));
+    expiredBelow = 2; // the first URL expires; the store still holds it
+    expect(await read()).toEqual(blob.slice(10, 20));
+    expect(sizes).toEqual([100, 100]);
+    const path = (s: Seen) => `${s.method} ${s.url.replace(/^.*\//, '')}`;
+    expect(seen.map(path)).toEqual([
+      'POST request-download',
+      'GET blob?sig=1',
+      'GET blob?sig=1', // refused: expired
+      'POST request-download',
+      'GET blob?sig=2',
+    ]);
+    // head: HEAD is refused as S3 refuses it on a GET URL, then the ranged GET of an expired URL is too.
+    expiredBelow = 3;
+    seen.length = 0;
+    expect(await store.head(`media/${UUID}`)).toEqual({ size: 100 });
+    expect(seen.map(path)).toEqual([
+      'HEAD blob?sig=2',
+      'GET blob?sig=2',
+      'POST request-download',
+      'HEAD blob?sig=3',
+      'GET blob?sig=3',
+    ]);
+    // A fresh URL that is refused is not asked again: the refusal is the answer.
+    expiredBelow = 100;
+    seen.length = 0;
+    const error = await rejectionOf(read());
+    expect(error.code).toBe('ERR_DOWNLOAD_FAILED');
+    expect(error.message).toMatch(/^download failed.*403/);
+    expect(seen.map(path)).toEqual(['GET blob?sig=3', 'POST request-download', 'GET blob?sig=4']);
+  });
+
   it('validates its options and refs, and has no put or delete (the server issues refs, cannot delete one)', async () => {
     for (const bad of [
       { ...opts, url: 'ftp://x' },
