@@ -18,6 +18,7 @@ import {
   fromBase64,
   InvalidArgumentError,
   isHappyMediaError,
+  type MediaInput,
   parseSessionMessage,
 } from '../src/index.js';
 import { blobSink, openStreamingMedia, registerMediaServiceWorker } from '../src/web/index.js';
@@ -168,12 +169,12 @@ async function streamVideo(
   ref: string,
   mime: string,
 ): Promise<{ url: string; status: () => Promise<string | undefined> }> {
-  return openStreamingMedia(await registerMediaServiceWorker('sw.js'), {
-    src: params.src,
-    ref,
-    key: params.key,
-    mime,
-  });
+  // The same source downloadMedia takes (here the blob's URL); the worker reads it through the page.
+  return openStreamingMedia(
+    await registerMediaServiceWorker('sw.js'),
+    (params.message as MediaInput | undefined) ?? { ref, mimeType: mime },
+    { source: params.src, blobKey: params.key },
+  );
 }
 
 /** Plays one blob; the page's state ends as `ready` or `error`. */

@@ -96,12 +96,11 @@ async function openInWorker(job: {
   const t0 = performance.now();
   const registration = await api.registerMediaServiceWorker('/sw/sw.js');
   const t1 = performance.now();
-  const media = await api.openStreamingMedia(registration, {
-    src: '/blobs/video.enc',
-    ref: job.ref,
-    key,
-    mime: 'video/mp4',
-  });
+  const media = await api.openStreamingMedia(
+    registration,
+    { ref: job.ref, mimeType: 'video/mp4' },
+    { source: '/blobs/video.enc', blobKey: key },
+  );
   return { url: media.url, size: media.size, registerMs: t1 - t0, openMs: performance.now() - t1 };
 }
 

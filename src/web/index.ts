@@ -14,4 +14,9 @@ export {
   type StreamingReply,
   type StreamingRequest,
 } from './service-worker.js';
-export { openStreamingMedia, registerMediaServiceWorker, type StreamingMedia } from './streaming-client.js';
+export {
+  openStreamingMedia,
+  registerMediaServiceWorker,
+  type StreamingMedia,
+  type StreamingMediaOptions,
+} from './streaming-client.js';

@@ -2,8 +2,11 @@
  * Seekable streaming in the browser: the Service Worker side. An app's worker script calls
  * {@link installMediaServiceWorker}`(self)`; the page then opens a blob with `openStreamingMedia` and
  * points a `<video>` at the URL it gets. The worker answers the element's Range requests for
- * `<scope>/__happy_media__/<id>` by fetching only the ciphertext chunks each range covers (HTTP Range,
- * through the shared checked `fetchRange`) and decrypting them with random access. Every chunk is
+ * `<scope>/__happy_media__/<id>` by reading only the ciphertext chunks each range covers and decrypting
+ * them with random access. The reads go to the page that opened the blob (source-channel.ts): it holds
+ * the source `downloadMedia` takes (a URL, a function of the ref that may renew an expiring URL per
+ * request, or a store such as Happy's server, with a bearer token), so neither the source nor the
+ * token has to be posted to the worker. Every chunk is
  * verified before any of its bytes is enqueued; a chunk that fails ends the response with an error and
  * the blob is refused (`502`) from then on, so the element never receives an unverified byte.
  *
@@ -14,19 +17,24 @@
  */
 import { mediaBlobContext } from '../core/blob/context.js';
 import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
-import { type ErrorCode, InvalidArgumentError, isHappyMediaError } from '../core/errors.js';
-import { fetchBlobSource } from '../core/playback/fetch-blob-source.js';
+import { type ErrorCode, isHappyMediaError } from '../core/errors.js';
 import { storeRangeSource } from '../core/playback/store-reads.js';
 import { parseRangeHeader } from '../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../core/transport/retry.js';
+import { channelBlobStore } from './source-channel.js';
 
 /** Path segment (under the worker's scope) whose requests the worker answers. */
 export const STREAM_PATH_SEGMENT = '__happy_media__/';
 
-/** A message the page sends the worker (with a MessagePort for the answer). */
+/**
+ * A message the page sends the worker (with a MessagePort for the answer). `open` carries a second port,
+ * `source`: the page's half of the blob's source (see source-channel.ts), through which the worker
+ * reads the ciphertext.
+ */
 export type StreamingRequest =
-  | { type: 'open'; id: string; src: string; ref: string; key: Uint8Array; mime: string }
-  | { type: 'status'; id: string };
+  | { type: 'open'; id: string; ref: string; key: Uint8Array; mime: string; source: MessagePort }
+  | { type: 'status'; id: string }
+  | { type: 'close'; id: string };
 
 /** The worker's answer. */
 export interface StreamingReply {
@@ -71,6 +79,8 @@ export type MediaServiceWorkerOptions = RetryPolicy;
 interface OpenBlob {
   reader: BlobReader;
   mime: string;
+  /** The page's source: closed when the page closes the blob. */
+  port: MessagePort;
   failed?: ErrorCode;
 }
 
@@ -137,30 +147,19 @@ export function installMediaServiceWorker(
   };
 
   const open = async (request: Extract<StreamingRequest, { type: 'open' }>): Promise<StreamingReply> => {
+    const port = request.source;
     try {
-      let src: URL;
-      try {
-        src = new URL(request.src, scope.location.href);
-      } catch {
-        throw new InvalidArgumentError('expected a URL for `src` but it could not be parsed');
-      }
-      if (src.origin !== scope.location.origin) {
-        throw new InvalidArgumentError(
-          `expected a URL of this origin (${scope.location.origin}) for \`src\` but received one of ${src.origin}`,
-        );
-      }
-      // Ranged GETs through the shared fetchRange; `no-store` so the HTTP cache never holds ciphertext
-      // ranges the page did not ask to keep.
-      const source = fetchBlobSource(src.href, {
-        fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
-      });
+      // Every read goes through the page, which holds the source (URL, function of the ref or store,
+      // with its headers): ranged reads, retried here by the one policy.
+      const store = channelBlobStore(port);
       // Bound to the ref the message names: a blob served under another ref fails at open.
-      const reader = await openBlobRandomAccess(storeRangeSource(source, request.ref, reads), request.key, {
+      const reader = await openBlobRandomAccess(storeRangeSource(store, request.ref, reads), request.key, {
         context: mediaBlobContext(request.ref),
       });
-      blobs.set(request.id, { reader, mime: request.mime });
+      blobs.set(request.id, { reader, mime: request.mime, port });
       return { ok: true, size: reader.plaintextSize };
     } catch (error) {
+      port.close();
       return {
         ok: false,
         code: isHappyMediaError(error) ? error.code : 'ERR_INTERNAL',
@@ -179,6 +178,12 @@ export function installMediaServiceWorker(
     const data = event.data as StreamingRequest | undefined;
     const port = event.ports[0];
     if (!port) return;
+    if (data?.type === 'close') {
+      blobs.get(data.id)?.port.close();
+      blobs.delete(data.id);
+      port.postMessage({ ok: true });
+      return;
+    }
     if (data?.type === 'status') {
       const failed = blobs.get(data.id)?.failed;
       port.postMessage({ ok: failed === undefined, ...(failed === undefined ? {} : { code: failed }) });

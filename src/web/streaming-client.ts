@@ -1,13 +1,15 @@
 /**
  * Seekable streaming in the browser: the page side. Registers the app's Service Worker (a script that
- * calls `installMediaServiceWorker(self)`), hands it a blob's URL, ref and key over a `MessageChannel`,
- * and returns the URL a `<video>` element plays from. The key travels only inside the browser.
+ * calls `installMediaServiceWorker(self)`), hands it a message's ref and key over a `MessageChannel`
+ * with a second channel through which the worker reads the ciphertext from the page's source, and
+ * returns the URL a `<video>` element plays from. The key travels only inside the browser; the source
+ * (and its token) stays in the page.
  *
  * @module
  */
-import { mediaBlobContext } from '../core/blob/context.js';
-import { randomBytes, toHex } from '../core/bytes.js';
+import { describeValue, randomBytes, toHex } from '../core/bytes.js';
 import {
+  AbortedError,
   DecryptionError,
   type ErrorCode,
   HappyMediaError,
@@ -16,8 +18,19 @@ import {
   NotSupportedError,
   StorageError,
   type StorageErrorCode,
+  UnauthorizedError,
 } from '../core/errors.js';
+import { type MediaDownloadSource, sourceStore } from '../core/playback/download-media.js';
+import { isMediaUrl } from '../core/playback/fetch-blob-source.js';
+import {
+  assertStoreAndKey,
+  type MediaInput,
+  requestForSource,
+  toMediaRequest,
+} from '../core/playback/media-request.js';
+import type { FetchFunction } from '../core/transport/fetch-range.js';
 import { STREAM_PATH_SEGMENT, type StreamingReply, type StreamingRequest } from './service-worker.js';
+import { serveBlobSource } from './source-channel.js';
 
 /** A blob opened for streaming. */
 export interface StreamingMedia {
@@ -27,14 +40,23 @@ export interface StreamingMedia {
   size: number;
   /** `undefined` while every chunk served so far verified, else the `ERR_*` code of the failure. */
   status(): Promise<string | undefined>;
+  /** Ends the streaming: the worker forgets the blob and its key, the page stops serving its reads. */
+  close(): Promise<void>;
 }
 
-function ask(worker: ServiceWorker, message: StreamingRequest): Promise<StreamingReply> {
+function ask(
+  worker: ServiceWorker,
+  message: StreamingRequest,
+  transfer: Transferable[] = [],
+): Promise<StreamingReply> {
   const channel = new MessageChannel();
   const reply = new Promise<StreamingReply>((resolve) => {
-    channel.port1.onmessage = (event) => resolve(event.data as StreamingReply);
+    channel.port1.onmessage = (event) => {
+      channel.port1.close();
+      resolve(event.data as StreamingReply);
+    };
   });
-  worker.postMessage(message, [channel.port2]);
+  worker.postMessage(message, [channel.port2, ...transfer]);
   return reply;
 }
 
@@ -78,53 +100,117 @@ function workerError(
   if (code === 'ERR_DECRYPTION_FAILED') return new DecryptionError();
   if (STORAGE_CODES.has(code)) return new StorageError(message, { code: code as StorageErrorCode });
   if (code === 'ERR_INVALID_ARGUMENT') return new InvalidArgumentError(message);
+  if (code === 'ERR_UNAUTHORIZED') return new UnauthorizedError(message);
+  if (code === 'ERR_ABORTED') return new AbortedError(message);
   if (code === 'ERR_INTERNAL') return new InternalError(message);
   return new HappyMediaError(code, message);
 }
 
+/** Options of {@link openStreamingMedia}: `downloadMedia`'s source and key. */
+export interface StreamingMediaOptions {
+  /**
+   * Where the ciphertext is, as for `downloadMedia`: a URL (relative to the page), a function of the ref
+   * (called for every request, so an expiring URL is renewed: Happy's `request-download`), or a store
+   * (`head` + `get`, e.g. `client.attachmentStore(session)`: a `HappyServerStore`).
+   */
+  source: MediaDownloadSource;
+  /** The 32-byte blob key. */
+  blobKey: Uint8Array;
+  /** `fetch` for a URL source (default: the page's, with `cache: 'no-store'`). */
+  fetch?: FetchFunction;
+  /** Request headers for a URL source, e.g. `{ authorization: 'Bearer …' }` (they stay in the page). */
+  headers?: Record<string, string>;
+}
+
 /**
- * Opens a same-origin encrypted blob (v2) in the registered worker for seekable playback. `ref` is the
- * ref the message names (`media/<id>`): the blob is bound to it, so a blob served under another ref
- * fails as `ERR_DECRYPTION_FAILED`.
+ * Opens a v2 media message's blob in the registered worker for seekable playback, from the same
+ * `source` `downloadMedia` takes. The page keeps the source (and any token); the worker reads the
+ * ciphertext ranges it needs through the page, decrypts them and answers the `<video>`. The blob is
+ * bound to the message's ref, so a blob served under another ref fails as `ERR_DECRYPTION_FAILED`.
  *
+ * @param message - a v2 `video` (or `photo`/`file`) message, or `{ ref, mimeType?, size? }`.
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the commitment or final chunk does not verify
- *   (wrong key, tampering, or a blob bound to another ref).
- * @throws {StorageError} `ERR_INVALID_REF` for a ref that is not `media/<id>`, before the worker is asked.
- * @throws {StorageError} when the blob cannot be read (`ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED`).
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a `src` of another origin.
+ *   (wrong key, tampering, a blob bound to another ref) or its size is not the message's.
+ * @throws {StorageError} `ERR_INVALID_REF` for a malformed ref, before the worker is asked;
+ *   `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED` when the blob cannot be read.
+ * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` when the server refuses the token.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad source or key, or a v1 blob (one
+ *   secretbox, read whole: play it with `downloadMedia`).
  * @throws {InternalError} `ERR_INTERNAL` when the worker failed in a way it did not expect (a bug).
  * @example
  * ```ts
- * const { worker, scope } = await registerMediaServiceWorker('sw.js');
- * const media = await openStreamingMedia({ worker, scope }, { src: blobUrl, ref: message.ref, key, mime: 'video/mp4' });
+ * const registration = await registerMediaServiceWorker('sw.js');
+ * const media = await openStreamingMedia(registration, message, {
+ *   source: client.attachmentStore(session), // or (ref) => requestDownloadUrl(ref), or a URL
+ *   blobKey,
+ * });
  * video.src = media.url;
  * ```
  */
 export async function openStreamingMedia(
   registration: { worker: ServiceWorker; scope: string },
-  blob: { src: string; ref: string; key: Uint8Array; mime: string },
+  message: MediaInput,
+  options: StreamingMediaOptions,
 ): Promise<StreamingMedia> {
-  mediaBlobContext(blob.ref);
-  const id = toHex(randomBytes(16));
-  const src = new URL(blob.src, location.href);
-  if (src.origin !== location.origin) {
+  if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError(
-      `expected a URL of this page's origin (${location.origin}) for \`src\` but received one of ${src.origin}`,
+      `expected \`{ source, blobKey }\` for \`options\` but received ${describeValue(options)}`,
     );
   }
-  // The worker verified the commitment and the final chunk before it says yes.
-  const opened = await ask(registration.worker, {
-    type: 'open',
-    id,
-    src: src.href,
-    ref: blob.ref,
-    key: blob.key,
-    mime: blob.mime,
+  const store = sourceStore(pageRelative(options.source), {
+    fetch: options.fetch ?? ((input, init) => fetch(input, { ...init, cache: 'no-store' })),
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
   });
-  if (!opened.ok) throw workerError(opened.code ?? 'ERR_INTERNAL', opened.message);
+  assertStoreAndKey({ store, blobKey: options.blobKey }, 'source');
+  const request = requestForSource(toMediaRequest(message), options.source, isMediaUrl(options.source));
+  if (request.format === 'v1') {
+    throw new InvalidArgumentError(
+      'expected a v2 blob for `message` but received a v1 one: a v1 blob is one secretbox, read and verified whole, so it cannot be streamed in ranges; play it with downloadMedia',
+    );
+  }
+  const id = toHex(randomBytes(16));
+  const channel = new MessageChannel();
+  const stopServing = serveBlobSource(store, request.ref, channel.port1);
+  // The worker verified the commitment and the final chunk before it says yes.
+  const opened = await ask(
+    registration.worker,
+    {
+      type: 'open',
+      id,
+      ref: request.ref,
+      key: options.blobKey.slice(),
+      mime: request.mimeType ?? 'application/octet-stream',
+      source: channel.port2,
+    },
+    [channel.port2],
+  );
+  if (!opened.ok) {
+    stopServing();
+    throw workerError(opened.code ?? 'ERR_INTERNAL', opened.message);
+  }
+  // The message is authenticated by its envelope; a blob of another size is not the one it describes.
+  if (request.size !== undefined && opened.size !== request.size) {
+    stopServing();
+    void ask(registration.worker, { type: 'close', id });
+    throw new DecryptionError();
+  }
   return {
     url: new URL(`${STREAM_PATH_SEGMENT}${id}`, registration.scope).href,
     size: opened.size ?? 0,
     status: async () => (await ask(registration.worker, { type: 'status', id })).code,
+    close: async () => {
+      stopServing();
+      await ask(registration.worker, { type: 'close', id });
+    },
   };
+}
+
+/** A relative URL source made absolute against the page (the worker-side reads run in the page). */
+function pageRelative(source: MediaDownloadSource): MediaDownloadSource {
+  const base = globalThis.location?.href;
+  if (typeof source === 'string') return new URL(source, base).href;
+  if (typeof source === 'function') {
+    return async (ref: string) => new URL(String(await source(ref)), base).href;
+  }
+  return source;
 }

@@ -113,6 +113,23 @@ export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: nu
   return size;
 }
 
+/**
+ * The store behind a {@link MediaDownloadSource}: a URL or a function of the ref read through
+ * {@link fetchBlobSource} with `fetch` and `headers`, a store as it is (checked by the caller). Every
+ * player that takes a `source` (downloadMedia and what is built on it, the web's openStreamingMedia)
+ * reads through this.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a `fetch` that is not a function.
+ */
+export function sourceStore(
+  source: MediaDownloadSource,
+  options: Pick<FetchBlobSourceOptions, 'fetch' | 'headers'>,
+): ReadableBlobStore {
+  return isMediaUrl(source)
+    ? fetchBlobSource(source, { fetch: options.fetch, headers: options.headers })
+    : source;
+}
+
 /** The store behind `options.source`, checked. */
 function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
   if (typeof options !== 'object' || options === null) {
@@ -120,10 +137,7 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
       `expected an options object for \`options\` but received ${describeValue(options)}`,
     );
   }
-  const { source } = options;
-  const store = isMediaUrl(source)
-    ? fetchBlobSource(source, { fetch: options.fetch, headers: options.headers })
-    : source;
+  const store = sourceStore(options.source, options);
   assertStoreAndKey({ store, blobKey: options.blobKey }, 'source');
   const { sink } = options;
   if (

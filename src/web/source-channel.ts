@@ -1,0 +1,305 @@
+/**
+ * A blob source across a `MessagePort`: the page keeps the source `downloadMedia` takes (a URL, a function
+ * of the ref, or a store, with its `fetch` and headers), and the Service Worker reads the ciphertext
+ * through the port as a {@link ReadableBlobStore}. A function or a store cannot be posted to a worker, and
+ * a bearer token need not be either: every request (and every renewal of an expiring URL) happens in the
+ * page, while decryption and the answers to the `<video>` happen in the worker.
+ *
+ * Both halves live here, as they speak one protocol:
+ * - {@link serveBlobSource} (page): answers `head` and ranged `get` requests for one ref. A range's pieces
+ *   are posted as they arrive, at most {@link SOURCE_PIECES_AHEAD} ahead of what the worker consumed, so
+ *   a slow consumer holds the page's reads back and memory stays bounded.
+ * - {@link channelBlobStore} (worker): the store the worker's `storeRangeSource` reads from. Errors cross
+ *   as their code, message and whether a retry may get past them, so the one retry policy decides in the
+ *   worker as it would in the page.
+ *
+ * @module
+ */
+import {
+  AbortedError,
+  DecryptionError,
+  type ErrorCode,
+  HappyMediaError,
+  InternalError,
+  InvalidArgumentError,
+  isHappyMediaError,
+  LimitError,
+  StorageError,
+  type StorageErrorCode,
+  UnauthorizedError,
+} from '../core/errors.js';
+import type { ReadableBlobStore } from '../core/playback/resumable-download.js';
+import { isRetryableError, markRetryable } from '../core/transport/retry.js';
+
+/** Pieces the page posts ahead of what the worker consumed (each is a network read, 16–64 KiB typically). */
+export const SOURCE_PIECES_AHEAD = 8;
+
+/** An error as it crosses the port: no object identity, no cause, no stack. */
+interface PortedError {
+  code?: ErrorCode;
+  message: string;
+  retryable: boolean;
+}
+
+/** What the worker asks the page. */
+type SourceRequest =
+  | { type: 'head'; id: number }
+  | { type: 'get'; id: number; range?: { offset: number; length: number } }
+  | { type: 'more'; id: number }
+  | { type: 'cancel'; id: number };
+
+/** What the page answers, per request id. */
+type SourceReply =
+  | { type: 'size'; id: number; size: number }
+  | { type: 'open'; id: number; size?: number }
+  | { type: 'piece'; id: number; bytes: Uint8Array }
+  | { type: 'end'; id: number }
+  | { type: 'error'; id: number; error: PortedError };
+
+const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set<StorageErrorCode>([
+  'ERR_STORAGE',
+  'ERR_NOT_FOUND',
+  'ERR_INVALID_REF',
+  'ERR_DOWNLOAD_FAILED',
+  'ERR_UPLOAD_FAILED',
+]);
+
+function portError(error: unknown): PortedError {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ...(isHappyMediaError(error) ? { code: error.code } : {}),
+    message,
+    retryable: isRetryableError(error),
+  };
+}
+
+/** The error again, on the worker's side: the same class and code, marked retryable as it was. */
+function reviveError(ported: PortedError): HappyMediaError {
+  const { code, message } = ported;
+  let error: HappyMediaError;
+  if (code === undefined) {
+    // Not ours (an app's store, the browser's fetch): a download failure, which the retry policy
+    // presumed transient in the page and still does here.
+    return markRetryable(new StorageError(`downloading failed: ${message}`, { code: 'ERR_DOWNLOAD_FAILED' }));
+  }
+  if (STORAGE_CODES.has(code)) error = new StorageError(message, { code: code as StorageErrorCode });
+  else if (code === 'ERR_UNAUTHORIZED') error = new UnauthorizedError(message);
+  else if (code === 'ERR_ABORTED') error = new AbortedError(message);
+  else if (code === 'ERR_INVALID_ARGUMENT') error = new InvalidArgumentError(message);
+  else if (code === 'ERR_LIMIT_EXCEEDED') error = new LimitError(message);
+  else if (code === 'ERR_DECRYPTION_FAILED') error = new DecryptionError();
+  else if (code === 'ERR_INTERNAL') error = new InternalError(message);
+  else error = new HappyMediaError(code, message);
+  return ported.retryable ? markRetryable(error) : error;
+}
+
+/**
+ * The page's half: answers the worker's reads of `ref` from `store` over `port` until `port` closes.
+ * Every `get` gets its own `AbortSignal`, aborted when the worker cancels the read (a seek elsewhere).
+ *
+ * @returns a function that stops serving: every read in progress is cancelled and the port closed.
+ */
+export function serveBlobSource(store: ReadableBlobStore, ref: string, port: MessagePort): () => void {
+  const reads = new Map<number, { abort: AbortController; credits: number; wake?: () => void }>();
+  const post = (reply: SourceReply) => port.postMessage(reply);
+
+  const head = async (id: number) => {
+    try {
+      const { size } = await store.head(ref);
+      post({ type: 'size', id, size });
+    } catch (error) {
+      post({ type: 'error', id, error: portError(error) });
+    }
+  };
+
+  const get = async (id: number, range: { offset: number; length: number } | undefined) => {
+    const read: { abort: AbortController; credits: number; wake?: () => void } = {
+      abort: new AbortController(),
+      credits: SOURCE_PIECES_AHEAD,
+    };
+    reads.set(id, read);
+    const { signal } = read.abort;
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    try {
+      let size: number | undefined;
+      const body = await store.get(
+        ref,
+        range === undefined ? undefined : { offset: range.offset, length: range.length },
+        {
+          signal,
+          onSize: (bytes) => {
+            size = bytes;
+          },
+        },
+      );
+      reader = body.getReader();
+      if (signal.aborted) return;
+      post(size === undefined ? { type: 'open', id } : { type: 'open', id, size });
+      for (;;) {
+        while (read.credits === 0 && !signal.aborted) {
+          await new Promise<void>((resolve) => {
+            read.wake = resolve;
+          });
+        }
+        if (signal.aborted) return;
+        const step = await reader.read();
+        if (signal.aborted) return;
+        if (step.done) break;
+        read.credits -= 1;
+        // Posted as a copy (structured clone): the store's array stays the store's.
+        post({ type: 'piece', id, bytes: step.value });
+      }
+      post({ type: 'end', id });
+    } catch (error) {
+      if (!signal.aborted) post({ type: 'error', id, error: portError(error) });
+    } finally {
+      reads.delete(id);
+      if (signal.aborted) await reader?.cancel().catch(() => undefined);
+    }
+  };
+
+  const cancel = (id: number) => {
+    const read = reads.get(id);
+    if (!read) return;
+    read.abort.abort(new AbortedError('the worker cancelled the read'));
+    read.wake?.();
+  };
+
+  port.onmessage = (event) => {
+    const request = event.data as SourceRequest;
+    if (request?.type === 'head') void head(request.id);
+    else if (request?.type === 'get') void get(request.id, request.range);
+    else if (request?.type === 'cancel') cancel(request.id);
+    else if (request?.type === 'more') {
+      const read = reads.get(request.id);
+      if (read) {
+        read.credits += 1;
+        const wake = read.wake;
+        read.wake = undefined;
+        wake?.();
+      }
+    }
+  };
+  return () => {
+    for (const id of [...reads.keys()]) cancel(id);
+    port.onmessage = null;
+    port.close();
+  };
+}
+
+/**
+ * The worker's half: a {@link ReadableBlobStore} whose `head` and `get` are answered by the page's
+ * {@link serveBlobSource} over `port` (the ref is the page's: the one it serves).
+ *
+ * @example
+ * ```ts
+ * const reader = await openBlobRandomAccess(storeRangeSource(channelBlobStore(port), ref), key, { context });
+ * ```
+ */
+export function channelBlobStore(port: MessagePort): ReadableBlobStore {
+  let nextId = 1;
+  const handlers = new Map<number, (reply: SourceReply) => void>();
+  port.onmessage = (event) => {
+    const reply = event.data as SourceReply;
+    handlers.get(reply?.id)?.(reply);
+  };
+  const ask = (request: SourceRequest) => port.postMessage(request);
+
+  return {
+    head(_ref) {
+      const id = nextId++;
+      return new Promise<{ size: number }>((resolve, reject) => {
+        handlers.set(id, (reply) => {
+          handlers.delete(id);
+          if (reply.type === 'size') resolve({ size: reply.size });
+          else if (reply.type === 'error') reject(reviveError(reply.error));
+        });
+        ask({ type: 'head', id });
+      });
+    },
+
+    get(_ref, range, options = {}) {
+      const { signal, onSize } = options;
+      if (signal?.aborted) {
+        return Promise.reject(new AbortedError('the read was aborted', { cause: signal.reason }));
+      }
+      const id = nextId++;
+      const queue: Uint8Array[] = [];
+      let ended = false;
+      let failure: HappyMediaError | undefined;
+      let wake: (() => void) | undefined;
+      const settle = () => {
+        const w = wake;
+        wake = undefined;
+        w?.();
+      };
+      const stop = () => {
+        handlers.delete(id);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        ask({ type: 'cancel', id });
+        failure ??= new AbortedError('the read was aborted', { cause: signal?.reason });
+        stop();
+        settle();
+        rejectOpen?.(failure);
+      };
+      let rejectOpen: ((error: HappyMediaError) => void) | undefined;
+      const opened = new Promise<void>((resolve, reject) => {
+        rejectOpen = reject;
+        handlers.set(id, (reply) => {
+          if (reply.type === 'open') {
+            if (reply.size !== undefined) onSize?.(reply.size);
+            resolve();
+          } else if (reply.type === 'piece') {
+            queue.push(reply.bytes);
+            settle();
+          } else if (reply.type === 'end') {
+            ended = true;
+            stop();
+            settle();
+          } else if (reply.type === 'error') {
+            failure = reviveError(reply.error);
+            stop();
+            reject(failure);
+            settle();
+          }
+        });
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      ask(
+        range === undefined
+          ? { type: 'get', id }
+          : { type: 'get', id, range: { offset: range.offset, length: range.length } },
+      );
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            while (queue.length === 0 && !ended && failure === undefined) {
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+            }
+            const piece = queue.shift();
+            if (piece !== undefined) {
+              controller.enqueue(piece);
+              // One piece consumed: the page may send one more.
+              if (!ended && failure === undefined) ask({ type: 'more', id });
+              return;
+            }
+            if (failure !== undefined) throw failure;
+            controller.close();
+          },
+          cancel() {
+            if (!ended && failure === undefined) ask({ type: 'cancel', id });
+            failure ??= new AbortedError('the read was cancelled');
+            stop();
+            settle();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return opened.then(() => body);
+    },
+  };
+}
