@@ -11,6 +11,7 @@
  */
 import { describeValue } from '../bytes.js';
 import { InvalidArgumentError, StorageError } from '../errors.js';
+import { urlScheme } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 
@@ -56,15 +57,10 @@ export function fetchBlobSource(url: MediaUrl, options: FetchBlobSourceOptions =
   }
   if (typeof url !== 'function') {
     // A fixed URL is checked now, before any request: only http(s) (fetchRange says the same per request).
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(String(url));
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    const scheme = urlScheme(String(url))?.scheme;
+    if (scheme !== 'http' && scheme !== 'https') {
       throw new InvalidArgumentError(
-        `expected an absolute http: or https: URL for \`source\` but received ${parsed === undefined ? 'a string that is not one' : `a ${parsed.protocol} URL`}`,
+        `expected an absolute http: or https: URL for \`source\` but received ${scheme === undefined ? 'a string that is not one' : `a ${scheme}: URL`}`,
       );
     }
   }

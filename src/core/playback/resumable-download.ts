@@ -179,15 +179,20 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
     const endAt = deadlineAt === undefined ? idleAt : Math.min(idleAt, deadlineAt);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
+      const arm = (wait: number): void => {
+        timer = setTimeout(() => {
+          // The clock decides, not the timer: a runtime whose timers fire early (the Hermes CLI VM runs
+          // them as soon as nothing else is queued) must not end a live connection.
+          const left = endAt - Date.now();
+          if (left > 0) return arm(left);
           reject(
             deadlineAt !== undefined && Date.now() >= deadlineAt
               ? overDeadline()
               : connectionFailed(`nothing new arrived for ${idleTimeoutMs} ms (idleTimeoutMs)`),
-          ),
-        Math.max(0, endAt - now),
-      );
+          );
+        }, wait);
+      };
+      arm(Math.max(0, endAt - now));
     });
     return Promise.race([step, expired]).finally(() => clearTimeout(timer));
   };

@@ -37,3 +37,28 @@ export function parseHttpBaseUrl(value: string, name: string): URL {
   }
   return url;
 }
+
+/**
+ * The scheme (lower case, without `:`) and the origin of an absolute URL, read from its text. React
+ * Native's own `URL` parses absolute URLs but implements few getters (no `protocol` or `origin` without
+ * Expo's or another polyfill), and a download must work without one.
+ *
+ * @returns `undefined` when `text` does not start with a scheme.
+ * @example
+ * ```ts
+ * urlScheme('https://user@cdn.example:8443/a?b').origin; // 'https://cdn.example:8443'
+ * urlScheme('file:///etc/passwd').scheme;                // 'file'
+ * ```
+ */
+export function urlScheme(text: string): { scheme: string; origin: string } | undefined {
+  const match = /^([a-z][a-z0-9+.-]*):(?:\/\/([^/?#]*))?/i.exec(text);
+  if (match === null) return undefined;
+  const scheme = match[1]!.toLowerCase();
+  const authority = match[2];
+  // The origin never carries credentials: messages show it.
+  return {
+    scheme,
+    origin:
+      authority === undefined ? `${scheme}:` : `${scheme}://${authority.replace(/^.*@/, '').toLowerCase()}`,
+  };
+}

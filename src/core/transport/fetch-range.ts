@@ -24,6 +24,7 @@
 import { assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, type HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
 import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
+import { urlScheme } from './base-url.js';
 import { isRetryableStatus, markRetryable } from './retry.js';
 
 /** The `fetch` function a client uses (the global one by default; inject another for tests or proxies). */
@@ -164,13 +165,15 @@ export async function fetchRange(url: string | URL, options: FetchRangeOptions =
       },
     );
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+  // Read from the text, not from URL getters React Native's own URL lacks.
+  const parts = urlScheme(String(url));
+  if (parts === undefined || (parts.scheme !== 'http' && parts.scheme !== 'https')) {
     // file:, javascript:, data:… never heal: refused at once rather than retried as a network failure.
     throw new InvalidArgumentError(
-      `expected an http: or https: URL for \`url\` (${leg}) but received a ${target.protocol} URL`,
+      `expected an http: or https: URL for \`url\` (${leg}) but received a ${parts?.scheme ?? 'schemeless'}: URL`,
     );
   }
-  const what = options.what ?? target.origin;
+  const what = options.what ?? parts.origin;
   const { signal } = options;
   if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
   if (range?.length === 0) {

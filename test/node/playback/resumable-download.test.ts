@@ -126,7 +126,9 @@ describe('resumableDownload', () => {
       ref: REF,
       size: 60_000,
       resumePoint: point,
-      idleTimeoutMs: 150,
+      // The 56-byte header takes 28 drips: well inside 400 ms even on a loaded machine; a 16400-byte chunk
+      // would take 16 s.
+      idleTimeoutMs: 400,
       retries: 1,
       retryDelayMs: 0,
     }).getReader();
@@ -140,7 +142,7 @@ describe('resumableDownload', () => {
     })().catch((error: unknown) => error);
     expect(failure).toMatchObject({
       code: 'ERR_DOWNLOAD_FAILED',
-      message: expect.stringContaining('nothing new arrived for 150 ms (idleTimeoutMs)'),
+      message: expect.stringContaining('nothing new arrived for 400 ms (idleTimeoutMs)'),
     });
     // The header frame (56 bytes) arrived; the first 16400-byte chunk never did.
     expect(received).toBe(56);
