@@ -13,9 +13,11 @@
 // Node's runtime, installed on import (as the Node entry does): the CLI runs on it.
 import './runtime/index.js';
 
-// The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files).
+// The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files),
+// and the loop that drives one.
 export { BlobDecryptor } from '../core/blob/decryptor.js';
 export { BlobEncryptor } from '../core/blob/encryptor.js';
+export { pumpEngine } from '../core/blob/engine.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
@@ -23,7 +25,6 @@ export { toMediaRequest } from '../core/playback/media-request.js';
 export { checkedTimeoutMs } from '../core/timeout.js';
 // What a bearer token may be (visible ASCII: it goes in a header).
 export { checkBearerToken } from '../core/transport/bearer-token.js';
-export { pumpEngine } from './blob/engine-pipe.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';

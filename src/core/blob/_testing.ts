@@ -8,8 +8,8 @@
  */
 import { BlobDecryptor } from './decryptor.js';
 import { BlobEncryptor } from './encryptor.js';
+import { engineStream } from './engine.js';
 import type { BlobOptions } from './options.js';
-import { encryptTransform } from './streams.js';
 import { encryptWhole } from './whole.js';
 
 /** Encrypts with a fixed 24-byte salt (tests only). */
@@ -28,7 +28,7 @@ export function createEncryptStreamWithSalt(
   salt: Uint8Array,
   options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  return encryptTransform(new BlobEncryptor(key, options, { salt }));
+  return engineStream(new BlobEncryptor(key, options, { salt }));
 }
 
 /**

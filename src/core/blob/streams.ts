@@ -5,22 +5,8 @@
  */
 import { BlobDecryptor } from './decryptor.js';
 import { BlobEncryptor } from './encryptor.js';
+import { engineStream } from './engine.js';
 import type { BlobOptions } from './options.js';
-
-/** Wraps an encryptor in a TransformStream (shared with the test-only fixed-salt variant). */
-export function encryptTransform(encryptor: BlobEncryptor): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream<Uint8Array, Uint8Array>({
-    async start(controller) {
-      controller.enqueue(await encryptor.start());
-    },
-    async transform(chunk, controller) {
-      for (const piece of await encryptor.push(chunk)) controller.enqueue(piece);
-    },
-    async flush(controller) {
-      for (const piece of await encryptor.finish()) controller.enqueue(piece);
-    },
-  });
-}
 
 /**
  * A `TransformStream` that encrypts plaintext into a Cobblestone-256 blob: the 56-byte header first,
@@ -40,7 +26,7 @@ export function createEncryptStream(
   key: Uint8Array,
   options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  return encryptTransform(new BlobEncryptor(key, options));
+  return engineStream(new BlobEncryptor(key, options));
 }
 
 /**
@@ -62,13 +48,5 @@ export function createDecryptStream(
   key: Uint8Array,
   options: BlobOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  const decryptor = new BlobDecryptor(key, options);
-  return new TransformStream<Uint8Array, Uint8Array>({
-    async transform(chunk, controller) {
-      for (const piece of await decryptor.push(chunk)) controller.enqueue(piece);
-    },
-    async flush(controller) {
-      for (const piece of await decryptor.finish()) controller.enqueue(piece);
-    },
-  });
+  return engineStream(new BlobDecryptor(key, options));
 }

@@ -7,20 +7,34 @@ import { assertBytes } from '../bytes.js';
 import { DecryptionError } from '../errors.js';
 import { BlobDecryptor } from './decryptor.js';
 import { BlobEncryptor } from './encryptor.js';
+import { type BlobEngine, pumpEngine } from './engine.js';
 import type { BlobOptions } from './options.js';
 import { blobLayout, ciphertextSize } from './sizes.js';
 
 /** Piece size the whole-buffer helpers feed their engine with (bounds the engine's working memory). */
 const WHOLE_PIECE_BYTES = 1024 * 1024;
 
-/** Copies pieces into one array of the given size. */
-function collect(pieces: readonly Uint8Array[], out: Uint8Array, at: number): number {
-  let position = at;
-  for (const p of pieces) {
-    out.set(p, position);
-    position += p.length;
+/**
+ * Runs `engine` over a whole buffer into one array of `outputSize` bytes, the only large allocation: the
+ * input is fed in 1 MiB views and each output piece copied into place as it comes. On a failure the
+ * bytes already written are wiped (decrypted plaintext never outlives a failed decryption).
+ */
+async function runWhole(engine: BlobEngine, input: Uint8Array, outputSize: number): Promise<Uint8Array> {
+  const out = new Uint8Array(outputSize);
+  let at = 0;
+  function* pieces() {
+    for (let i = 0; i < input.length; i += WHOLE_PIECE_BYTES) yield input.subarray(i, i + WHOLE_PIECE_BYTES);
   }
-  return position;
+  try {
+    await pumpEngine(pieces(), engine, (piece) => {
+      out.set(piece, at);
+      at += piece.length;
+    });
+  } catch (error) {
+    out.fill(0, 0, at);
+    throw error;
+  }
+  return out;
 }
 
 /**
@@ -44,19 +58,9 @@ export async function encryptBlob(
   return encryptWhole(new BlobEncryptor(key, options), plaintext);
 }
 
-/**
- * Runs a prepared encryptor over a whole buffer (shared with the test-only fixed-salt helper). The input
- * is fed in 1 MiB pieces and each sealed batch copied into place at once, so the only large allocation
- * is the result.
- */
-export async function encryptWhole(encryptor: BlobEncryptor, plaintext: Uint8Array): Promise<Uint8Array> {
-  const out = new Uint8Array(ciphertextSize(plaintext.length));
-  let at = collect([await encryptor.start()], out, 0);
-  for (let i = 0; i < plaintext.length; i += WHOLE_PIECE_BYTES) {
-    at = collect(await encryptor.push(plaintext.subarray(i, i + WHOLE_PIECE_BYTES)), out, at);
-  }
-  collect(await encryptor.finish(), out, at);
-  return out;
+/** Runs a prepared encryptor over a whole buffer (shared with the test-only fixed-salt helper). */
+export function encryptWhole(encryptor: BlobEncryptor, plaintext: Uint8Array): Promise<Uint8Array> {
+  return runWhole(encryptor, plaintext, ciphertextSize(plaintext.length));
 }
 
 /**
@@ -83,22 +87,5 @@ export async function decryptBlob(
   // A length no blob can have is a truncated or extended blob: inauthentic, whatever its chunks hold.
   const layout = blobLayout(ciphertext.length);
   if (layout === undefined) throw new DecryptionError();
-  const out = new Uint8Array(layout.plaintextSize);
-  let at = 0;
-  const take = (pieces: Uint8Array[]) => {
-    for (const piece of pieces) {
-      out.set(piece, at);
-      at += piece.length;
-    }
-  };
-  try {
-    for (let i = 0; i < ciphertext.length; i += WHOLE_PIECE_BYTES) {
-      take(await decryptor.push(ciphertext.subarray(i, i + WHOLE_PIECE_BYTES)));
-    }
-    take(await decryptor.finish());
-  } catch (error) {
-    out.fill(0, 0, at);
-    throw error;
-  }
-  return out;
+  return runWhole(decryptor, ciphertext, layout.plaintextSize);
 }

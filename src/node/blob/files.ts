@@ -5,6 +5,7 @@
  */
 import { BlobDecryptor } from '../../core/blob/decryptor.js';
 import { BlobEncryptor } from '../../core/blob/encryptor.js';
+import { type BlobEngine, pumpEngine } from '../../core/blob/engine.js';
 import type { BlobOptions } from '../../core/blob/options.js';
 import { openBlobRandomAccess } from '../../core/blob/random-access.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
@@ -13,7 +14,6 @@ import type { AtomicFileWriter } from '../fs/atomic-file.js';
 import { writeFileAllOrNothing } from '../fs/output-file.js';
 import { readFileAhead } from '../fs/read-ahead.js';
 import { WriteBehind } from '../fs/write-behind.js';
-import { type ByteEngine, pumpEngine } from './engine-pipe.js';
 import { fileRangeSource } from './file-range-source.js';
 
 /** Plaintext bytes per read of a ranged {@link decryptFile}: amortises the calls, keeps memory flat. */
@@ -33,15 +33,9 @@ export interface DecryptFileOptions extends BlobOptions {
  * a piece, so its buffer can be reused) and the output is written behind (`write-behind.ts`), so the main
  * thread does not sit waiting for its own reads and writes (docs/blob-format.md, "Single thread").
  */
-async function pumpFileToFile(
-  inPath: string,
-  engine: ByteEngine,
-  out: AtomicFileWriter,
-  header?: Uint8Array,
-): Promise<void> {
+async function pumpFileToFile(inPath: string, engine: BlobEngine, out: AtomicFileWriter): Promise<void> {
   const behind = new WriteBehind((parts) => out.writeParts(parts));
   try {
-    if (header) await behind.add(header);
     await pumpEngine(readFileAhead(inPath), engine, (bytes) => behind.add(bytes));
     await behind.flush();
   } catch (error) {
@@ -71,9 +65,7 @@ export async function encryptFile(
   options: BlobOptions,
 ): Promise<void> {
   const encryptor = new BlobEncryptor(key, options);
-  await writeFileAllOrNothing(outPath, async (out) =>
-    pumpFileToFile(inPath, encryptor, out, await encryptor.start()),
-  );
+  await writeFileAllOrNothing(outPath, (out) => pumpFileToFile(inPath, encryptor, out));
 }
 
 /**

@@ -6,19 +6,20 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { BlobDecryptor } from '../../core/blob/decryptor.js';
 import { BlobEncryptor } from '../../core/blob/encryptor.js';
+import type { BlobEngine } from '../../core/blob/engine.js';
 import type { BlobOptions } from '../../core/blob/options.js';
 
-/** Transform that feeds an engine and pushes what it releases. */
+/** The engine as a Node Transform: the header (if any) first, then what each write completes. */
 class EngineTransform extends Transform {
-  readonly #engine: BlobEncryptor | BlobDecryptor;
+  readonly #engine: BlobEngine;
 
-  constructor(engine: BlobEncryptor | BlobDecryptor) {
+  constructor(engine: BlobEngine) {
     super();
     this.#engine = engine;
   }
 
   override _construct(callback: (error?: Error | null) => void): void {
-    if (!(this.#engine instanceof BlobEncryptor)) {
+    if (!this.#engine.start) {
       callback();
       return;
     }

@@ -103,14 +103,12 @@ export function registerEncrypt(program: Command): void {
           ...(limit === undefined ? {} : { maxPlaintextBytes: limit }),
         });
         if (outPath === '-') {
-          await writeStdout(await encryptor.start());
           await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
           return;
         }
-        await writeFileAllOrNothing(outPath, async (out) => {
-          await out.write(await encryptor.start());
-          await pumpEngine(inputPieces(inPath), encryptor, (bytes) => out.write(bytes));
-        });
+        await writeFileAllOrNothing(outPath, (out) =>
+          pumpEngine(inputPieces(inPath), encryptor, (bytes) => out.write(bytes)),
+        );
       }),
     );
 }
