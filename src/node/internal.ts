@@ -14,7 +14,7 @@
 import './runtime/index.js';
 
 // The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files),
-// and the loop that drives one.
+// the loop that drives one, and the one sequential file path (read ahead, written behind, all or nothing).
 export { BlobDecryptor } from '../core/blob/decryptor.js';
 export { BlobEncryptor } from '../core/blob/encryptor.js';
 export { pumpEngine } from '../core/blob/engine.js';
@@ -25,10 +25,12 @@ export { toMediaRequest } from '../core/playback/media-request.js';
 export { checkedTimeoutMs } from '../core/timeout.js';
 // What a bearer token may be (visible ASCII: it goes in a header).
 export { checkBearerToken } from '../core/transport/bearer-token.js';
+export { engineToFile } from './blob/files.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';
 export { sweepPendingRecords } from './fs/pending-record.js';
+export { readFileAhead } from './fs/read-ahead.js';
 export { sweepTempRoot } from './fs/sweep.js';
 // The one `ERR_UNREADABLE_INPUT` for an input path that cannot be read.
 export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unreadable-input.js';

@@ -17,7 +17,9 @@ import { makeTempDir } from '../helpers/tmp.js';
 
 const key = testBytes(32, 71);
 const env = { HAPPY_MEDIA_KEY: toBase64(key) };
-const plaintext = testBytes(6 * 16384 + 77, 72);
+// More chunks than one write batch (256 KiB, the output is written behind the engine in batches), so a
+// stalled decrypt has verified plaintext on disk.
+const plaintext = testBytes(40 * 16384 + 77, 72);
 let blob: Uint8Array;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 const p = (name: string) => join(tmp.dir, name);
@@ -64,7 +66,7 @@ function killed(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts `happy-media decrypt FIFO out` and feeds the FIFO three of the blob's seven chunks, then stalls. */
+/** Starts `happy-media decrypt FIFO out` and feeds the FIFO 20 of the blob's 41 chunks, then stalls. */
 async function startStalledDecrypt(out: string, tempRoot: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const fifo = p(`in-${Math.random().toString(36).slice(2)}.fifo`);
   expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
@@ -73,7 +75,7 @@ async function startStalledDecrypt(out: string, tempRoot: string, extraEnv: Node
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const writer = await open(fifo, 'w');
-  await writer.write(blob.subarray(0, 56 + 3 * (16384 + 16)));
+  await writer.write(blob.subarray(0, 56 + 20 * (16384 + 16)));
   return { child, writer };
 }
 

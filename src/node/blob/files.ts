@@ -28,21 +28,31 @@ export interface DecryptFileOptions extends BlobOptions {
 }
 
 /**
- * Pushes the file `inPath` through `engine` into `out` with the disk working beside the engine: the next
- * piece is read while this one is sealed or opened (`read-ahead.ts`; the engines copy what they keep of
- * a piece, so its buffer can be reused) and the output is written behind (`write-behind.ts`), so the main
- * thread does not sit waiting for its own reads and writes (docs/blob-format.md, "Single thread").
+ * Pushes `input` (a file read ahead, or the CLI's stdin) through `engine` into the all-or-nothing file
+ * `outPath`, with the disk working beside the engine: the next piece is read while this one is sealed or
+ * opened (`read-ahead.ts`; the engines copy what they keep of a piece, so its buffer can be reused) and
+ * the output is written behind (`write-behind.ts`), so the main thread does not sit waiting for its own
+ * reads and writes (docs/blob-format.md, "Single thread").
+ *
+ * @internal The one sequential file path: `encryptFile`, `decryptFile` and the CLI's `encrypt`/`decrypt`.
+ * @throws what the engine throws; {@link DiskError} `ERR_DISK` when reading or writing fails.
  */
-async function pumpFileToFile(inPath: string, engine: BlobEngine, out: AtomicFileWriter): Promise<void> {
-  const behind = new WriteBehind((parts) => out.writeParts(parts));
-  try {
-    await pumpEngine(readFileAhead(inPath), engine, (bytes) => behind.add(bytes));
-    await behind.flush();
-  } catch (error) {
-    // No write may still be running when the caller closes and removes the temp file.
-    await behind.settle();
-    throw error;
-  }
+export function engineToFile(
+  input: AsyncIterable<Uint8Array | string>,
+  engine: BlobEngine,
+  outPath: string,
+): Promise<void> {
+  return writeFileAllOrNothing(outPath, async (out: AtomicFileWriter) => {
+    const behind = new WriteBehind((parts) => out.writeParts(parts));
+    try {
+      await pumpEngine(input, engine, (bytes) => behind.add(bytes));
+      await behind.flush();
+    } catch (error) {
+      // No write may still be running when the caller closes and removes the temp file.
+      await behind.settle();
+      throw error;
+    }
+  });
 }
 
 /**
@@ -64,8 +74,7 @@ export async function encryptFile(
   key: Uint8Array,
   options: BlobOptions,
 ): Promise<void> {
-  const encryptor = new BlobEncryptor(key, options);
-  await writeFileAllOrNothing(outPath, (out) => pumpFileToFile(inPath, encryptor, out));
+  await engineToFile(readFileAhead(inPath), new BlobEncryptor(key, options), outPath);
 }
 
 /**
@@ -95,8 +104,7 @@ export async function decryptFile(
 ): Promise<void> {
   const { offset, length, ...blobOptions } = options ?? {};
   if (offset === undefined && length === undefined) {
-    const decryptor = new BlobDecryptor(key, blobOptions);
-    await writeFileAllOrNothing(outPath, (out) => pumpFileToFile(inPath, decryptor, out));
+    await engineToFile(readFileAhead(inPath), new BlobDecryptor(key, blobOptions), outPath);
     return;
   }
   const start = offset === undefined ? 0 : assertNonNegativeInteger(offset, 'offset');

@@ -5,7 +5,6 @@
  * @module
  */
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
@@ -18,7 +17,7 @@ import {
   UsageError,
   unboundBlobContext,
 } from '../index.js';
-import { diskError } from '../internal.js';
+import { diskError, readFileAhead } from '../internal.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
@@ -148,17 +147,13 @@ export function parseByteCount(text: string | undefined, flag: string): number |
   return value;
 }
 
-/** The input as an async iterable of bytes: stdin for `-`, else the file in 1 MiB pieces. */
+/**
+ * The input as an async iterable of bytes: stdin for `-`, else the file read ahead in 1 MiB pieces (as
+ * `encryptFile` reads it). A file's pieces are views into two reused buffers, valid until the next piece
+ * is asked for: copy what must outlive that (the engines do).
+ */
 export function inputPieces(path: string): AsyncIterable<Uint8Array> {
-  if (path === '-') return process.stdin;
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
-  return (async function* () {
-    try {
-      for await (const piece of stream) yield piece as Uint8Array;
-    } catch (cause) {
-      throw diskError('read', cause, path);
-    }
-  })();
+  return path === '-' ? process.stdin : readFileAhead(path);
 }
 
 /**
@@ -176,7 +171,7 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
         `the input is larger than ${maxBytes} bytes, the most a v1 blob may hold; use --format v2`,
       );
     }
-    parts.push(piece);
+    parts.push(piece.slice()); // the pieces of a file reuse their buffers
   }
   return concatBytes(...parts);
 }

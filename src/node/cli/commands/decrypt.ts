@@ -14,7 +14,7 @@ import {
   InvalidArgumentError,
   UsageError,
 } from '../../index.js';
-import { BlobDecryptor, pumpEngine, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
+import { BlobDecryptor, engineToFile, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
@@ -66,10 +66,7 @@ async function decryptToFile(
     await decryptFileParallel(inPath, outPath, key, { ...options, threads });
     return;
   }
-  const decryptor = new BlobDecryptor(key, options);
-  await writeFileAllOrNothing(outPath, (out) =>
-    pumpEngine(inputPieces(inPath), decryptor, (bytes) => out.write(bytes)),
-  );
+  await engineToFile(inputPieces(inPath), new BlobDecryptor(key, options), outPath);
 }
 
 /** Registers `decrypt` on the program. */

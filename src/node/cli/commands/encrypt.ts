@@ -14,6 +14,7 @@ import { encryptFileParallel, encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from 
 import {
   BlobEncryptor,
   diskError,
+  engineToFile,
   NOT_A_REGULAR_FILE,
   pumpEngine,
   unreadableInput,
@@ -102,13 +103,8 @@ export function registerEncrypt(program: Command): void {
           context: blob.context,
           ...(limit === undefined ? {} : { maxPlaintextBytes: limit }),
         });
-        if (outPath === '-') {
-          await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
-          return;
-        }
-        await writeFileAllOrNothing(outPath, (out) =>
-          pumpEngine(inputPieces(inPath), encryptor, (bytes) => out.write(bytes)),
-        );
+        if (outPath === '-') await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
+        else await engineToFile(inputPieces(inPath), encryptor, outPath);
       }),
     );
 }
