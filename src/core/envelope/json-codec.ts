@@ -5,7 +5,7 @@
  * @module
  */
 import { fromUtf8 } from '../bytes.js';
-import { FormatError, InvalidArgumentError } from '../errors.js';
+import { FormatError, InvalidArgumentError, LimitError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
 import {
@@ -32,6 +32,12 @@ export function jsonBytes(value: unknown, name = 'value'): Uint8Array {
   try {
     text = JSON.stringify(value);
   } catch (cause) {
+    if (cause instanceof RangeError) {
+      // Nested deeper than the serialiser's stack (JSON.parse reads such values; JSON.stringify cannot).
+      throw new LimitError(
+        `expected a value nested less deeply for \`${name}\`: it has more levels than JSON.stringify can follow`,
+      );
+    }
     // TypeError for BigInt and cycles; its message names no value, so keeping it is safe.
     throw new InvalidArgumentError(
       `expected a JSON-serialisable value for \`${name}\` but it could not be serialised`,

@@ -126,7 +126,7 @@ describe('open', () => {
       const result = await runCli(['open', '--raw', '--key', keyB64], { input: envelope });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        /^happy-media: ERR_LIMIT_EXCEEDED: the decrypted value nests too deeply to be printed/,
+        /^happy-media: ERR_LIMIT_EXCEEDED: the value nests too deeply to be printed/,
       );
       expect(result.stdout).toBe('');
     }

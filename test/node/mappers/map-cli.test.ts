@@ -139,6 +139,19 @@ describe('happy-media map', () => {
     expect((await runCli(['validate', '-'], { input: tooLong.stdout })).code).toBe(0);
   });
 
+  it('a tool input nested deeper than JSON can be printed is ERR_LIMIT_EXCEEDED, plain and sealed (was ERR_INTERNAL)', async () => {
+    const deep = `${'['.repeat(200_000)}1${']'.repeat(200_000)}`;
+    const call = `{"type":"assistant","session_id":"s","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","deep":${deep}}}]}}`;
+    const input = `${JSON.stringify({ type: 'user', session_id: 's', uuid: 'u1', message: { role: 'user', content: 'hi' } })}\n${call}\n`;
+    for (const extra of [[], ['--seal-key-file', sealFile]]) {
+      const r = await runCli(['map', '--from', 'claude', '-', '--max-line-bytes', '1000000', ...extra], {
+        input,
+      });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^happy-media: ERR_LIMIT_EXCEEDED: /m);
+    }
+  });
+
   it('reads a JSON array of Happy records (--from happy), ids derived from the records', async () => {
     const records = [
       {

@@ -33,6 +33,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { openInput } from '../input-file.js';
+import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
@@ -264,8 +265,7 @@ export function registerMap(program: Command): void {
           if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
           if (messages.length === 0) return;
           let text = '';
-          for (const message of messages)
-            text += `${JSON.stringify(key ? sealMessage(message, key) : message)}\n`;
+          for (const message of messages) text += jsonLine(key ? sealMessage(message, key) : message);
           written += messages.length;
           await writeOut(text);
           const now = Date.now();

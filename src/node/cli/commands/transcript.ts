@@ -13,6 +13,7 @@
 import type { Command } from 'commander';
 import { type HappySessionRecord, UsageError } from '../../index.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { jsonLine } from '../json-line.js';
 import { runAction } from '../run-action.js';
 
 interface TranscriptFlags extends HappyFlags {
@@ -76,9 +77,9 @@ export function registerTranscript(program: Command): void {
           const record = next.value;
           if (record.kind === 'legacy') legacy += 1;
           if (flags.records) {
-            process.stdout.write(`${JSON.stringify(recordLine(record))}\n`);
+            process.stdout.write(jsonLine(recordLine(record)));
           } else {
-            for (const message of record.messages) process.stdout.write(`${JSON.stringify(message)}\n`);
+            for (const message of record.messages) process.stdout.write(jsonLine(message));
           }
           if (record.kind === 'unreadable') {
             process.stderr.write(
