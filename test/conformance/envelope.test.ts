@@ -5,8 +5,11 @@
  * - crypto/nacl_kat.json: NaCl secretbox and box KATs, and libsodium's sealed box, through our layouts;
  * - crypto/tweetnacl/*.random.json: tweetnacl's random secretbox, box and scalarmult vectors;
  * - crypto/wycheproof/aes_gcm_test.json: 96-bit IV, 256-bit key, 128-bit tag groups through the dataKey
- *   layout, with each AES-GCM implementation (noble, node:crypto); cases with AAD cannot be expressed in
- *   the layout and are counted, not run;
+ *   layout, with each AES-GCM implementation (noble, node:crypto; WebCrypto, node:crypto driven as
+ *   asynchronous and expo-crypto's own web AES through the asynchronous functions); cases with AAD cannot
+ *   be expressed in the layout and are counted, not run. The aes256gcm cases of happy_format_vectors.json
+ *   go through the asynchronous functions over WebCrypto and expo-crypto's web AES too (the app's
+ *   envelope cipher);
  * - crypto/wycheproof/x25519_test.json: through crypto_box both ways. Low-order public keys (all-zero
  *   shared secret) are refused; non-canonical ephemeral keys are refused when opening (see
  *   docs/encryption.md).
@@ -18,6 +21,8 @@
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AsyncAesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
+import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { webCryptoAesGcm } from '../../src/core/aes-gcm/webcrypto.js';
 import { concatBytes, fromBase64, fromHex, toHex } from '../../src/core/bytes.js';
@@ -39,6 +44,7 @@ import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
 import { asAsync } from '../helpers/aes-gcm.js';
 import { hasCorpus, readCorpusJson } from '../helpers/corpus.js';
 import { codeOf, rejectionCodeOf } from '../helpers/errors.js';
+import { loadExpoCryptoAes } from '../helpers/expo-crypto.js';
 
 const b64 = (text: string) => fromBase64(text);
 
@@ -85,6 +91,13 @@ interface HappyVectors {
 const happy = hasCorpus
   ? await readCorpusJson<HappyVectors>('crypto', 'happy_format_vectors.json')
   : undefined;
+
+/** The family each negative case belongs to, from what its name says was done to it. */
+function expectedFamily(name: string): string {
+  if (/version byte/.test(name)) return 'ERR_UNSUPPORTED_VERSION';
+  if (/truncated|empty/.test(name)) return 'ERR_FORMAT';
+  return 'ERR_DECRYPTION_FAILED';
+}
 
 describe.skipIf(!hasCorpus)('crypto/happy_format_vectors.json', () => {
   const vectors = happy as HappyVectors;
@@ -141,13 +154,6 @@ describe.skipIf(!hasCorpus)('crypto/happy_format_vectors.json', () => {
     }
   });
 
-  /** The family each negative case belongs to, from what its name says was done to it. */
-  function expectedFamily(name: string): string {
-    if (/version byte/.test(name)) return 'ERR_UNSUPPORTED_VERSION';
-    if (/truncated|empty/.test(name)) return 'ERR_FORMAT';
-    return 'ERR_DECRYPTION_FAILED';
-  }
-
   it.each(vectors?.negative ?? [])('negative: $name', (v) => {
     const bundle = b64(v.bundleBase64);
     const key = b64(v.keyBase64);
@@ -155,6 +161,46 @@ describe.skipIf(!hasCorpus)('crypto/happy_format_vectors.json', () => {
     expect(codeOf(() => decrypt(bundle, key))).toBe(expectedFamily(v.name));
   });
 });
+
+/** expo-crypto's own web AES (its ExpoCryptoAES.web.js over crypto.subtle): the app's envelope cipher. */
+const expoAesGcm = hasCorpus ? expoCryptoAesGcm(await loadExpoCryptoAes()) : undefined;
+
+describe.skipIf(!hasCorpus).each([webCryptoAesGcm, expoAesGcm as AsyncAesGcm])(
+  'crypto/happy_format_vectors.json through the asynchronous dataKey functions ($name)',
+  (implementation) => {
+    let before: Runtime;
+    beforeAll(() => {
+      before = getRuntime();
+      installRuntime({ aesGcm: implementation });
+    });
+    afterAll(() => installRuntime(before));
+
+    it('every aes256gcm case: valid ones open and re-encrypt to the same bytes, invalid ones refused', async () => {
+      const vectors = (happy as HappyVectors).aes256gcm;
+      expect(vectors.length).toBe(48);
+      for (const v of vectors) {
+        const bundle = b64(v.bundleBase64);
+        const key = b64(v.keyBase64);
+        if (v.expect === 'decrypts') {
+          expect(toHex(await decryptDataKeyAsync(bundle, key)), v.source).toBe(v.plaintextHex);
+          expect(
+            await encryptDataKeyAsync(fromHex(v.plaintextHex), key, { nonce: bundle.subarray(1, 13) }),
+          ).toEqual(bundle);
+        } else {
+          expect(await rejectionCodeOf(() => decryptDataKeyAsync(bundle, key)), v.source).toBe(
+            'ERR_DECRYPTION_FAILED',
+          );
+        }
+      }
+      for (const v of (happy as HappyVectors).negative.filter((n) => n.kind === 'aesgcm')) {
+        expect(
+          await rejectionCodeOf(() => decryptDataKeyAsync(b64(v.bundleBase64), b64(v.keyBase64))),
+          v.name,
+        ).toBe(expectedFamily(v.name));
+      }
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -319,7 +365,7 @@ describe.skipIf(!hasCorpus).each([nobleAesGcm, nodeAesGcm])(
   },
 );
 
-describe.skipIf(!hasCorpus).each([webCryptoAesGcm, asAsync(nodeAesGcm)])(
+describe.skipIf(!hasCorpus).each([webCryptoAesGcm, asAsync(nodeAesGcm), expoAesGcm as AsyncAesGcm])(
   'crypto/wycheproof/aes_gcm_test.json through the asynchronous dataKey functions ($name)',
   (implementation) => {
     let before: Runtime;

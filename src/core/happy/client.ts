@@ -17,7 +17,7 @@ import { boxDataKey, createDataKey } from '../envelope/data-key-bundle.js';
 import { decryptJson, encryptJson } from '../envelope/json-codec.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { assertSessionKey, dataKey, legacyKey } from '../envelope/session-key.js';
-import { HappyMediaError, InvalidArgumentError, SchemaError, StorageError } from '../errors.js';
+import { HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
 import type { HappyRecordsSummary } from '../mappers/happy/map-happy-records.js';
 import { HappyServerStore } from '../storage/happy-server-store.js';
 import type { HappyCredentials } from './credentials.js';
@@ -31,10 +31,10 @@ import {
 import {
   type AppendableMessage,
   type OpenedSessionRecord,
-  openSessionRecord,
+  openSessionRecords,
   type SealedRecord,
   ServerMessageSchema,
-  sealSessionRecord,
+  sealSessionRecords,
 } from './session-records.js';
 import { requestToken } from './sign-in.js';
 import { type HappySessionRecord, readTranscript } from './transcript.js';
@@ -434,18 +434,8 @@ export class HappyClient {
         `expected an array of messages for \`messages\` but received ${describeValue(messages)}`,
       );
     }
-    const sealed: SealedRecord[] = messages.map((message, i) => {
-      try {
-        return sealSessionRecord(message, target.key);
-      } catch (error) {
-        if (error instanceof SchemaError) {
-          throw new SchemaError(`message ${i} of ${messages.length}: ${error.message}`, error.issues, {
-            cause: error,
-          });
-        }
-        throw error;
-      }
-    });
+    // With an asynchronous AES-GCM installed (expo-crypto in the app), sealed natively, all at once.
+    const sealed: SealedRecord[] = await sealSessionRecords(messages, target.key);
     const seen = new Set<string>();
     for (const { localId } of sealed) {
       if (seen.has(localId)) {
@@ -559,6 +549,12 @@ export class HappyClient {
       });
       const page = parseAnswer('read-messages', MessagePageSchema, answer, 'a page of messages');
       const start = cursor;
+      // The page's records opened together (an asynchronous AES-GCM keeps them all in flight).
+      const valid = page.messages.flatMap((item) => {
+        const raw = ServerMessageSchema.safeParse(item);
+        return raw.success ? [raw.data] : [];
+      });
+      const opened = (await openSessionRecords(valid, target.key)).values();
       for (const item of page.messages) {
         const raw = ServerMessageSchema.safeParse(item);
         if (!raw.success) {
@@ -580,7 +576,7 @@ export class HappyClient {
           continue;
         }
         cursor = Math.max(cursor, raw.data.seq);
-        yield openSessionRecord(raw.data, target.key);
+        yield opened.next().value as OpenedSessionRecord;
       }
       if (!page.hasMore) return;
       if (cursor === start) {

@@ -18,16 +18,22 @@
  * @module
  */
 import * as z from 'zod';
-import { fromBase64Scratch } from '../bytes.js';
+import { fromBase64Scratch, toBase64 } from '../bytes.js';
 import { sealRaw } from '../envelope/envelope.js';
-import { decryptJson } from '../envelope/json-codec.js';
+import {
+  decryptJson,
+  decryptJsonAsync,
+  prepareSessionKey,
+  sealJsonRecordAsync,
+} from '../envelope/json-codec.js';
 import { sealMessage } from '../envelope/message-envelope.js';
-import type { SessionKey } from '../envelope/session-key.js';
+import { assertSessionKey, type SessionKey } from '../envelope/session-key.js';
 import { wrapForCli } from '../envelope/session-wrappers.js';
-import { FormatError, HappyMediaError } from '../errors.js';
+import { FormatError, HappyMediaError, SchemaError } from '../errors.js';
 import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
-import { parseSessionMessage, type SessionMessage } from '../protocol/index.js';
+import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';
 import { assertWith } from '../protocol/schema-check.js';
+import { getRuntime } from '../runtime/runtime.js';
 
 /** What can be appended to a session: a v2 message, or Happy's v1 `file` event (what today's app opens). */
 export type AppendableMessage = SessionMessage | HappyFileEvent;
@@ -66,6 +72,61 @@ export function sealSessionRecord(message: AppendableMessage, key: SessionKey): 
   }
   const { c } = sealMessage(message, key);
   return { localId: message.id, content: c };
+}
+
+/**
+ * {@link sealSessionRecord} for many messages with the runtime's AES-GCM whatever its mode: every message is
+ * validated first (nothing is sealed for a batch with an invalid one; the error names its index), then,
+ * over an asynchronous AES-GCM (expo-crypto in an app, WebCrypto), the key is prepared once and every
+ * record sealed at once, in flight together; over a synchronous one (Node) each is
+ * {@link sealSessionRecord}, as before. The same records either way.
+ *
+ * @throws {SchemaError} `ERR_SCHEMA` (as a rejection) naming the first invalid message's index.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
+ * @example
+ * ```ts
+ * const records = await sealSessionRecords(messages, session.key);
+ * ```
+ */
+export async function sealSessionRecords(
+  messages: readonly AppendableMessage[],
+  key: SessionKey,
+): Promise<SealedRecord[]> {
+  const checked = assertSessionKey(key);
+  const prepared = await prepareSessionKey(checked);
+  if (prepared === undefined) {
+    return messages.map((message, i) =>
+      atIndex(i, messages.length, () => sealSessionRecord(message, checked)),
+    );
+  }
+  const values = messages.map((message, i) => atIndex(i, messages.length, () => recordValue(message)));
+  return Promise.all(
+    values.map(async ({ localId, value }) => ({
+      localId,
+      content: toBase64(await sealJsonRecordAsync(value, checked, {}, getRuntime().alloc.scratch, prepared)),
+    })),
+  );
+}
+
+/** What a message is sealed as (validated as {@link sealSessionRecord} validates it), with its `localId`. */
+function recordValue(message: AppendableMessage): { localId: string; value: unknown } {
+  if (isV1Event(message)) {
+    const event = assertWith(HappyFileEventSchema, message, 'Happy file event');
+    return { localId: event.id, value: wrapForCli(event) };
+  }
+  return { localId: message.id, value: assertSessionMessage(message, { mode: 'strict' }) };
+}
+
+/** Runs `work` for message `i` of `count`, a schema error naming the message's index. */
+function atIndex<T>(i: number, count: number, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SchemaError) {
+      throw new SchemaError(`message ${i} of ${count}: ${error.message}`, error.issues, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** A message record as `GET /v3/sessions/:sid/messages` returns it. */
@@ -126,25 +187,70 @@ export type OpenedSessionRecord = SessionRecordPosition &
  * ```
  */
 export function openSessionRecord(raw: ServerMessage, key: SessionKey): OpenedSessionRecord {
-  const position: SessionRecordPosition = {
-    seq: raw.seq,
-    recordId: raw.id,
-    localId: raw.localId ?? null,
-    createdAt: raw.createdAt,
-  };
   let value: unknown;
   try {
-    const content = raw.content;
-    if (!isRecord(content) || content.t !== 'encrypted' || typeof content.c !== 'string') {
-      throw new FormatError(
-        'expected an encrypted record { "t": "encrypted", "c": "<base64>" } but the server holds another shape',
-      );
-    }
-    value = decryptJson(fromBase64Scratch(content.c, 'c'), key);
+    value = decryptJson(fromBase64Scratch(encryptedContent(raw), 'c'), key);
   } catch (error) {
-    if (!(error instanceof HappyMediaError)) throw error;
-    return { ...position, kind: 'unreadable', error };
+    return unreadable(raw, error);
   }
+  return sortRecord(raw, value);
+}
+
+/**
+ * {@link openSessionRecord} for a page of records with the runtime's AES-GCM whatever its mode: over an
+ * asynchronous one the key is prepared once and every record opened at once, in flight together; over a
+ * synchronous one each is {@link openSessionRecord}. The same outcomes, in order; never rejects for a bad
+ * record.
+ *
+ * @example
+ * ```ts
+ * for (const record of await openSessionRecords(page, session.key)) show(record);
+ * ```
+ */
+export async function openSessionRecords(
+  raws: readonly ServerMessage[],
+  key: SessionKey,
+): Promise<OpenedSessionRecord[]> {
+  const prepared = await prepareSessionKey(assertSessionKey(key));
+  if (prepared === undefined) return raws.map((raw) => openSessionRecord(raw, key));
+  return Promise.all(
+    raws.map(async (raw) => {
+      let value: unknown;
+      try {
+        value = await decryptJsonAsync(fromBase64Scratch(encryptedContent(raw), 'c'), key, prepared);
+      } catch (error) {
+        return unreadable(raw, error);
+      }
+      return sortRecord(raw, value);
+    }),
+  );
+}
+
+/** Where `raw` sits in the session. */
+function positionOf(raw: ServerMessage): SessionRecordPosition {
+  return { seq: raw.seq, recordId: raw.id, localId: raw.localId ?? null, createdAt: raw.createdAt };
+}
+
+/** The base64 record of an encrypted server record. @throws {FormatError} for any other shape. */
+function encryptedContent(raw: ServerMessage): string {
+  const content = raw.content;
+  if (!isRecord(content) || content.t !== 'encrypted' || typeof content.c !== 'string') {
+    throw new FormatError(
+      'expected an encrypted record { "t": "encrypted", "c": "<base64>" } but the server holds another shape',
+    );
+  }
+  return content.c;
+}
+
+/** A record that did not open: our own error is the outcome, anything else is a bug and propagates. */
+function unreadable(raw: ServerMessage, error: unknown): OpenedSessionRecord {
+  if (!(error instanceof HappyMediaError)) throw error;
+  return { ...positionOf(raw), kind: 'unreadable', error };
+}
+
+/** An opened record's value sorted into a v2 message, a legacy record, or an unreadable one. */
+function sortRecord(raw: ServerMessage, value: unknown): OpenedSessionRecord {
+  const position = positionOf(raw);
   if (isRecord(value) && 'content' in value && typeof value.role === 'string') {
     return { ...position, kind: 'legacy', record: value };
   }

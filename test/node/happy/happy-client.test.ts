@@ -4,6 +4,8 @@
  * skipped with the reason printed. Every new secret is a new account.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AsyncAesGcm } from '../../../src/core/aes-gcm/aes-gcm.js';
+import { expoCryptoAesGcm } from '../../../src/core/aes-gcm/expo-crypto.js';
 import { toBase64 } from '../../../src/core/bytes.js';
 import { contentKeyPair, dataKey, sealRaw } from '../../../src/core/envelope/index.js';
 import { HappyApi } from '../../../src/core/happy/happy-api.js';
@@ -21,6 +23,7 @@ import {
   validateStream,
 } from '../../../src/core/protocol/index.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
+import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import {
   assistant,
   text as claudeText,
@@ -29,6 +32,8 @@ import {
   userBlocks,
 } from '../../core/mappers/claude-fixtures.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
+import { loadExpoCryptoAes } from '../../helpers/expo-crypto.js';
+import { withRuntime } from '../../helpers/installed.js';
 
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
 if (!SERVER) {
@@ -129,6 +134,52 @@ describe.skipIf(!SERVER)("HappyClient against Happy's real server", () => {
       records.slice(2).map((r) => (r.kind === 'message' && r.message.type === 'text' ? r.message.text : '')),
     ).toEqual(['n0', 'n1', 'n2']);
     expect((await readAll(client, s, 3)).map((r) => r.seq)).toEqual([4, 5]);
+  });
+
+  it("over the app's asynchronous AES-GCM (expo-crypto's web AES) appends and reads back what the Node client reads", async () => {
+    const expo = expoCryptoAesGcm(await loadExpoCryptoAes());
+    const calls = { seal: 0, open: 0 };
+    const counted: AsyncAesGcm = {
+      ...expo,
+      seal: (k, n, p) => {
+        calls.seal++;
+        return expo.seal(k, n, p);
+      },
+      open: (k, n, s) => {
+        calls.open++;
+        return expo.open(k, n, s);
+      },
+    };
+    const s = await client.createSession({ metadata: METADATA });
+    const sent = [
+      textMessage({ role: 'user', text: 'from the app' }),
+      happyFileEvent({
+        role: 'user',
+        ref: `sessions/${s.id}/attachments/00000000-0000-4000-8000-000000000001.enc`,
+        name: 'b.txt',
+        size: 5,
+      }),
+      ...Array.from({ length: 5 }, (_, i) => textMessage({ role: 'user', text: `app ${i}` })),
+    ];
+    const appended = await withRuntime({ ...nodeRuntime, aesGcm: counted }, () =>
+      client.appendMessages(s, sent),
+    );
+    expect(appended.map((a) => a.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(calls.seal).toBe(sent.length);
+    const byApp = await withRuntime({ ...nodeRuntime, aesGcm: counted }, () => readAll(client, s));
+    expect(calls.open).toBe(sent.length);
+    // Node's synchronous client reads the same records the same way.
+    expect(await readAll(client, s)).toEqual(byApp);
+    expect(byApp.map((r) => r.kind)).toEqual([
+      'message',
+      'legacy',
+      'message',
+      'message',
+      'message',
+      'message',
+      'message',
+    ]);
+    expect(byApp.flatMap((r) => r.messages).map((m) => m.id)).toEqual(sent.map((m) => m.id));
   });
 
   it('posting the same message again (same localId) stores it once', async () => {
