@@ -16,11 +16,10 @@ import {
   BLOB_KEY_SIZE,
   BLOB_MAX_CHUNKS,
   BLOB_NONCE_SIZE,
-  BLOB_SALT_SIZE,
   BLOB_SEALED_CHUNK_SIZE,
   BLOB_TAG_SIZE,
 } from './constants.js';
-import { deriveBlobKeys, verifyCommitment } from './key-schedule.js';
+import { openBlobHeader } from './key-schedule.js';
 import {
   type BlobOptions,
   checkPlaintextLimit,
@@ -170,9 +169,8 @@ export class BlobDecryptor {
   }
 
   async #openHeader(): Promise<void> {
-    const keys = deriveBlobKeys(this.#key, this.#header.subarray(0, BLOB_SALT_SIZE), this.#options.context);
     // The commitment is checked before any chunk is even handed to the cipher.
-    verifyCommitment(this.#header.subarray(BLOB_SALT_SIZE), keys);
+    const keys = openBlobHeader(this.#key, this.#header, this.#options.context);
     this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
     keys.aeadKey.fill(0);
   }

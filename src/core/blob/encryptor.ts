@@ -17,7 +17,7 @@ import {
   BLOB_SALT_SIZE,
 } from './constants.js';
 import { abandon } from './decryptor.js';
-import { deriveBlobKeys } from './key-schedule.js';
+import { blobHeader, deriveBlobKeys } from './key-schedule.js';
 import {
   type BlobOptions,
   checkPlaintextLimit,
@@ -66,11 +66,8 @@ export class BlobEncryptor {
     const keys = deriveBlobKeys(this.#key, this.#salt, this.#options.context);
     this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
     this.#state = 'started';
-    const header = new Uint8Array(this.#salt.length + keys.commitment.length);
-    header.set(this.#salt, 0);
-    header.set(keys.commitment, this.#salt.length);
     keys.aeadKey.fill(0);
-    return header;
+    return blobHeader(this.#salt, keys);
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   BLOB_AEAD_NAME,
   BLOB_COMMITMENT_SIZE,
   BLOB_DERIVED_SIZE,
+  BLOB_HEADER_SIZE,
   BLOB_INFO_PREFIX,
   BLOB_KEY_SIZE,
   BLOB_MAX_CHUNKS,
@@ -82,13 +83,33 @@ export function deriveBlobKeys(key: Uint8Array, salt: Uint8Array, context: Uint8
 }
 
 /**
- * Checks a stored commitment against the derived one in constant time.
- *
- * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when they differ (wrong key, wrong context, modified
- * salt or commitment): the same error as every other authentication failure.
+ * The 56-byte header of a new blob: its salt, then the commitment of the keys derived from it. Every
+ * encrypting path writes its header with this (the sequential engine and the worker threads).
  */
-export function verifyCommitment(stored: Uint8Array, keys: BlobKeys): void {
-  if (!equalBytes(stored, keys.commitment)) throw new DecryptionError();
+export function blobHeader(salt: Uint8Array, keys: BlobKeys): Uint8Array {
+  const header = new Uint8Array(BLOB_HEADER_SIZE);
+  header.set(salt, 0);
+  header.set(keys.commitment, BLOB_SALT_SIZE);
+  return header;
+}
+
+/**
+ * The keys of a blob, from its 56-byte header: derived from the header's salt with `key` and `context`,
+ * and accepted only when the header's commitment matches them (constant time), before any chunk is
+ * opened. Every decrypting path opens its header with this (the sequential engine, random access, the
+ * worker threads).
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the commitment differs (wrong key, wrong context,
+ *   modified salt or commitment): the same error as every other authentication failure. The derived AEAD
+ *   key is wiped first.
+ */
+export function openBlobHeader(key: Uint8Array, header: Uint8Array, context: Uint8Array): BlobKeys {
+  const keys = deriveBlobKeys(key, header.subarray(0, BLOB_SALT_SIZE), context);
+  if (header.length !== BLOB_HEADER_SIZE || !equalBytes(header.subarray(BLOB_SALT_SIZE), keys.commitment)) {
+    keys.aeadKey.fill(0);
+    throw new DecryptionError();
+  }
+  return keys;
 }
 
 /**

@@ -15,10 +15,9 @@ import {
   BLOB_CHUNK_SIZE,
   BLOB_HEADER_SIZE,
   BLOB_KEY_SIZE,
-  BLOB_SALT_SIZE,
   BLOB_SEALED_CHUNK_SIZE,
 } from './constants.js';
-import { deriveBlobKeys, verifyCommitment } from './key-schedule.js';
+import { openBlobHeader } from './key-schedule.js';
 import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from './options.js';
 import { streamChunks } from './range-stream.js';
 import { blobLayout, chunkOffset } from './sizes.js';
@@ -158,8 +157,7 @@ export async function openBlobRandomAccess(
   checkPlaintextLimit(layout.plaintextSize, resolved);
 
   const header = await readExactly(source, 0, BLOB_HEADER_SIZE);
-  const keys = deriveBlobKeys(key, header.subarray(0, BLOB_SALT_SIZE), resolved.context);
-  verifyCommitment(header.subarray(BLOB_SALT_SIZE), keys);
+  const keys = openBlobHeader(key, header, resolved.context);
   const cipher: ChunkCipher = await createChunkCipher(resolved.aesGcm, keys.aeadKey, keys.baseNonce);
   keys.aeadKey.fill(0);
 

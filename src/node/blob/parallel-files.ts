@@ -27,7 +27,7 @@ import {
   BLOB_SEALED_CHUNK_SIZE,
   BLOB_TAG_SIZE,
 } from '../../core/blob/constants.js';
-import { chunkNonceInto, deriveBlobKeys, verifyCommitment } from '../../core/blob/key-schedule.js';
+import { blobHeader, chunkNonceInto, deriveBlobKeys, openBlobHeader } from '../../core/blob/key-schedule.js';
 import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from '../../core/blob/options.js';
 import { blobLayout, chunkCount, chunkOffset } from '../../core/blob/sizes.js';
 import { assertBytes, randomBytes } from '../../core/bytes.js';
@@ -259,10 +259,7 @@ export async function encryptFileParallel(
     checkPlaintextLimit(size, resolved);
     const chunks = chunkCount(size);
     await writeFileAllOrNothing(outPath, async (writer) => {
-      const header = new Uint8Array(BLOB_HEADER_SIZE);
-      header.set(salt, 0);
-      header.set(keys.commitment, BLOB_SALT_SIZE);
-      await writer.write(header);
+      await writer.write(blobHeader(salt, keys));
       const plan: JobPlan = {
         op: 'seal',
         chunks,
@@ -321,9 +318,8 @@ export async function decryptFileParallel(
     const header = new Uint8Array(BLOB_HEADER_SIZE);
     const { bytesRead } = await input.read(header, 0, BLOB_HEADER_SIZE, 0);
     if (bytesRead !== BLOB_HEADER_SIZE) throw new DecryptionError();
-    const keys = deriveBlobKeys(key, header.subarray(0, BLOB_SALT_SIZE), resolved.context);
+    const keys = openBlobHeader(key, header, resolved.context);
     try {
-      verifyCommitment(header.subarray(BLOB_SALT_SIZE), keys);
       const { finalIndex, finalSealedSize } = layout;
       const plan: JobPlan = {
         op: 'open',
