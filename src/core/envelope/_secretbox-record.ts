@@ -10,7 +10,7 @@ import { assertBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { secretboxOpen, secretboxSeal } from './_nacl.js';
 import { KEY_BYTES, LEGACY_OVERHEAD_BYTES, SECRETBOX_NONCE_BYTES } from './layout.js';
-import { randomNonce } from './nonce-source.js';
+import { randomNonce } from './nonce.js';
 
 /** Seals `plaintext` under `key` with `nonce` (random when omitted). */
 export function sealSecretboxRecord(

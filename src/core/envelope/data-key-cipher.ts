@@ -25,8 +25,8 @@ import {
   DATA_KEY_TAG_BYTES,
   KEY_BYTES,
 } from './layout.js';
-import type { EncryptOptions } from './legacy.js';
-import { randomNonce } from './nonce-source.js';
+import type { EncryptOptions } from './nonce.js';
+import { randomNonce } from './nonce.js';
 
 /** The AES-GCM of the synchronous API: the runtime's when it is synchronous, else the universal one. */
 function syncAesGcm(): SyncAesGcm {

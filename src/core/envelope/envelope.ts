@@ -14,7 +14,7 @@ import {
   sealJsonRecord,
   sealJsonRecordAsync,
 } from './json-codec.js';
-import type { EncryptOptions } from './legacy.js';
+import type { EncryptOptions } from './nonce.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /** What the server stores and relays for every encrypted value. */

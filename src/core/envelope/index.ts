@@ -48,9 +48,10 @@ export {
   SECRETBOX_TAG_BYTES,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
-export { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
+export { decryptLegacy, encryptLegacy } from './legacy.js';
 export { type OpenedMessage, openMessages, openMessagesAsync, sealMessages } from './message-batch.js';
 export { openMessage, openMessageAsync, sealMessage, sealMessageAsync } from './message-envelope.js';
+export type { EncryptOptions } from './nonce.js';
 export { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
 export {
   assertSessionKey,

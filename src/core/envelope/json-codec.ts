@@ -17,7 +17,8 @@ import {
   sealDataKeyRecord,
   sealDataKeyRecordAsync,
 } from './data-key-cipher.js';
-import { decryptLegacy, type EncryptOptions, encryptLegacy } from './legacy.js';
+import { decryptLegacy, encryptLegacy } from './legacy.js';
+import type { EncryptOptions } from './nonce.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /**

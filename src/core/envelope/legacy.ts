@@ -9,15 +9,7 @@
  * @module
  */
 import { openSecretboxRecord, sealSecretboxRecord } from './_secretbox-record.js';
-
-/** Options of the encrypt functions. */
-export interface EncryptOptions {
-  /**
-   * A fixed nonce, for test vectors only. Never reuse a nonce with the same key: omit it and a fresh
-   * random one is drawn from WebCrypto.
-   */
-  nonce?: Uint8Array;
-}
+import type { EncryptOptions } from './nonce.js';
 
 /**
  * Encrypts raw bytes in the legacy layout.

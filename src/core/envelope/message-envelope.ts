@@ -6,7 +6,7 @@
  */
 import { assertSessionMessage, type ParseOptions, type SessionMessage } from '../protocol/index.js';
 import { type EncryptedEnvelope, openRaw, openRawAsync, sealRaw, sealRawAsync } from './envelope.js';
-import type { EncryptOptions } from './legacy.js';
+import type { EncryptOptions } from './nonce.js';
 import type { SessionKey } from './session-key.js';
 
 /**

@@ -11,7 +11,7 @@
  * @module
  */
 import { openSecretboxRecord, sealSecretboxRecord } from './_secretbox-record.js';
-import type { EncryptOptions } from './legacy.js';
+import type { EncryptOptions } from './nonce.js';
 
 /**
  * Encrypts a whole attachment as a v1 blob.

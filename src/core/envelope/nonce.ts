@@ -1,7 +1,10 @@
 /**
- * Random nonces for envelopes, drawn from a buffer of CSPRNG output. A `crypto.getRandomValues` call costs
- * the same whatever the length, a fair share of sealing a small message (docs/encryption.md, "Speed"), so
- * one call fills 4 KiB, enough for 341 dataKey nonces.
+ * Where a record's nonce comes from: the caller's, for test vectors only ({@link EncryptOptions}), or a
+ * fresh random one.
+ *
+ * Random nonces are drawn from a buffer of CSPRNG output. A `crypto.getRandomValues` call costs the same
+ * whatever the length, a fair share of sealing a small message (docs/encryption.md, "Speed"), so one call
+ * fills 4 KiB, enough for 341 dataKey nonces.
  *
  * Only nonces come from here, never keys: a nonce is public (it is written in clear at the front of every
  * record), so holding future ones in memory discloses nothing. Every byte is handed out once (the cursor
@@ -11,6 +14,15 @@
  * @module
  */
 import { randomBytes } from '../bytes.js';
+
+/** Options of the encrypt functions. */
+export interface EncryptOptions {
+  /**
+   * A fixed nonce, for test vectors only. Never reuse a nonce with the same key: omit it and a fresh
+   * random one is drawn from WebCrypto.
+   */
+  nonce?: Uint8Array;
+}
 
 const POOL_BYTES = 4096;
 let pool: Uint8Array = new Uint8Array(0);

@@ -1,7 +1,7 @@
 /** The buffered nonce source: every nonce fresh, across refills, and each its own array. */
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../../../src/core/bytes.js';
-import { randomNonce } from '../../../src/core/envelope/nonce-source.js';
+import { randomNonce } from '../../../src/core/envelope/nonce.js';
 
 describe('randomNonce', () => {
   it('hands out distinct nonces across many refills of the 4 KiB buffer, each in its own buffer', () => {
