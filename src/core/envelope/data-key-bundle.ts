@@ -11,7 +11,7 @@
 import { assertBytes, randomBytes } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { DATA_KEY_BUNDLE_BYTES, DATA_KEY_FORMAT_VERSION, KEY_BYTES } from './layout.js';
-import { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
+import { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './secretbox.js';
 
 /**
  * A fresh random 32-byte session data key.

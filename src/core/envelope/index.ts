@@ -48,11 +48,18 @@ export {
   SECRETBOX_TAG_BYTES,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
-export { decryptLegacy, encryptLegacy } from './legacy.js';
 export { type OpenedMessage, openMessages, openMessagesAsync, sealMessages } from './message-batch.js';
 export { openMessage, openMessageAsync, sealMessage, sealMessageAsync } from './message-envelope.js';
 export type { EncryptOptions } from './nonce.js';
-export { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './public-key-box.js';
+export {
+  boxForPublicKey,
+  decryptLegacy,
+  decryptV1Blob,
+  encryptLegacy,
+  encryptV1Blob,
+  openBoxForPublicKey,
+  type PublicKeyBoxOptions,
+} from './secretbox.js';
 export {
   assertSessionKey,
   dataKey,
@@ -68,4 +75,3 @@ export {
   wrapForApp,
   wrapForCli,
 } from './session-wrappers.js';
-export { decryptV1Blob, encryptV1Blob } from './v1-blob.js';

@@ -17,8 +17,8 @@ import {
   sealDataKeyRecord,
   sealDataKeyRecordAsync,
 } from './data-key-cipher.js';
-import { decryptLegacy, encryptLegacy } from './legacy.js';
 import type { EncryptOptions } from './nonce.js';
+import { decryptLegacy, encryptLegacy } from './secretbox.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /**

@@ -16,7 +16,7 @@ import { BlobDecryptor } from '../blob/decryptor.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { describeValue } from '../bytes.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
-import { decryptV1Blob } from '../envelope/v1-blob.js';
+import { decryptV1Blob } from '../envelope/secretbox.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import { checkedTimeoutMs } from '../timeout.js';
 import { type RetryPolicy, retryPolicy } from '../transport/retry.js';
