@@ -6,7 +6,7 @@
 import { describeValue, fromBase64Scratch, toBase64 } from '../bytes.js';
 import { FormatError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
-import type { PreparedDataKey } from './data-key-cipher.js';
+import type { PreparedDataKey } from './data-key.js';
 import {
   decryptJson,
   decryptJsonAsync,

@@ -6,13 +6,15 @@
  * @module
  */
 export { type BoxKeyPair, boxKeyPairFromSeed, contentKeyPair } from './content-keys.js';
-export { boxDataKey, createDataKey, openDataKeyBundle } from './data-key-bundle.js';
 export {
+  boxDataKey,
+  createDataKey,
   decryptDataKey,
   decryptDataKeyAsync,
   encryptDataKey,
   encryptDataKeyAsync,
-} from './data-key-cipher.js';
+  openDataKeyBundle,
+} from './data-key.js';
 export {
   type EncryptedEnvelope,
   openRaw,

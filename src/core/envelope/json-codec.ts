@@ -16,7 +16,7 @@ import {
   prepareDataKey,
   sealDataKeyRecord,
   sealDataKeyRecordAsync,
-} from './data-key-cipher.js';
+} from './data-key.js';
 import type { EncryptOptions } from './nonce.js';
 import { decryptLegacy, encryptLegacy } from './secretbox.js';
 import { assertSessionKey, type SessionKey } from './session-key.js';

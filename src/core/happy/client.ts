@@ -13,7 +13,7 @@
  */
 import * as z from 'zod';
 import { describeValue, fromBase64, randomBytes, toBase64, toHex } from '../bytes.js';
-import { boxDataKey, createDataKey } from '../envelope/data-key-bundle.js';
+import { boxDataKey, createDataKey } from '../envelope/data-key.js';
 import { decryptJson, encryptJson } from '../envelope/json-codec.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { assertSessionKey, dataKey, legacyKey } from '../envelope/session-key.js';

@@ -1,32 +1,39 @@
 /**
- * The dataKey variant: AES-256-GCM under the session's own 32-byte data key.
+ * The session's data key: the dataKey record variant it encrypts, and the bundle that carries the key to
+ * the account's other devices.
  *
  * ```
- * [ version 0x00 | nonce 12 | ciphertext n | tag 16 ]     overhead 29, no AAD
+ * dataKey record   [ version 0x00 | nonce 12 | ciphertext n | tag 16 ]                 overhead 29, no AAD
+ * data-key bundle  [ version 0x00 | ephemeral public key 32 | nonce 24 | tag 16 | data key 32 ]   105 bytes
  * ```
  *
- * The cipher is the runtime's AES-GCM (`getRuntime().aesGcm`, the one blobs use). The synchronous functions
- * use it when it is synchronous (node:crypto, react-native-quick-crypto, noble) and the universal
- * `nobleAesGcm` when it is asynchronous (WebCrypto, expo-crypto); the `...Async` ones use it whatever its
- * mode (a synchronous one without a promise of its own). The same bytes either way.
+ * **The dataKey variant** is AES-256-GCM under the session's own random 32-byte data key. The cipher is the
+ * runtime's AES-GCM (`getRuntime().aesGcm`, the one blobs use). The synchronous functions use it when it is
+ * synchronous (node:crypto, react-native-quick-crypto, noble) and the universal `nobleAesGcm` when it is
+ * asynchronous (WebCrypto, expo-crypto); the `...Async` ones use it whatever its mode (a synchronous one
+ * without a promise of its own). The same bytes either way.
+ *
+ * **The data-key bundle** (the session's `dataEncryptionKey` field) is that key boxed for the account's
+ * content public key (the public-key box of `secretbox.ts` behind a version byte).
  *
  * @module
  */
 import type { AsyncAesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
 import { nobleAesGcm } from '../aes-gcm/noble.js';
-import { assertBytes } from '../bytes.js';
+import { assertBytes, randomBytes } from '../bytes.js';
 import { DecryptionError, FormatError, InternalError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
 import {
+  DATA_KEY_BUNDLE_BYTES,
   DATA_KEY_FORMAT_VERSION,
   DATA_KEY_NONCE_BYTES,
   DATA_KEY_OVERHEAD_BYTES,
   DATA_KEY_TAG_BYTES,
   KEY_BYTES,
 } from './layout.js';
-import type { EncryptOptions } from './nonce.js';
-import { randomNonce } from './nonce.js';
+import { type EncryptOptions, randomNonce } from './nonce.js';
+import { boxForPublicKey, openBoxForPublicKey, type PublicKeyBoxOptions } from './secretbox.js';
 
 /** The AES-GCM of the synchronous API: the runtime's when it is synchronous, else the universal one. */
 function syncAesGcm(): SyncAesGcm {
@@ -243,4 +250,70 @@ export function assertDataKeyLayout(bytes: Uint8Array, name: string): void {
       `expected at least ${DATA_KEY_OVERHEAD_BYTES} bytes for \`${name}\` (dataKey layout: version 1 | nonce 12 | ciphertext | tag 16) but received ${bytes.length} bytes`,
     );
   }
+}
+
+/**
+ * A fresh random 32-byte session data key.
+ *
+ * @example
+ * ```ts
+ * const key = createDataKey();
+ * const bundle = boxDataKey(key, contentKeyPair(master).publicKey);
+ * ```
+ */
+export function createDataKey(): Uint8Array {
+  return randomBytes(KEY_BYTES);
+}
+
+/**
+ * Boxes a data key for the content public key.
+ *
+ * @returns the 105-byte bundle.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when a key or the nonce has the wrong length, or
+ * `contentPublicKey` is a low-order X25519 point.
+ */
+export function boxDataKey(
+  dataKey: Uint8Array,
+  contentPublicKey: Uint8Array,
+  options: PublicKeyBoxOptions = {},
+): Uint8Array {
+  assertBytes(dataKey, 'dataKey', KEY_BYTES);
+  const sealed = boxForPublicKey(dataKey, contentPublicKey, options);
+  const out = new Uint8Array(1 + sealed.length);
+  out[0] = DATA_KEY_FORMAT_VERSION;
+  out.set(sealed, 1);
+  return out;
+}
+
+/**
+ * Opens a data-key bundle with the content secret key and returns the 32-byte data key.
+ *
+ * @throws {FormatError} `ERR_UNSUPPORTED_VERSION` when the first byte is not 0; `ERR_FORMAT` when it is
+ * not exactly 105 bytes.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key, any modification, or a low-order
+ * or non-canonical ephemeral public key.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `contentSecretKey` is not 32 bytes.
+ * @example
+ * ```ts
+ * const key = dataKey(openDataKeyBundle(bundle, contentKeyPair(master).secretKey));
+ * ```
+ */
+export function openDataKeyBundle(bundle: Uint8Array, contentSecretKey: Uint8Array): Uint8Array {
+  assertBytes(bundle, 'bundle');
+  assertBytes(contentSecretKey, 'contentSecretKey', KEY_BYTES);
+  if (bundle.length === 0) {
+    throw new FormatError('expected a data-key bundle for `bundle` but received 0 bytes');
+  }
+  if (bundle[0] !== DATA_KEY_FORMAT_VERSION) {
+    throw new FormatError(
+      `expected version byte 0 for \`bundle\` (data-key bundle) but received ${bundle[0]}; a newer happy-media may read it`,
+      { code: 'ERR_UNSUPPORTED_VERSION' },
+    );
+  }
+  if (bundle.length !== DATA_KEY_BUNDLE_BYTES) {
+    throw new FormatError(
+      `expected exactly ${DATA_KEY_BUNDLE_BYTES} bytes for \`bundle\` (version 1 | ephemeral public key 32 | nonce 24 | tag 16 | data key 32) but received ${bundle.length} bytes`,
+    );
+  }
+  return openBoxForPublicKey(bundle.subarray(1), contentSecretKey);
 }
