@@ -5,7 +5,7 @@
  *
  * @module
  */
-export { type BoxKeyPair, boxKeyPairFromSeed, contentKeyPair } from './content-keys.js';
+
 export {
   boxDataKey,
   createDataKey,
@@ -25,6 +25,9 @@ export {
 } from './envelope.js';
 export { decryptJson, encryptJson } from './json-codec.js';
 export {
+  type BoxKeyPair,
+  boxKeyPairFromSeed,
+  contentKeyPair,
   contentSeed,
   type DerivedNode,
   deriveChild,

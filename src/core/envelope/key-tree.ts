@@ -1,5 +1,6 @@
 /**
- * Happy's key tree: BIP32-like derivation with HMAC-SHA512 and string path segments.
+ * Happy's key tree: BIP32-like derivation with HMAC-SHA512 and string path segments, and the keys it
+ * names.
  *
  * ```
  * root(seed, usage):  I = HMAC-SHA512(key = UTF-8(usage + " Master Seed"), data = seed)
@@ -7,7 +8,9 @@
  * key = I[0:32], chainCode = I[32:64]
  * ```
  * The named derivations of the table in docs/encryption.md are functions here, so no caller spells a
- * usage string.
+ * usage string. One of them seeds the account's content keypair, which opens data-key bundles: derived
+ * exactly as libsodium's `crypto_box_seed_keypair` does, secret = SHA-512(content seed)[0:32] (stored
+ * unclamped; X25519 clamps when it multiplies), public = X25519(secret, base point).
  *
  * @module
  */
@@ -15,6 +18,7 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { assertBytes, describeValue, utf8 } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
+import { publicKeyOf } from './_nacl.js';
 import { KEY_BYTES } from './layout.js';
 
 /** One node of the key tree. */
@@ -113,4 +117,37 @@ export function sessionBlobKey(dataKey: Uint8Array): Uint8Array {
  */
 export function contentSeed(master: Uint8Array): Uint8Array {
   return deriveKey(assertBytes(master, 'master', KEY_BYTES), 'Happy EnCoder', ['content']);
+}
+
+/** An X25519 keypair. */
+export interface BoxKeyPair {
+  /** 32-byte public key. */
+  publicKey: Uint8Array;
+  /** 32-byte secret key. Never log it. */
+  secretKey: Uint8Array;
+}
+
+/**
+ * The X25519 keypair of a 32-byte seed, as libsodium's `crypto_box_seed_keypair`.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` unless `seed` is 32 bytes.
+ */
+export function boxKeyPairFromSeed(seed: Uint8Array): BoxKeyPair {
+  assertBytes(seed, 'seed', KEY_BYTES);
+  const secretKey = sha512(seed).slice(0, KEY_BYTES);
+  return { publicKey: publicKeyOf(secretKey), secretKey };
+}
+
+/**
+ * The account's content keypair: `boxKeyPairFromSeed(contentSeed(master))`.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` unless `master` is 32 bytes.
+ * @example
+ * ```ts
+ * const { secretKey } = contentKeyPair(masterSecret);
+ * const sessionDataKey = openDataKeyBundle(bundle, secretKey);
+ * ```
+ */
+export function contentKeyPair(master: Uint8Array): BoxKeyPair {
+  return boxKeyPairFromSeed(contentSeed(master));
 }

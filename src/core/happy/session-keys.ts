@@ -10,9 +10,8 @@
  * @module
  */
 import { describeValue, fromBase64 } from '../bytes.js';
-import { type BoxKeyPair, contentKeyPair } from '../envelope/content-keys.js';
 import { openDataKeyBundle } from '../envelope/data-key.js';
-import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
+import { type BoxKeyPair, contentKeyPair, masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { dataKey, legacyKey, type SessionKey } from '../envelope/session-key.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
 import type { HappyCredentials } from './credentials.js';
