@@ -16,14 +16,21 @@ export {
   openDataKeyBundle,
 } from './data-key.js';
 export {
+  assertSessionKey,
+  dataKey,
+  decryptJson,
   type EncryptedEnvelope,
+  type EnvelopeVariant,
+  encryptJson,
+  legacyKey,
   openRaw,
   openRawAsync,
   parseEnvelope,
+  type SessionKey,
   sealRaw,
   sealRawAsync,
+  sessionKey,
 } from './envelope.js';
-export { decryptJson, encryptJson } from './json-codec.js';
 export {
   type BoxKeyPair,
   boxKeyPairFromSeed,
@@ -65,14 +72,6 @@ export {
   openBoxForPublicKey,
   type PublicKeyBoxOptions,
 } from './secretbox.js';
-export {
-  assertSessionKey,
-  dataKey,
-  type EnvelopeVariant,
-  legacyKey,
-  type SessionKey,
-  sessionKey,
-} from './session-key.js';
 export {
   type AppSessionWrapper,
   type CliSessionWrapper,

@@ -10,11 +10,15 @@
  */
 import { HappyMediaError, InvalidArgumentError, SchemaError } from '../errors.js';
 import { assertSessionMessage, type ParseOptions, type SessionMessage } from '../protocol/index.js';
-import { type EncryptedEnvelope, openRawPrepared } from './envelope.js';
-import { prepareSessionKey } from './json-codec.js';
+import {
+  assertSessionKey,
+  type EncryptedEnvelope,
+  openRawPrepared,
+  prepareSessionKey,
+  type SessionKey,
+} from './envelope.js';
 import { openMessage, sealMessage } from './message-envelope.js';
 import type { EncryptOptions } from './nonce.js';
-import { assertSessionKey, type SessionKey } from './session-key.js';
 
 /** The outcome of opening one envelope of a batch. */
 export type OpenedMessage =

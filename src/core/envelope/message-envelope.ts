@@ -5,9 +5,9 @@
  * @module
  */
 import { assertSessionMessage, type ParseOptions, type SessionMessage } from '../protocol/index.js';
+import type { SessionKey } from './envelope.js';
 import { type EncryptedEnvelope, openRaw, openRawAsync, sealRaw, sealRawAsync } from './envelope.js';
 import type { EncryptOptions } from './nonce.js';
-import type { SessionKey } from './session-key.js';
 
 /**
  * Validates a v2 message strictly (exactly the protocol's fields: we are the writer) and seals it.

@@ -14,9 +14,8 @@
 import * as z from 'zod';
 import { describeValue, fromBase64, randomBytes, toBase64, toHex } from '../bytes.js';
 import { boxDataKey, createDataKey } from '../envelope/data-key.js';
-import { decryptJson, encryptJson } from '../envelope/json-codec.js';
+import { assertSessionKey, dataKey, decryptJson, encryptJson, legacyKey } from '../envelope/envelope.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
-import { assertSessionKey, dataKey, legacyKey } from '../envelope/session-key.js';
 import { HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
 import type { HappyRecordsSummary } from '../mappers/happy/map-happy-records.js';
 import { HappyServerStore } from '../storage/happy-server-store.js';

@@ -11,8 +11,8 @@
  */
 import { describeValue, fromBase64 } from '../bytes.js';
 import { openDataKeyBundle } from '../envelope/data-key.js';
+import { dataKey, legacyKey, type SessionKey } from '../envelope/envelope.js';
 import { type BoxKeyPair, contentKeyPair, masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
-import { dataKey, legacyKey, type SessionKey } from '../envelope/session-key.js';
 import { FormatError, InvalidArgumentError } from '../errors.js';
 import type { HappyCredentials } from './credentials.js';
 

@@ -19,15 +19,16 @@
  */
 import * as z from 'zod';
 import { fromBase64Scratch, toBase64 } from '../bytes.js';
-import { sealRaw } from '../envelope/envelope.js';
 import {
+  assertSessionKey,
   decryptJson,
   decryptJsonAsync,
   prepareSessionKey,
+  type SessionKey,
   sealJsonRecordAsync,
-} from '../envelope/json-codec.js';
+  sealRaw,
+} from '../envelope/envelope.js';
 import { sealMessage } from '../envelope/message-envelope.js';
-import { assertSessionKey, type SessionKey } from '../envelope/session-key.js';
 import { wrapForCli } from '../envelope/session-wrappers.js';
 import { FormatError, HappyMediaError, SchemaError } from '../errors.js';
 import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
