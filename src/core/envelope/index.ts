@@ -60,8 +60,21 @@ export {
   SECRETBOX_TAG_BYTES,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
-export { type OpenedMessage, openMessages, openMessagesAsync, sealMessages } from './message-batch.js';
-export { openMessage, openMessageAsync, sealMessage, sealMessageAsync } from './message-envelope.js';
+export {
+  type AppSessionWrapper,
+  type CliSessionWrapper,
+  type OpenedMessage,
+  openMessage,
+  openMessageAsync,
+  openMessages,
+  openMessagesAsync,
+  sealMessage,
+  sealMessageAsync,
+  sealMessages,
+  unwrapSessionContent,
+  wrapForApp,
+  wrapForCli,
+} from './messages.js';
 export type { EncryptOptions } from './nonce.js';
 export {
   boxForPublicKey,
@@ -72,10 +85,3 @@ export {
   openBoxForPublicKey,
   type PublicKeyBoxOptions,
 } from './secretbox.js';
-export {
-  type AppSessionWrapper,
-  type CliSessionWrapper,
-  unwrapSessionContent,
-  wrapForApp,
-  wrapForCli,
-} from './session-wrappers.js';

@@ -28,8 +28,7 @@ import {
   sealJsonRecordAsync,
   sealRaw,
 } from '../envelope/envelope.js';
-import { sealMessage } from '../envelope/message-envelope.js';
-import { wrapForCli } from '../envelope/session-wrappers.js';
+import { sealMessage, wrapForCli } from '../envelope/messages.js';
 import { FormatError, HappyMediaError, SchemaError } from '../errors.js';
 import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
 import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';

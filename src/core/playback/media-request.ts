@@ -5,7 +5,7 @@
  * @module
  */
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { unwrapSessionContent } from '../envelope/session-wrappers.js';
+import { unwrapSessionContent } from '../envelope/messages.js';
 import { InvalidArgumentError } from '../errors.js';
 import { type HappyFileEvent, parseHappyFileEvent } from '../protocol/happy-file-event.js';
 import type { SessionMessage } from '../protocol/messages.js';
