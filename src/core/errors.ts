@@ -303,3 +303,59 @@ export function isHappyMediaError<C extends ErrorCode = ErrorCode>(
 ): value is HappyMediaError & { readonly code: C } {
   return value instanceof HappyMediaError && (code === undefined || value.code === code);
 }
+
+/**
+ * The error of `code` again, as its class, for an error that crossed a boundary that keeps only data (a
+ * Service Worker's reply, a `MessagePort`): `instanceof` and the narrowed `code` work on the other side
+ * as they did before it. What a class carries besides its message (a schema error's issues, the missing
+ * dependency's name) does not cross; such an error comes back as its class without it, or as the base
+ * class.
+ *
+ * @internal For the library's own boundaries (src/web); not exported from the package.
+ * @example
+ * ```ts
+ * throw reviveError(reply.code, reply.message); // DecryptionError for ERR_DECRYPTION_FAILED, ...
+ * ```
+ */
+export function reviveError(code: ErrorCode, message: string): HappyMediaError {
+  switch (code) {
+    case 'ERR_INVALID_ARGUMENT':
+      return new InvalidArgumentError(message);
+    case 'ERR_USAGE':
+      return new UsageError(message);
+    case 'ERR_FORMAT':
+    case 'ERR_UNSUPPORTED_VERSION':
+      return new FormatError(message, { code });
+    case 'ERR_DECRYPTION_FAILED':
+      return new DecryptionError();
+    case 'ERR_SCHEMA':
+      return new SchemaError(message, []);
+    case 'ERR_STREAM_INVALID':
+      return new StreamError(message);
+    case 'ERR_LIMIT_EXCEEDED':
+      return new LimitError(message);
+    case 'ERR_PROBE_FAILED':
+    case 'ERR_PROBE_TIMEOUT':
+    case 'ERR_FFMPEG_MISSING':
+    case 'ERR_UNREADABLE_INPUT':
+      return new ProbeError(message, { code });
+    case 'ERR_STORAGE':
+    case 'ERR_NOT_FOUND':
+    case 'ERR_INVALID_REF':
+    case 'ERR_DOWNLOAD_FAILED':
+    case 'ERR_UPLOAD_FAILED':
+      return new StorageError(message, { code });
+    case 'ERR_UNAUTHORIZED':
+      return new UnauthorizedError(message);
+    case 'ERR_DISK':
+      return new DiskError(message);
+    case 'ERR_ABORTED':
+      return new AbortedError(message);
+    case 'ERR_NOT_SUPPORTED':
+      return new NotSupportedError(message);
+    case 'ERR_INTERNAL':
+      return new InternalError(message);
+    default:
+      return new HappyMediaError(code, message);
+  }
+}

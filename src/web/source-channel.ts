@@ -17,16 +17,11 @@
  */
 import {
   AbortedError,
-  DecryptionError,
   type ErrorCode,
-  HappyMediaError,
-  InternalError,
-  InvalidArgumentError,
+  type HappyMediaError,
   isHappyMediaError,
-  LimitError,
+  reviveError,
   StorageError,
-  type StorageErrorCode,
-  UnauthorizedError,
 } from '../core/errors.js';
 import type { ReadableBlobStore } from '../core/playback/resumable-download.js';
 import { isRetryableError, markRetryable } from '../core/transport/retry.js';
@@ -56,14 +51,6 @@ type SourceReply =
   | { type: 'end'; id: number }
   | { type: 'error'; id: number; error: PortedError };
 
-const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set<StorageErrorCode>([
-  'ERR_STORAGE',
-  'ERR_NOT_FOUND',
-  'ERR_INVALID_REF',
-  'ERR_DOWNLOAD_FAILED',
-  'ERR_UPLOAD_FAILED',
-]);
-
 function portError(error: unknown): PortedError {
   const message = error instanceof Error ? error.message : String(error);
   return {
@@ -74,22 +61,14 @@ function portError(error: unknown): PortedError {
 }
 
 /** The error again, on the worker's side: the same class and code, marked retryable as it was. */
-function reviveError(ported: PortedError): HappyMediaError {
+function revivePorted(ported: PortedError): HappyMediaError {
   const { code, message } = ported;
-  let error: HappyMediaError;
   if (code === undefined) {
     // Not ours (an app's store, the browser's fetch): a download failure, which the retry policy
     // presumed transient in the page and still does here.
     return markRetryable(new StorageError(`downloading failed: ${message}`, { code: 'ERR_DOWNLOAD_FAILED' }));
   }
-  if (STORAGE_CODES.has(code)) error = new StorageError(message, { code: code as StorageErrorCode });
-  else if (code === 'ERR_UNAUTHORIZED') error = new UnauthorizedError(message);
-  else if (code === 'ERR_ABORTED') error = new AbortedError(message);
-  else if (code === 'ERR_INVALID_ARGUMENT') error = new InvalidArgumentError(message);
-  else if (code === 'ERR_LIMIT_EXCEEDED') error = new LimitError(message);
-  else if (code === 'ERR_DECRYPTION_FAILED') error = new DecryptionError();
-  else if (code === 'ERR_INTERNAL') error = new InternalError(message);
-  else error = new HappyMediaError(code, message);
+  const error = reviveError(code, message);
   return ported.retryable ? markRetryable(error) : error;
 }
 
@@ -212,7 +191,7 @@ export function channelBlobStore(port: MessagePort): ReadableBlobStore {
         handlers.set(id, (reply) => {
           handlers.delete(id);
           if (reply.type === 'size') resolve({ size: reply.size });
-          else if (reply.type === 'error') reject(reviveError(reply.error));
+          else if (reply.type === 'error') reject(revivePorted(reply.error));
         });
         ask({ type: 'head', id });
       });
@@ -259,7 +238,7 @@ export function channelBlobStore(port: MessagePort): ReadableBlobStore {
             stop();
             settle();
           } else if (reply.type === 'error') {
-            failure = reviveError(reply.error);
+            failure = revivePorted(reply.error);
             stop();
             reject(failure);
             settle();

@@ -8,18 +8,7 @@
  * @module
  */
 import { describeValue, randomBytes, toHex } from '../core/bytes.js';
-import {
-  AbortedError,
-  DecryptionError,
-  type ErrorCode,
-  HappyMediaError,
-  InternalError,
-  InvalidArgumentError,
-  NotSupportedError,
-  StorageError,
-  type StorageErrorCode,
-  UnauthorizedError,
-} from '../core/errors.js';
+import { DecryptionError, InvalidArgumentError, NotSupportedError, reviveError } from '../core/errors.js';
 import { type MediaDownloadSource, sourceStore } from '../core/playback/download-media.js';
 import { isMediaUrl } from '../core/playback/fetch-blob-source.js';
 import {
@@ -82,28 +71,6 @@ export async function registerMediaServiceWorker(
     );
   }
   return { worker: navigator.serviceWorker.controller as ServiceWorker, scope: registration.scope };
-}
-
-const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set<StorageErrorCode>([
-  'ERR_STORAGE',
-  'ERR_NOT_FOUND',
-  'ERR_INVALID_REF',
-  'ERR_DOWNLOAD_FAILED',
-  'ERR_UPLOAD_FAILED',
-]);
-
-/** The worker's failure as the page's error: its class again where the code names one, its code always. */
-function workerError(
-  code: ErrorCode,
-  message = 'the Service Worker could not open the blob',
-): HappyMediaError {
-  if (code === 'ERR_DECRYPTION_FAILED') return new DecryptionError();
-  if (STORAGE_CODES.has(code)) return new StorageError(message, { code: code as StorageErrorCode });
-  if (code === 'ERR_INVALID_ARGUMENT') return new InvalidArgumentError(message);
-  if (code === 'ERR_UNAUTHORIZED') return new UnauthorizedError(message);
-  if (code === 'ERR_ABORTED') return new AbortedError(message);
-  if (code === 'ERR_INTERNAL') return new InternalError(message);
-  return new HappyMediaError(code, message);
 }
 
 /** Options of {@link openStreamingMedia}: `downloadMedia`'s source and key. */
@@ -186,7 +153,10 @@ export async function openStreamingMedia(
   );
   if (!opened.ok) {
     stopServing();
-    throw workerError(opened.code ?? 'ERR_INTERNAL', opened.message);
+    throw reviveError(
+      opened.code ?? 'ERR_INTERNAL',
+      opened.message ?? 'the Service Worker could not open the blob',
+    );
   }
   // The message is authenticated by its envelope; a blob of another size is not the one it describes.
   if (request.size !== undefined && opened.size !== request.size) {
