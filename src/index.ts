@@ -42,16 +42,8 @@ export {
   type RangeSource,
   unboundBlobContext,
 } from './core/blob/index.js';
-// Byte helpers callers need for keys and digests; the argument checks and UTF-8 helpers stay internal.
-export {
-  concatBytes,
-  equalBytes,
-  fromBase64,
-  fromHex,
-  randomBytes,
-  toBase64,
-  toHex,
-} from './core/bytes.js';
+// Standard base64, the encoding of Happy's keys and encrypted values (through the runtime's codec).
+export { fromBase64, toBase64 } from './core/bytes.js';
 // Envelope layer: Happy session message encryption (docs/encryption.md).
 export {
   type AppSessionWrapper,

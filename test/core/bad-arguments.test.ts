@@ -4,6 +4,7 @@
  * non-zero byteOffset exactly like a fresh copy of the same bytes.
  */
 import { describe, expect, it } from 'vitest';
+import { toHex } from '../../src/core/bytes.js';
 import {
   ciphertextSize,
   dataKey,
@@ -17,7 +18,6 @@ import {
   openRaw,
   sealRaw,
   toBase64,
-  toHex,
   unboundBlobContext,
 } from '../../src/index.js';
 import { codeOf, rejectionCodeOf } from '../helpers/errors.js';

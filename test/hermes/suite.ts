@@ -5,7 +5,7 @@
  */
 
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
-import { joinBytes, utf8 } from '../../src/core/bytes.js';
+import { fromHex, joinBytes, randomBytes, toHex, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
 import { expoFileSink, openExpoMedia } from '../../src/expo/index.js';
 import {
@@ -27,7 +27,6 @@ import {
   encryptV1Blob,
   fileMessage,
   fromBase64,
-  fromHex,
   getRuntime,
   HappyMediaError,
   installRuntime,
@@ -39,12 +38,10 @@ import {
   openMessage,
   openMessagesAsync,
   parseSessionMessage,
-  randomBytes,
   sealMessage,
   sealMessageAsync,
   thumbhashFromImage,
   toBase64,
-  toHex,
   unboundBlobContext,
 } from '../../src/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';

@@ -9,15 +9,13 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import {
-  concatBytes,
-  fromHex,
   LimitError,
   mediaBlobContext,
   PARALLEL_FILE_THRESHOLD,
   UsageError,
   unboundBlobContext,
 } from '../index.js';
-import { diskError, readFileAhead } from '../internal.js';
+import { diskError, fromHex, joinBytes, readFileAhead } from '../internal.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
@@ -173,7 +171,7 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
     }
     parts.push(piece.slice()); // the pieces of a file reuse their buffers
   }
-  return concatBytes(...parts);
+  return joinBytes(parts);
 }
 
 /**

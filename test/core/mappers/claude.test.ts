@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { equalBytes } from '../../../src/core/bytes.js';
 import {
   type AgentMapperOptions,
   CALL_UNFINISHED_ERROR,
-  equalBytes,
   type SessionMessage,
   toBase64,
 } from '../../../src/index.js';
