@@ -400,19 +400,5 @@ export {
   mediaRefId,
   type WriteOptions,
 } from './core/storage/index.js';
-// Transport: checked ranged fetches with retries.
-export {
-  DEFAULT_RETRY_POLICY,
-  downloadStatusError,
-  type FetchByteRange,
-  type FetchFunction,
-  type FetchRangeOptions,
-  fetchRange,
-  isRetryableError,
-  isRetryableStatus,
-  markRetryable,
-  type RangedBody,
-  type RetryOptions,
-  type RetryPolicy,
-  withRetries,
-} from './core/transport/index.js';
+// Transport: the retry policy's options, whether a failure may be retried, the `fetch` a client takes.
+export { type FetchFunction, isRetryableError, type RetryPolicy } from './core/transport/index.js';

@@ -18,7 +18,7 @@ import { dataKey, openMessage, sealMessage } from '../../src/core/envelope/index
 import { DecryptionError, HappyMediaError, LimitError } from '../../src/core/errors.js';
 import { parseAccountSecret } from '../../src/core/happy/account-secret.js';
 import { downloadMedia, memorySink } from '../../src/core/playback/index.js';
-import { fetchRange } from '../../src/core/transport/index.js';
+import { fetchRange } from '../../src/core/transport/fetch-range.js';
 import { asAsync } from '../helpers/aes-gcm.js';
 import { rejectionOf } from '../helpers/errors.js';
 

@@ -1,23 +1,10 @@
 /**
- * Public surface of the transport layer: a checked ranged `GET` over `fetch` (servers that ignore
- * `Range`, wrong `Content-Range`, typed errors) and the one retry policy every retrying loop follows.
+ * Public surface of the transport layer: what a caller of the retrying operations needs (the options of
+ * the one retry policy, whether a failure may be retried, the `fetch` a client takes). The checked ranged
+ * `GET` (`fetch-range.ts`) and the retry loop (`retry.ts`) are plumbing: stores, downloads and Happy's
+ * client use them, callers do not.
  *
  * @module
  */
-export {
-  downloadStatusError,
-  type FetchByteRange,
-  type FetchFunction,
-  type FetchRangeOptions,
-  fetchRange,
-  type RangedBody,
-} from './fetch-range.js';
-export {
-  DEFAULT_RETRY_POLICY,
-  isRetryableError,
-  isRetryableStatus,
-  markRetryable,
-  type RetryOptions,
-  type RetryPolicy,
-  withRetries,
-} from './retry.js';
+export type { FetchFunction } from './fetch-range.js';
+export { isRetryableError, type RetryPolicy } from './retry.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchRange, isRetryableError } from '../../../src/core/transport/index.js';
+import { fetchRange } from '../../../src/core/transport/fetch-range.js';
+import { isRetryableError } from '../../../src/core/transport/retry.js';
 import { rejectionOf } from '../../helpers/errors.js';
 import { streamOf } from '../../node/storage/store-contract.js';
 

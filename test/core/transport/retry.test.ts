@@ -9,14 +9,16 @@ import { randomBytes } from '../../../src/core/bytes.js';
 import { AbortedError, StorageError } from '../../../src/core/errors.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
 import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
+import type { FetchFunction } from '../../../src/core/transport/fetch-range.js';
 import {
   DEFAULT_RETRY_POLICY,
-  type FetchFunction,
   isRetryableError,
   markRetryable,
+  RetryBudget,
+  retryDelay,
+  retryPolicy,
   withRetries,
-} from '../../../src/core/transport/index.js';
-import { RetryBudget, retryDelay, retryPolicy } from '../../../src/core/transport/retry.js';
+} from '../../../src/core/transport/retry.js';
 import { codeOf, rejectionOf } from '../../helpers/errors.js';
 
 afterEach(() => {
