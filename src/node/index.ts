@@ -39,7 +39,6 @@ export {
 } from './happy/index.js';
 // Media probing (sharp, libheif, ffmpeg).
 export {
-  AUDIO_ONLY_TYPES,
   type BinarySource,
   DEFAULT_MAX_HEIC_BYTES,
   DEFAULT_MAX_INPUT_PIXELS,
@@ -47,25 +46,14 @@ export {
   DEFAULT_MAX_SVG_BYTES,
   DEFAULT_MAX_TOOL_MEMORY_BYTES,
   DEFAULT_PROBE_TIMEOUT_MS,
-  DEMUXER_WHITELIST,
-  FALLBACK_FILE_NAME,
   ffmpegAvailability,
   type ImageLimits,
-  type LocatedBinary,
-  locateBinary,
-  MAX_FILE_NAME_BYTES,
   type MediaKind,
   type MediaProbe,
-  MIME_ALIASES,
-  normalizeMimeType,
-  OCTET_STREAM,
   type PictureProbe,
   type ProbeOptions,
   type ProbeStreamInput,
   probeMedia,
-  sanitizeFileName,
-  sniffMimeType,
-  TEXT_TYPES_BY_EXTENSION,
   type ToolName,
   type ToolStatus,
   // Same name and result as the universal entry's, for every format sharp reads (and file paths): in
@@ -75,9 +63,7 @@ export {
 // Playback: download, decrypt, verify, cache, serve to a player.
 export {
   type CacheLease,
-  cacheEntryId,
   defaultCacheDir,
-  extensionForMimeType,
   MediaCache,
   type MediaCacheOptions,
   type MediaEndpoint,
@@ -90,7 +76,6 @@ export {
   privateFileSink,
   type ServeMediaOptions,
   serveMedia,
-  TEMP_DIR_PREFIX,
   type UnhashedFile,
 } from './playback/index.js';
 // Node's runtime and its AES-GCM, to reinstall or force (tests, benchmarks).
@@ -109,12 +94,10 @@ export {
 } from './send/index.js';
 // Blob stores (local, HTTP, S3) and the media server.
 export {
-  BLOB_ROUTE_PREFIX,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_UPLOAD_BYTES,
   DEFAULT_S3_PART_BYTES,
   defaultBlobDir,
-  HEALTH_ROUTE,
   HttpBlobStore,
   type HttpBlobStoreOptions,
   LocalBlobStore,
@@ -123,10 +106,6 @@ export {
   type MediaServerOptions,
   type OpenStoreOptions,
   openStore,
-  parseRangeHeader,
-  type RangeDecision,
-  S3_MAX_PARTS,
-  S3_MIN_PART_BYTES,
   S3BlobStore,
   type S3BlobStoreOptions,
   startMediaServer,

@@ -1,19 +1,12 @@
 /**
- * Public surface of the Node media layer: `probeMedia` and the pieces it is made of.
+ * Public surface of the Node media layer: `probeMedia`, its options, and whether ffmpeg is there (the MIME
+ * tables, the file-name rules and the binary search are its plumbing, not API).
  *
  * @module
  */
-export { DEMUXER_WHITELIST, ffmpegAvailability, type ToolStatus } from './ffmpeg.js';
-export { type BinarySource, type LocatedBinary, locateBinary, type ToolName } from './ffmpeg-binaries.js';
-export { FALLBACK_FILE_NAME, MAX_FILE_NAME_BYTES, sanitizeFileName } from './file-name.js';
+export { ffmpegAvailability, type ToolStatus } from './ffmpeg.js';
+export type { BinarySource, ToolName } from './ffmpeg-binaries.js';
 export { type ImageLimits, type PictureProbe, thumbhashFromImage } from './image.js';
-export {
-  MIME_ALIASES,
-  normalizeMimeType,
-  OCTET_STREAM,
-  sniffMimeType,
-  TEXT_TYPES_BY_EXTENSION,
-} from './mime.js';
 export {
   DEFAULT_MAX_HEIC_BYTES,
   DEFAULT_MAX_INPUT_PIXELS,
@@ -23,5 +16,5 @@ export {
   DEFAULT_PROBE_TIMEOUT_MS,
   type ProbeOptions,
 } from './options.js';
-export { AUDIO_ONLY_TYPES, probeMedia } from './probe.js';
+export { probeMedia } from './probe.js';
 export type { MediaKind, MediaProbe, ProbeStreamInput } from './types.js';

@@ -7,7 +7,6 @@
 // Node's runtime: playback should never fall back to a slower AES-GCM in Node.
 import '../runtime/index.js';
 
-export { extensionForMimeType } from '../../core/playback/media-names.js';
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
 export {
   chunkedResumePoint,
@@ -17,13 +16,12 @@ export {
 } from '../../core/playback/resumable-download.js';
 export {
   type CacheLease,
-  cacheEntryId,
   defaultCacheDir,
   MediaCache,
   type MediaCacheOptions,
   type ProducedFile,
   type Producer,
 } from './media-cache.js';
-export { type OpenedMedia, type OpenMediaOptions, openMedia, TEMP_DIR_PREFIX } from './open-media.js';
+export { type OpenedMedia, type OpenMediaOptions, openMedia } from './open-media.js';
 export { type PrivateFileSinkOptions, privateFileSink, type UnhashedFile } from './private-file-sink.js';
 export { type MediaEndpoint, type ServeMediaOptions, serveMedia } from './serve-media.js';

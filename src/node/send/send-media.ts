@@ -43,7 +43,8 @@ import { readSizedBody } from '../../core/storage/sized-body.js';
 import '../blob/index.js';
 import { assertWithinStoreLimit, type BlobStore } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
-import { type MediaProbe, type ProbeOptions, probeMedia, sanitizeFileName } from '../media/index.js';
+import { sanitizeFileName } from '../media/file-name.js';
+import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** A progress event of {@link sendMedia}. */

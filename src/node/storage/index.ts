@@ -20,14 +20,11 @@ export {
   HappyServerStore,
   type HappyServerStoreOptions,
 } from '../../core/storage/happy-server-store.js';
-export { parseRangeHeader, type RangeDecision } from '../../core/transport/range-header.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
 export {
-  BLOB_ROUTE_PREFIX,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_UPLOAD_BYTES,
-  HEALTH_ROUTE,
   type MediaServer,
   type MediaServerOptions,
   startMediaServer,
@@ -35,8 +32,6 @@ export {
 export { type OpenStoreOptions, openStore } from './open-store.js';
 export {
   DEFAULT_S3_PART_BYTES,
-  S3_MAX_PARTS,
-  S3_MIN_PART_BYTES,
   S3BlobStore,
   type S3BlobStoreOptions,
 } from './s3-store.js';

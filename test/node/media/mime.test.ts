@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeMimeType, sniffMimeType } from '../../../src/node/media/index.js';
 import {
   detectContainerType,
   fallbackMimeType,
   looksLikeSvg,
   looksLikeText,
+  normalizeMimeType,
+  sniffMimeType,
 } from '../../../src/node/media/mime.js';
 import { sample, samplesDir } from './samples.js';
 

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
-import { openStore, S3_MIN_PART_BYTES, S3BlobStore } from '../../../src/node/storage/index.js';
+import { openStore, S3BlobStore } from '../../../src/node/storage/index.js';
+import { S3_MIN_PART_BYTES } from '../../../src/node/storage/s3-store.js';
 import { collect, describeStoreContract, stallingStream, streamOf } from './store-contract.js';
 
 const hasS3 = Boolean(process.env.HAPPY_MEDIA_S3_ENDPOINT);
