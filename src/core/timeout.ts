@@ -44,3 +44,68 @@ export function checkedTimeoutMs(value: unknown, name: string): number {
 export function timeoutReason(timeoutMs: number, name = 'timeoutMs'): LimitError {
   return new LimitError(`no answer within ${timeoutMs} ms (${name})`);
 }
+
+/**
+ * A request's own abort signal: it aborts when the caller's signal does, or when no response head came
+ * within `timeoutMs` (with {@link timeoutReason} as its reason). Every HTTP request of the library makes
+ * its signal this one way, so a timeout of `0` means "no limit" everywhere and every request lets go of
+ * the caller's signal when it is done.
+ */
+export interface RequestSignal {
+  /** Pass to `fetch`; it also ends the response body when aborted after the head. */
+  readonly signal: AbortSignal;
+  /** Whether the head timer, not the caller, aborted the request. */
+  readonly timedOut: boolean;
+  /** Stops the head timer (call once the head arrived, or the request failed). */
+  stopTimer(): void;
+  /** Lets go of the caller's signal (call when the body is read or dropped); stops the timer too. */
+  release(): void;
+}
+
+/**
+ * Makes a {@link RequestSignal} linked to the caller's `signal`, with a head timer of `timeoutMs`
+ * (`0`: none). An already aborted caller's signal aborts it at once.
+ *
+ * @param signal - the caller's signal, if any.
+ * @param timeoutMs - a value from {@link checkedTimeoutMs}.
+ * @example
+ * ```ts
+ * const request = requestSignal(options.signal, timeoutMs);
+ * try {
+ *   const response = await fetch(url, { signal: request.signal });
+ *   request.stopTimer();
+ *   return await response.text();
+ * } finally {
+ *   request.release();
+ * }
+ * ```
+ */
+export function requestSignal(signal: AbortSignal | undefined, timeoutMs: number): RequestSignal {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined =
+    timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(timeoutReason(timeoutMs));
+        }, timeoutMs)
+      : undefined;
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const stopTimer = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    stopTimer,
+    release: () => {
+      stopTimer();
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}

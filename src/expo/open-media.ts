@@ -18,6 +18,7 @@ import { cacheEntryId } from '../core/playback/cache-entry-id.js';
 import { type DownloadMediaOptions, downloadMedia } from '../core/playback/download-media.js';
 import { type MediaInput, toMediaRequest } from '../core/playback/media-request.js';
 import type { MediaSink } from '../core/playback/media-sink.js';
+import { waitOrAbort } from '../core/wait-or-abort.js';
 import {
   assertExpoFileSystem,
   committedName,
@@ -88,32 +89,6 @@ function cachedFile(
   // Anything else (emptied by a purge, a second file, a wrong size) is not trusted: download again.
   deleteQuietly(entry);
   return undefined;
-}
-
-function waitOrAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  onAbort: () => void,
-): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort();
-      reject(new AbortedError('the download was aborted', { cause: signal.reason }));
-    };
-    if (signal.aborted) return abort();
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The sink of one cache entry: a temp file in the cache folder, moved into the entry's folder. */
@@ -214,10 +189,15 @@ export async function openExpoMedia<F extends ExpoFile, D extends ExpoDirectory>
     if (onProgress) current.listeners.delete(onProgress);
   };
   try {
-    return (await waitOrAbort(current.promise, signal, () => {
-      leave();
-      if (current.waiters === 0) current.controller.abort(signal?.reason);
-    })) as F;
+    return (await waitOrAbort(
+      current.promise,
+      signal,
+      () => {
+        leave();
+        if (current.waiters === 0) current.controller.abort(signal?.reason);
+      },
+      'the download',
+    )) as F;
   } finally {
     leave();
   }

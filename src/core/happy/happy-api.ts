@@ -21,7 +21,7 @@ import {
   type StorageErrorCode,
   UnauthorizedError,
 } from '../errors.js';
-import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
+import { checkedTimeoutMs, requestSignal } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import type { FetchFunction } from '../transport/fetch-range.js';
 import {
@@ -140,18 +140,8 @@ export class HappyApi {
   private async once(request: HappyApiRequest): Promise<unknown> {
     const { leg, signal } = request;
     if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-    const controller = new AbortController();
-    let timedOut = false;
     const timeoutMs = this.policy.timeoutMs;
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort(timeoutReason(timeoutMs));
-          }, timeoutMs)
-        : undefined;
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const requestAbort = requestSignal(signal, timeoutMs);
     const failed = (what: string, cause?: unknown) =>
       markRetryable(
         new StorageError(`${leg} failed: ${what} (${this.origin})`, { code: codeOf(leg), cause }),
@@ -166,11 +156,14 @@ export class HappyApi {
             ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          signal: controller.signal,
+          signal: requestAbort.signal,
         });
       } catch (cause) {
         if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-        throw failed(timedOut ? `no answer within ${timeoutMs} ms` : 'could not reach the server', cause);
+        throw failed(
+          requestAbort.timedOut ? `no answer within ${timeoutMs} ms` : 'could not reach the server',
+          cause,
+        );
       }
       if (response.status !== 200) throw await this.statusError(request, response);
       let text: string;
@@ -179,7 +172,9 @@ export class HappyApi {
       } catch (cause) {
         if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
         throw failed(
-          timedOut ? `the answer did not arrive within ${timeoutMs} ms` : 'the answer was cut off',
+          requestAbort.timedOut
+            ? `the answer did not arrive within ${timeoutMs} ms`
+            : 'the answer was cut off',
           cause,
         );
       }
@@ -192,8 +187,7 @@ export class HappyApi {
         );
       }
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      requestAbort.release();
     }
   }
 

@@ -33,7 +33,7 @@ import {
   StorageError,
   UnauthorizedError,
 } from '../errors.js';
-import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
+import { checkedTimeoutMs, requestSignal } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
@@ -208,28 +208,19 @@ export class HappyServerStore implements BlobStore {
   /** One fetch with a head timeout; network failures become retryable errors of `leg`. */
   private async send(leg: Leg, url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
     throwIfAborted(signal);
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer =
-      this.timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort(timeoutReason(this.timeoutMs));
-          }, this.timeoutMs)
-        : undefined;
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const requestAbort = requestSignal(signal, this.timeoutMs);
     try {
-      return await this.doFetch(url, { ...init, signal: controller.signal });
+      return await this.doFetch(url, { ...init, signal: requestAbort.signal });
     } catch (cause) {
       if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-      const what = timedOut ? `no answer within ${this.timeoutMs} ms` : 'could not reach the server';
+      const what = requestAbort.timedOut
+        ? `no answer within ${this.timeoutMs} ms`
+        : 'could not reach the server';
       throw markRetryable(
         new StorageError(`${leg} failed: ${what} (${new URL(url).origin})`, { code: codeOf(leg), cause }),
       );
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      requestAbort.release();
     }
   }
 

@@ -23,7 +23,7 @@
  */
 import { assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, type HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
-import { checkedTimeoutMs, timeoutReason } from '../timeout.js';
+import { checkedTimeoutMs, requestSignal } from '../timeout.js';
 import { urlScheme } from './base-url.js';
 import { isRetryableStatus, markRetryable } from './retry.js';
 
@@ -334,35 +334,26 @@ async function send(
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   const { signal } = options;
-  // One controller for the caller's abort and the head timeout; it stays linked to the body, so an
-  // abort after the head also ends the body.
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer =
-    timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort(timeoutReason(timeoutMs));
-        }, timeoutMs)
-      : undefined;
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const release = () => signal?.removeEventListener('abort', onAbort);
+  // The request's signal stays linked to the caller's through the body, so an abort after the head also
+  // ends the body; `release` lets go of it when the body ends.
+  const requestAbort = requestSignal(signal, timeoutMs);
+  const release = requestAbort.release;
   try {
     const response = await doFetch(target, {
       method: 'GET',
       headers,
-      signal: controller.signal,
+      signal: requestAbort.signal,
       redirect: 'follow',
     });
     return { response, release };
   } catch (cause) {
     release();
     if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-    if (timedOut) throw downloadFailed(leg, `${what} sent no answer within ${timeoutMs} ms`, cause);
+    if (requestAbort.timedOut)
+      throw downloadFailed(leg, `${what} sent no answer within ${timeoutMs} ms`, cause);
     throw downloadFailed(leg, `could not reach ${what}`, cause);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    requestAbort.stopTimer();
   }
 }
 

@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
 import { cacheEntryId } from '../../core/playback/cache-entry-id.js';
+import { waitOrAbort } from '../../core/wait-or-abort.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { diskError } from '../fs/disk-error.js';
 import { createPrivateDirectory, PRIVATE_DIR_MODE, type PrivateDirectory } from '../fs/private-dir.js';
@@ -263,11 +264,16 @@ export class MediaCache {
     if (onProgress) shared.listeners.add(onProgress);
     let result: { entryId?: string; transient?: Transient };
     try {
-      result = await waitOrAbort(shared.promise, signal, () => {
-        shared.waiters--;
-        if (onProgress) shared.listeners.delete(onProgress);
-        if (shared.waiters === 0) shared.controller.abort(signal?.reason);
-      });
+      result = await waitOrAbort(
+        shared.promise,
+        signal,
+        () => {
+          shared.waiters--;
+          if (onProgress) shared.listeners.delete(onProgress);
+          if (shared.waiters === 0) shared.controller.abort(signal?.reason);
+        },
+        'the open',
+      );
     } finally {
       if (onProgress) shared.listeners.delete(onProgress);
     }
@@ -499,29 +505,4 @@ function sanitizeIndex(value: unknown): IndexFile {
     }
   }
   return out;
-}
-
-function waitOrAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  onAbort: () => void,
-): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort();
-      reject(new AbortedError('the open was aborted', { cause: signal.reason }));
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -29,7 +29,7 @@ import {
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
 import { lengthMismatch, readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
-import { checkedTimeoutMs, timeoutReason } from '../../core/timeout.js';
+import { checkedTimeoutMs, requestSignal } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { checkBearerToken } from '../../core/transport/bearer-token.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
@@ -50,7 +50,7 @@ async function drainSmall(body: ReadableStream<Uint8Array>): Promise<void> {
 export interface HttpBlobStoreOptions {
   /** Bearer token the server was started with. */
   token?: string;
-  /** Time without any response before a request fails, in ms (default 60 000). */
+  /** Time without any response before a request fails, in ms (default 60 000; `0`: no limit). */
   timeoutMs?: number;
 }
 
@@ -136,18 +136,13 @@ export class HttpBlobStore implements BlobStore {
   }
 
   private async call(ref: string, init: RequestInit, upload = false): Promise<Response> {
-    // The timeout covers the wait for the response head only: a long download must not be cut.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(timeoutReason(this.timeoutMs)), this.timeoutMs);
     const url = this.urlOf(ref);
-    const onAbort = () => controller.abort(init.signal?.reason);
-    init.signal?.addEventListener('abort', onAbort, { once: true });
-    if (init.signal?.aborted) onAbort();
+    const requestAbort = requestSignal(init.signal ?? undefined, this.timeoutMs);
     try {
       return await fetch(url, {
         ...init,
         headers: { ...this.headers(), ...init.headers },
-        signal: controller.signal,
+        signal: requestAbort.signal,
       });
     } catch (cause) {
       if (init.signal?.aborted)
@@ -159,7 +154,7 @@ export class HttpBlobStore implements BlobStore {
         }),
       );
     } finally {
-      clearTimeout(timer);
+      requestAbort.release();
     }
   }
 

@@ -391,4 +391,22 @@ describe('HttpBlobStore timeoutMs', () => {
       await new Promise((resolve) => slow.close(resolve));
     }
   });
+
+  it('0 is no limit, as for every other store: a slow answer to a delete is waited for', async () => {
+    const { createServer } = await import('node:http');
+    const slow = createServer((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(204);
+        res.end();
+      }, 150);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = slow.address() as { port: number };
+      const store = new HttpBlobStore(`http://127.0.0.1:${port}`, { timeoutMs: 0 });
+      await expect(store.delete(createMediaRef())).resolves.toBeUndefined();
+    } finally {
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
 });
