@@ -18,9 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  accessSync,
   chmodSync,
-  constants,
   copyFileSync,
   lstatSync,
   mkdirSync,
@@ -33,6 +31,8 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { DiskError } from '../../core/errors.js';
+import { isExecutableFile } from '../fs/executable-file.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 
 /** Which tool, for messages. */
 export type ToolName = 'ffprobe' | 'ffmpeg';
@@ -64,18 +64,7 @@ export const BUNDLED_PACKAGE: Readonly<Record<ToolName, string>> = {
   ffprobe: '@ffprobe-installer/ffprobe',
 };
 
-const PRIVATE_DIR_MODE = 0o700;
 const executableName = (name: string) => (process.platform === 'win32' ? `${name}.exe` : name);
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The first executable `name` (`.exe` added on Windows) in an absolute `PATH` directory (relative entries are ignored). */
 export function findOnPath(name: string, pathVariable = process.env.PATH ?? ''): string | undefined {

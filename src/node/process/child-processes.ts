@@ -20,9 +20,10 @@
  * @module
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { DiskError } from '../../core/errors.js';
+import { isExecutableFile } from '../fs/executable-file.js';
 import { childEnvironment } from './child-environment.js';
 import { releaseFromSentinel, watchWithSentinel } from './parent-sentinel.js';
 
@@ -48,16 +49,6 @@ let exitHooked = false;
 let forwarding = false;
 const FORWARDED_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 let listening = false;
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Whether `binary` can be run as `spawn` would find it (a path, or a name on the `PATH`). */
 function runnable(binary: string): boolean {

@@ -33,6 +33,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { openInput } from '../input-file.js';
+import { interruptible } from '../interrupt.js';
 import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
@@ -241,73 +242,69 @@ export function registerMap(program: Command): void {
         }
 
         const input = await openInput(file);
-        const aborter = new AbortController();
-        // Ctrl-C (or SIGTERM) cancels an upload under way, and ends the input so a read waiting on it returns.
-        const onSignal = () => {
-          aborter.abort(new AbortedError('interrupted'));
-          if (file === '-') process.stdin.destroy();
-          else void input.close().catch(() => {});
-        };
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
         const name = file === '-' ? 'stdin' : file;
         const counts: InputCounts = { events: 0, unreadable: 0 };
         let written = 0;
-        const started = Date.now();
-        let lastProgress = started;
-        const writerOptions = { ...(media ? { media } : {}), signal: aborter.signal, verify: true };
-        const close = options.keepOpen !== true;
         let skipped: SkipCounts = { total: 0, byReason: {} };
         let v1Blobs = 0;
-
-        const emit = async (messages: SessionMessage[]) => {
-          // Ctrl-C stops the run (the signal also cancels an upload under way).
-          if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
-          if (messages.length === 0) return;
-          let text = '';
-          for (const message of messages) text += jsonLine(key ? sealMessage(message, key) : message);
-          written += messages.length;
-          await writeOut(text);
-          const now = Date.now();
-          if (now - lastProgress >= 2000) {
-            lastProgress = now;
-            process.stderr.write(`happy-media map: ${counts.events} events → ${written} messages…\n`);
-          }
+        const close = options.keepOpen !== true;
+        // Ctrl-C (or SIGTERM) cancels an upload under way, and ends the input so a read waiting on it returns.
+        const endInput = () => {
+          if (file === '-') process.stdin.destroy();
+          else void input.close().catch(() => {});
         };
+        await interruptible(async (signal) => {
+          const started = Date.now();
+          let lastProgress = started;
+          const writerOptions = { ...(media ? { media } : {}), signal, verify: true };
 
-        try {
-          const events = readEvents(input.stream, maxLineBytes, counts);
-          if (options.from === 'happy') {
-            const generator = mapHappyRecords(events, {
-              ...writerOptions,
-              close,
-              onV1Blob: () => (v1Blobs += 1),
-            });
-            let next = await generator.next();
-            while (!next.done) {
-              if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
-              await emit([next.value]);
-              next = await generator.next();
+          const emit = async (messages: SessionMessage[]) => {
+            // Ctrl-C stops the run (the signal also cancels an upload under way).
+            if (signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
+            if (messages.length === 0) return;
+            let text = '';
+            for (const message of messages) text += jsonLine(key ? sealMessage(message, key) : message);
+            written += messages.length;
+            await writeOut(text);
+            const now = Date.now();
+            if (now - lastProgress >= 2000) {
+              lastProgress = now;
+              process.stderr.write(`happy-media map: ${counts.events} events → ${written} messages…\n`);
             }
-            skipped = next.value.skipped;
-          } else {
-            const mapper = createAgentMapper(options.from, writerOptions);
-            for await (const event of events) {
-              if (aborter.signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
-              await emit(await mapper.push(event));
+          };
+
+          try {
+            const events = readEvents(input.stream, maxLineBytes, counts);
+            if (options.from === 'happy') {
+              const generator = mapHappyRecords(events, {
+                ...writerOptions,
+                close,
+                onV1Blob: () => (v1Blobs += 1),
+              });
+              let next = await generator.next();
+              while (!next.done) {
+                if (signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
+                await emit([next.value]);
+                next = await generator.next();
+              }
+              skipped = next.value.skipped;
+            } else {
+              const mapper = createAgentMapper(options.from, writerOptions);
+              for await (const event of events) {
+                if (signal.aborted) throw new AbortedError('interrupted: the output stops mid-stream');
+                await emit(await mapper.push(event));
+              }
+              await emit(await mapper.end({ close }));
+              skipped = mapper.skipped();
             }
-            await emit(await mapper.end({ close }));
-            skipped = mapper.skipped();
+          } catch (error) {
+            if (signal.aborted)
+              throw new AbortedError('interrupted: the output stops mid-stream', { cause: error });
+            throw error;
+          } finally {
+            await input.close().catch(() => {});
           }
-        } catch (error) {
-          if (aborter.signal.aborted)
-            throw new AbortedError('interrupted: the output stops mid-stream', { cause: error });
-          throw error;
-        } finally {
-          await input.close().catch(() => {});
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
+        }, endInput);
         const notes = [
           `${counts.events} event${counts.events === 1 ? '' : 's'} → ${written} message${written === 1 ? '' : 's'}`,
           ...(media ? [`${uploads} upload${uploads === 1 ? '' : 's'}`] : []),

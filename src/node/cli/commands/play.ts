@@ -29,6 +29,7 @@ import {
 import { checkedTimeoutMs, expectedPlaintextSize, toMediaRequest } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { interruptible } from '../interrupt.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
@@ -351,18 +352,14 @@ async function playInput(
     maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
   });
   const sized = await withKnownSize(input, store, cache.maxBytes);
-  const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   const tty = process.stderr.isTTY === true;
   let shown = -1;
-  try {
+  await interruptible(async (signal) => {
     const media = await openMedia(sized, {
       store,
       blobKey,
       cache,
-      signal: abort.signal,
+      signal,
       ...(retries === undefined ? {} : { retries }),
       ...deadlines,
       onProgress: ({ done, total }) => {
@@ -383,8 +380,5 @@ async function playInput(
     process.stdout.write(`${media.path}\n`);
     if (flags.open) openOnDesktop(media.path);
     await media.dispose();
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }

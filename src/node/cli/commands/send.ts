@@ -13,7 +13,6 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
-  AbortedError,
   defaultBlobDir,
   type SendProgress,
   sendMedia,
@@ -23,6 +22,7 @@ import {
 } from '../../index.js';
 import { importOptional } from '../../optional-dependency.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { interruptible } from '../interrupt.js';
 import { decodeKey, resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
@@ -133,27 +133,23 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
   const client = await connectHappy(options);
   const session = await openHappySession(client, options.session);
   const progress = await progressReporter();
-  const aborter = new AbortController();
-  const onSignal = () => aborter.abort(new AbortedError('interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
-    const result = await sendToSession(file, {
-      client,
-      session,
-      role: options.role,
-      turn: options.turn,
-      signal: aborter.signal,
-      onProgress: progress.update,
-      ...(options.format ? { format: options.format } : {}),
-    });
+    const result = await interruptible((signal) =>
+      sendToSession(file, {
+        client,
+        session,
+        role: options.role,
+        turn: options.turn,
+        signal,
+        onProgress: progress.update,
+        ...(options.format ? { format: options.format } : {}),
+      }),
+    );
     progress.stop();
     process.stdout.write(`${JSON.stringify({ message: result.message, seq: result.seq })}\n`);
     if (result.probe.warning) process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
   } finally {
     progress.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 
@@ -214,21 +210,19 @@ export function registerSend(program: Command): void {
       }
       const { store } = await openCliStore(options);
       const progress = await progressReporter();
-      const aborter = new AbortController();
-      const onSignal = () => aborter.abort(new AbortedError('interrupted'));
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
       try {
-        const result = await sendMedia(file, {
-          store,
-          blobKey,
-          role: options.role,
-          turn: options.turn,
-          sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
-          signal: aborter.signal,
-          onProgress: progress.update,
-          ...(options.format ? { format: options.format } : {}),
-        });
+        const result = await interruptible((signal) =>
+          sendMedia(file, {
+            store,
+            blobKey,
+            role: options.role,
+            turn: options.turn,
+            sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
+            signal,
+            onProgress: progress.update,
+            ...(options.format ? { format: options.format } : {}),
+          }),
+        );
         progress.stop();
         const out = result.envelope
           ? { message: result.message, envelope: result.envelope }
@@ -238,8 +232,6 @@ export function registerSend(program: Command): void {
           process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
       } finally {
         progress.stop();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
       }
     }),
   );
