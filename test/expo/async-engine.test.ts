@@ -9,7 +9,7 @@ import type { AsyncAesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
 import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { BlobDecryptor } from '../../src/core/blob/decryptor.js';
-import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
+import { decryptBlob, encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { joinBytes, randomBytes } from '../../src/core/bytes.js';
 import { downloadMedia, type MediaSink, memorySink } from '../../src/core/playback/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
@@ -144,6 +144,40 @@ describe('downloadMedia over expo-crypto (asynchronous)', () => {
     expect(code).toBe('ERR_ABORTED');
     expect(events.at(-1)).toBe('abort');
     expect(written()).toBeLessThan(plain.length);
+  });
+});
+
+describe('expoCryptoAesGcm reuses its nonce || ciphertext arrays only once their call settled', () => {
+  it('a module that reads the sealed bytes late, calls settling out of order, still opens every chunk', async () => {
+    const real = await loadExpoCryptoAes();
+    const given = new Set<Uint8Array>();
+    let exact = true;
+    let turn = 0;
+    // expo's sealed data over the array itself (as its web module keeps it), its decryption started only
+    // a few macrotasks later (as a busy native queue would), so an array reused too early opens wrong.
+    const late: typeof real = {
+      ...real,
+      AESSealedData: {
+        fromCombined(combined, config) {
+          given.add(combined);
+          if (combined.byteOffset !== 0 || combined.byteLength !== combined.buffer.byteLength) exact = false;
+          return { combined, config } as never;
+        },
+      } as typeof real.AESSealedData,
+      async aesDecryptAsync(sealed, k, options) {
+        const { combined, config } = sealed as unknown as { combined: Uint8Array; config: never };
+        for (let i = (turn++ * 7) % 5; i > 0; i--) await new Promise((resolve) => setTimeout(resolve, 0));
+        return real.aesDecryptAsync(real.AESSealedData.fromCombined(combined.slice(), config), k, options);
+      },
+    };
+    const out = await decryptBlob(blob, key, {
+      context: mediaBlobContext(REF),
+      aesGcm: expoCryptoAesGcm(late),
+    });
+    expect(out.length === plain.length && out.every((v, i) => v === plain[i])).toBe(true);
+    // Exactly-sized arrays (expo's web fromCombined reads the whole ArrayBuffer), fewer than one per chunk.
+    expect(exact).toBe(true);
+    expect(given.size).toBeLessThan(Math.ceil(plain.length / 16384));
   });
 });
 

@@ -5,7 +5,11 @@
  * (`import * as ExpoCrypto from 'expo-crypto'`); the library never imports it.
  *
  * Each seal is `aesEncryptAsync` then `ciphertext({ includeTag: true })` (expo returns a sealed-data
- * object, not bytes); each open is `AESSealedData.fromParts(nonce, sealed, 16)` then `aesDecryptAsync`.
+ * object, not bytes); each open is `AESSealedData.fromCombined(nonce || sealed)` then `aesDecryptAsync`.
+ * The `nonce || sealed` arrays are reused once their call settled: expo's sealed data wants its bytes
+ * joined (its `fromParts` joins them into a fresh array per call), and on the web a fresh array per
+ * 16 KiB chunk costs the main thread more than the copy itself (docs/playback.md, "Speed of the
+ * asynchronous engine").
  *
  * @module
  */
@@ -23,13 +27,41 @@ export interface ExpoCryptoSealedData {
  */
 export interface ExpoCryptoAes<Key = unknown, Sealed extends ExpoCryptoSealedData = ExpoCryptoSealedData> {
   AESEncryptionKey: { import(input: Uint8Array): Promise<Key> };
-  AESSealedData: { fromParts(iv: Uint8Array, ciphertextWithTag: Uint8Array, tagLength?: number): Sealed };
+  AESSealedData: { fromCombined(combined: Uint8Array, config: { ivLength: number; tagLength: 16 }): Sealed };
   aesEncryptAsync(
     plaintext: Uint8Array,
     key: Key,
     options: { nonce: { bytes: Uint8Array }; tagLength?: 16 },
   ): Promise<Sealed>;
   aesDecryptAsync(sealed: Sealed, key: Key, options: { output: 'bytes' }): Promise<Uint8Array>;
+}
+
+/** Most arrays kept for reuse: a batch's worth of chunks in flight. */
+const SPARE_ARRAYS = 64;
+/** Longest array kept for reuse (a sealed blob chunk and its nonce fit; a long message is not kept). */
+const SPARE_MAX_BYTES = 64 * 1024;
+
+/**
+ * Arrays of one length handed back after use, for the next call of that length: the blob's sealed chunks
+ * all have one length (but the final one), so a steady stream of opens allocates nothing. Each array is
+ * exactly the length asked (expo's web `fromCombined` reads the whole `ArrayBuffer`, not the view).
+ */
+class SpareArrays {
+  #length = 0;
+  readonly #arrays: Uint8Array[] = [];
+
+  take(length: number): Uint8Array {
+    return (length === this.#length ? this.#arrays.pop() : undefined) ?? new Uint8Array(length);
+  }
+
+  give(array: Uint8Array): void {
+    if (array.length > SPARE_MAX_BYTES) return;
+    if (array.length !== this.#length) {
+      this.#arrays.length = 0;
+      this.#length = array.length;
+    }
+    if (this.#arrays.length < SPARE_ARRAYS) this.#arrays.push(array);
+  }
 }
 
 /** Options of {@link expoCryptoAesGcm}. */
@@ -61,15 +93,16 @@ export function expoCryptoAesGcm<Key, Sealed extends ExpoCryptoSealedData>(
     typeof m !== 'object' ||
     m === null ||
     typeof m.AESEncryptionKey?.import !== 'function' ||
-    typeof m.AESSealedData?.fromParts !== 'function' ||
+    typeof m.AESSealedData?.fromCombined !== 'function' ||
     typeof m.aesEncryptAsync !== 'function' ||
     typeof m.aesDecryptAsync !== 'function'
   ) {
     throw new InvalidArgumentError(
-      "expected expo-crypto's module (≥ 55: AESEncryptionKey, AESSealedData, aesEncryptAsync, aesDecryptAsync) for `module`",
+      "expected expo-crypto's module (≥ 55: AESEncryptionKey, AESSealedData.fromCombined, aesEncryptAsync, aesDecryptAsync) for `module`",
     );
   }
   const name = options.name ?? 'expo-crypto';
+  const spare = new SpareArrays();
   return Object.freeze({
     name,
     mode: 'async',
@@ -89,13 +122,22 @@ export function expoCryptoAesGcm<Key, Sealed extends ExpoCryptoSealedData>(
     },
     async open(key: Key, nonce: Uint8Array, sealed: Uint8Array) {
       if (sealed.length < AES_GCM_TAG_BYTES) throw new DecryptionError();
+      const combined = spare.take(nonce.length + sealed.length);
+      combined.set(nonce);
+      combined.set(sealed, nonce.length);
       let plaintext: Uint8Array;
       try {
-        const data = module.AESSealedData.fromParts(nonce, sealed, AES_GCM_TAG_BYTES);
+        const data = module.AESSealedData.fromCombined(combined, {
+          ivLength: nonce.length,
+          tagLength: AES_GCM_TAG_BYTES,
+        });
         plaintext = await module.aesDecryptAsync(data, key, { output: 'bytes' });
       } catch {
         // Every authentication failure is the same error, whatever expo's platform said.
         throw new DecryptionError();
+      } finally {
+        // Settled: expo is done with it (it holds only public bytes, the nonce and the ciphertext).
+        spare.give(combined);
       }
       if (!(plaintext instanceof Uint8Array) || plaintext.length !== sealed.length - AES_GCM_TAG_BYTES) {
         throw new DecryptionError();
