@@ -4,18 +4,28 @@
  * `secretbox.open` over the same plaintext size (what Happy's app uses today), after checking both
  * round-trip. Also the engine alone: `decryptBlob` through the Cipher-API AES-GCM over a module whose
  * "cipher" only copies (no AES, no tag check), i.e. the ceiling a native cipher
- * (react-native-quick-crypto) reaches before its own AES time. Prints one JSON line:
- * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[] }`.
+ * (react-native-quick-crypto) reaches before its own AES time. And the asynchronous engine (Happy's app
+ * path: `expoCryptoAesGcm`) over a stand-in of expo-crypto's AES module whose calls resolve with copies
+ * (no AES, no tag check): `decryptBlob` whole and `downloadMedia` from a source handing over 64 KiB
+ * pieces, the ceiling the engine reaches under Hermes with a native cipher before the cipher's own time
+ * and its native call. Prints one JSON line:
+ * `{ size, blobDecryptMs[], secretboxOpenMs[], engineOnlyMs[], asyncEngineMs[], asyncDownloadMs[] }`.
  */
 
 import {
   type CipherModule,
   cipherModuleAesGcm,
   decryptBlob,
+  downloadMedia,
   encryptBlob,
+  installRuntime,
+  mediaBlobContext,
+  memorySink,
   nobleAesGcm,
+  type ReadableBlobStore,
   unboundBlobContext,
 } from 'happy-media';
+import { type ExpoCryptoAes, expoCryptoAesGcm } from 'happy-media/expo';
 import nacl from 'tweetnacl';
 
 declare const print: (line: string) => void;
@@ -64,6 +74,57 @@ const copyingModule: CipherModule = {
   }),
 };
 
+/** Stand-in of expo-crypto's sealed data: the bytes the native side would hold. */
+interface CopiedSealed {
+  bytes: Uint8Array;
+  ivLength: number;
+  ciphertext(options: { includeTag: boolean }): Promise<Uint8Array>;
+}
+
+function copiedSealed(bytes: Uint8Array, ivLength: number): CopiedSealed {
+  return {
+    bytes,
+    ivLength,
+    ciphertext: async ({ includeTag }) => bytes.slice(ivLength, bytes.length - (includeTag ? 0 : 16)),
+  };
+}
+
+/**
+ * expo-crypto's AES API (as `expoCryptoAesGcm` calls it) with a copy for a cipher: the bytes cross into
+ * the "native" side once (`fromCombined`, as expo's native module copies them) and the result comes back
+ * as a fresh array, each call resolving asynchronously. Nothing is encrypted: for timing the engine only.
+ */
+const copyingExpoModule: ExpoCryptoAes<Uint8Array, CopiedSealed> = {
+  AESEncryptionKey: { import: async (key) => key.slice() },
+  AESSealedData: { fromCombined: (combined, config) => copiedSealed(combined.slice(), config.ivLength) },
+  async aesEncryptAsync(plaintext, _key, { nonce }) {
+    const bytes = new Uint8Array(nonce.bytes.length + plaintext.length + 16);
+    bytes.set(nonce.bytes);
+    bytes.set(plaintext, nonce.bytes.length);
+    return copiedSealed(bytes, nonce.bytes.length);
+  },
+  aesDecryptAsync: async (sealed) => sealed.bytes.slice(sealed.ivLength, sealed.bytes.length - 16),
+};
+
+/** A store in memory that answers in 64 KiB pieces (a phone's network reads). */
+function piecewiseStore(blob: Uint8Array): ReadableBlobStore {
+  return {
+    head: async () => ({ size: blob.length }),
+    get: async (_ref, range) => {
+      const start = range?.offset ?? 0;
+      const end = Math.min(blob.length, start + (range?.length ?? blob.length));
+      let at = start;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= end) return controller.close();
+          controller.enqueue(blob.subarray(at, Math.min(end, at + 65536)));
+          at += 65536;
+        },
+      });
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const { size, runs } = HERMES_BENCH;
   const key = bytes(32, 7);
@@ -86,7 +147,24 @@ async function main(): Promise<void> {
   const engineOnlyMs = await time(runs, () =>
     decryptBlob(copied, key, { context: unboundBlobContext(), aesGcm: copyOnly }),
   );
-  print(JSON.stringify({ size, blobDecryptMs, secretboxOpenMs, engineOnlyMs }));
+  const REF = 'media/benchhermes00000000000000';
+  const asyncCopy = expoCryptoAesGcm(copyingExpoModule, { name: 'copy-only expo stand-in' });
+  const context = mediaBlobContext(REF);
+  const asyncCopied = await encryptBlob(plain, key, { context, aesGcm: asyncCopy });
+  const store = piecewiseStore(asyncCopied);
+  installRuntime({ aesGcm: asyncCopy });
+  const download = () =>
+    downloadMedia({ ref: REF, size }, { source: store, blobKey: key, sink: memorySink() });
+  if (
+    !same(await decryptBlob(asyncCopied, key, { context, aesGcm: asyncCopy }), plain) ||
+    !same(await download(), plain)
+  )
+    throw new Error('asynchronous engine round trip failed');
+  const asyncEngineMs = await time(runs, () => decryptBlob(asyncCopied, key, { context, aesGcm: asyncCopy }));
+  const asyncDownloadMs = await time(runs, download);
+  print(
+    JSON.stringify({ size, blobDecryptMs, secretboxOpenMs, engineOnlyMs, asyncEngineMs, asyncDownloadMs }),
+  );
 }
 
 main().catch((error) => print(JSON.stringify({ error: String(error) })));
