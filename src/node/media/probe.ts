@@ -20,10 +20,10 @@ import {
   MissingDependencyError,
   ProbeError,
 } from '../../core/errors.js';
+import { sanitizeFileName } from '../../core/media/file-name.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../fs/unreadable-input.js';
 import { ffprobe } from './ffmpeg.js';
-import { sanitizeFileName } from './file-name.js';
 import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
 import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
 import { id3AudioStart, OCTET_STREAM, sniffMimeType } from './mime.js';

@@ -41,9 +41,9 @@ import {
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
+import { sanitizeFileName } from '../../core/media/file-name.js';
 import { assertWithinStoreLimit, type BlobStore } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
-import { sanitizeFileName } from '../media/file-name.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 

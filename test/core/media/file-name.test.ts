@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_FILE_NAME_BYTES, sanitizeFileName } from '../../../src/node/media/file-name.js';
+import { MAX_FILE_NAME_BYTES, sanitizeFileName } from '../../../src/core/media/file-name.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** Name used when nothing usable is left. */
 export const FALLBACK_FILE_NAME = 'file';
