@@ -4,34 +4,22 @@
  * @module
  */
 
-/** What a probed file becomes in a Happy message. */
-export type MediaKind = 'photo' | 'video' | 'file';
+import type { MediaDetails } from '../../core/send/media-message.js';
+
+export type { MediaKind } from '../../core/send/media-message.js';
 
 /**
- * The result of {@link probeMedia}: what fills a `photo`, `video` or `file` message before upload.
+ * The result of {@link probeMedia}: what fills a `photo`, `video` or `file` message before upload (the
+ * {@link MediaDetails} every send path builds its message from).
  *
  * Invariants (tests pin them): a `photo` has `width`, `height` and `thumbhash`; a `video` has `width`,
  * `height`, `durationMs` and `thumbhash`; a `file` may carry `durationMs` (audio, where cheap). Width and
  * height are the *displayed* size: after EXIF orientation for images, after the rotation matrix for
- * videos. `warning` says why something that looked like an image or video was sent as a plain file.
+ * videos. `mimeType` is by content (normalised, no parameters), `name` sanitised by
+ * {@link sanitizeFileName}. `warning` says why something that looked like an image or video was sent as a
+ * plain file.
  */
-export interface MediaProbe {
-  /** `photo`, `video` or `file`. */
-  kind: MediaKind;
-  /** MIME type by content (normalised, no parameters), e.g. `image/jpeg`, `video/matroska`. */
-  mimeType: string;
-  /** Size in bytes. */
-  size: number;
-  /** File name, sanitised by {@link sanitizeFileName}: no path, no control or bidi characters. */
-  name: string;
-  /** Displayed width in pixels (photo, video). */
-  width?: number;
-  /** Displayed height in pixels (photo, video). */
-  height?: number;
-  /** Duration in whole milliseconds (video; audio files where cheap). */
-  durationMs?: number;
-  /** ThumbHash of the picture (photo) or poster frame (video), standard padded base64. */
-  thumbhash?: string;
+export interface MediaProbe extends MediaDetails {
   /** Why the result is less than the content claimed (e.g. an undecodable image sent as `file`). */
   warning?: string;
 }

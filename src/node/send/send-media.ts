@@ -22,22 +22,14 @@ import {
   V1_BLOB_MAX_PLAINTEXT_BYTES,
   wrapForApp,
 } from '../../core/envelope/index.js';
-import {
-  AbortedError,
-  HappyMediaError,
-  InvalidArgumentError,
-  LimitError,
-  ProbeError,
-} from '../../core/errors.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError } from '../../core/errors.js';
 import {
   type BuildOptions,
-  fileMessage,
   type HappyFileEvent,
   happyFileEvent,
   type MediaMessage,
-  photoMessage,
-  videoMessage,
 } from '../../core/protocol/index.js';
+import { type MediaAuthor, mediaAuthor, mediaMessage } from '../../core/send/media-message.js';
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
@@ -149,7 +141,7 @@ export interface SendResult {
   probe: MediaProbe;
 }
 
-function checkOptions(options: SendOptions): 'user' | 'agent' {
+function checkOptions(options: SendOptions): MediaAuthor {
   if (options === null || typeof options !== 'object') {
     throw new InvalidArgumentError(
       `expected \`{ store, blobKey }\` for \`options\` but received ${describeValue(options)}`,
@@ -160,44 +152,7 @@ function checkOptions(options: SendOptions): 'user' | 'agent' {
     throw new InvalidArgumentError('expected a BlobStore for `options.store` (see openStore)');
   }
   assertBytes(options.blobKey, 'blobKey', 32);
-  const role = options.role ?? (options.turn === undefined ? 'user' : 'agent');
-  if (role !== 'user' && role !== 'agent') {
-    throw new InvalidArgumentError(
-      `expected "user" or "agent" for \`options.role\` but received ${describeValue(role)}`,
-    );
-  }
-  if (role === 'agent' && (typeof options.turn !== 'string' || options.turn === '')) {
-    throw new InvalidArgumentError('expected a turn id for `options.turn`: agent messages belong to a turn');
-  }
-  if (role === 'user' && options.turn !== undefined) {
-    throw new InvalidArgumentError(
-      'expected no `options.turn` for a user message: turns belong to the agent',
-    );
-  }
-  return role;
-}
-
-function buildMessage(
-  probe: MediaProbe,
-  ref: string,
-  role: 'user' | 'agent',
-  turn: string | undefined,
-  build: BuildOptions,
-): MediaMessage {
-  const who = role === 'agent' ? { role, turn: turn as string } : { role };
-  if (probe.kind === 'photo' || probe.kind === 'video') {
-    if (probe.width === undefined || probe.height === undefined || probe.thumbhash === undefined) {
-      throw new ProbeError(`the probe of a ${probe.kind} lacks its width, height or thumbhash`);
-    }
-    const picture = { ref, thumbhash: probe.thumbhash, width: probe.width, height: probe.height };
-    if (probe.kind === 'photo') return photoMessage({ ...who, ...picture }, build);
-    if (probe.durationMs === undefined) throw new ProbeError('the probe of a video lacks its duration');
-    return videoMessage(
-      { ...who, ...picture, durationMs: probe.durationMs, mimeType: probe.mimeType, size: probe.size },
-      build,
-    );
-  }
-  return fileMessage({ ...who, ref, name: probe.name, size: probe.size, mimeType: probe.mimeType }, build);
+  return mediaAuthor(options);
 }
 
 async function openPlaintext(
@@ -246,7 +201,7 @@ async function v1BlobStream(
 function buildHappyFileEvent(
   probe: MediaProbe,
   ref: string,
-  role: 'user' | 'agent',
+  author: MediaAuthor,
   options: SendOptions,
 ): HappyFileEvent {
   const image =
@@ -258,8 +213,7 @@ function buildHappyFileEvent(
       : undefined;
   return happyFileEvent(
     {
-      role,
-      ...(role === 'agent' && options.turn !== undefined ? { turn: options.turn } : {}),
+      ...author,
       ref,
       name: probe.name,
       size: probe.size,
@@ -303,7 +257,7 @@ export async function sendMedia(
   given: string | SendStreamInput | SendBytesInput,
   options: SendOptions,
 ): Promise<SendResult | SendV1Result> {
-  const role = checkOptions(options);
+  const author = checkOptions(options);
   const { store, blobKey, signal, onProgress } = options;
   const input =
     given !== null && typeof given === 'object' && 'bytes' in given
@@ -382,8 +336,8 @@ export async function sendMedia(
       // 3. Only now, with the blob stored, describe it. A v1 event carries the store's own name for the
       // blob when it has one (Happy's server: sessions/<sid>/attachments/<uuid>.enc).
       message = v1
-        ? buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, role, options)
-        : buildMessage(probe, ref, role, options.turn, options.messageOptions ?? {});
+        ? buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, author, options)
+        : mediaMessage(probe, ref, author, options.messageOptions ?? {});
     } catch (error) {
       // Whatever failed after the upload, no blob stays behind under this ref where the store can delete
       // (Happy's server cannot: the blob stays until its session is deleted, and its ref is never returned).
