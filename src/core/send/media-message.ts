@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { describeValue } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
 import {
   type BuildOptions,
@@ -14,6 +13,7 @@ import {
   photoMessage,
   videoMessage,
 } from '../protocol/index.js';
+import type { MediaAuthor } from './send-options.js';
 
 /** What a file becomes in a Happy message. */
 export type MediaKind = 'photo' | 'video' | 'file';
@@ -40,43 +40,6 @@ export interface MediaDetails {
   durationMs?: number;
   /** ThumbHash of the picture or poster frame, standard padded base64 (photo, video). */
   thumbhash?: string;
-}
-
-/** Who sends a media message: the user, or the agent within a turn. */
-export type MediaAuthor = { role: 'user' } | { role: 'agent'; turn: string };
-
-/**
- * The author of a media message from the send options: `agent` when a `turn` is given, else `user`;
- * agent messages need their turn, user messages have none.
- *
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for another role, an agent without a turn, or a
- *   user message with one.
- * @example
- * ```ts
- * mediaAuthor({ turn: 'turn_1' }); // { role: 'agent', turn: 'turn_1' }
- * ```
- */
-export function mediaAuthor(options: { role?: 'user' | 'agent'; turn?: string }): MediaAuthor {
-  const role = options.role ?? (options.turn === undefined ? 'user' : 'agent');
-  if (role !== 'user' && role !== 'agent') {
-    throw new InvalidArgumentError(
-      `expected "user" or "agent" for \`options.role\` but received ${describeValue(role)}`,
-    );
-  }
-  if (role === 'agent') {
-    if (typeof options.turn !== 'string' || options.turn === '') {
-      throw new InvalidArgumentError(
-        'expected a turn id for `options.turn`: agent messages belong to a turn',
-      );
-    }
-    return { role, turn: options.turn };
-  }
-  if (options.turn !== undefined) {
-    throw new InvalidArgumentError(
-      'expected no `options.turn` for a user message: turns belong to the agent',
-    );
-  }
-  return { role };
 }
 
 /**

@@ -11,8 +11,8 @@
  */
 import { open } from 'node:fs/promises';
 import { ciphertextSize, createEncryptStream, mediaBlobContext } from '../../core/blob/index.js';
-import { assertBytes, assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
-import type { EncryptedEnvelope, SessionKey } from '../../core/envelope/index.js';
+import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import type { EncryptedEnvelope } from '../../core/envelope/index.js';
 import {
   encryptV1Blob,
   HAPPY_MAX_ATTACHMENT_BYTES,
@@ -29,12 +29,13 @@ import {
   happyFileEvent,
   type MediaMessage,
 } from '../../core/protocol/index.js';
-import { type MediaAuthor, mediaAuthor, mediaMessage } from '../../core/send/media-message.js';
+import { mediaMessage } from '../../core/send/media-message.js';
+import { checkSendTarget, type MediaAuthor, type SendTargetOptions } from '../../core/send/send-options.js';
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
 import { sanitizeFileName } from '../../core/media/file-name.js';
-import { assertWithinStoreLimit, type BlobStore } from '../../core/storage/blob-store.js';
+import { assertWithinStoreLimit } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
 import { fileHandleStream } from '../storage/file-stream.js';
@@ -92,17 +93,7 @@ function fromBytes(input: SendBytesInput): SendStreamInput {
 }
 
 /** Options of {@link sendMedia}. */
-export interface SendOptions {
-  /** Where the encrypted blob goes. */
-  store: BlobStore;
-  /** 32-byte key of the blob (Cobblestone-256). */
-  blobKey: Uint8Array;
-  /** Author of the message; default `agent` when `turn` is given, else `user`. */
-  role?: 'user' | 'agent';
-  /** Turn id; required for agent messages, refused for user messages. */
-  turn?: string;
-  /** When given, the message is also sealed into an envelope with this session key. */
-  sealKey?: SessionKey;
+export interface SendOptions extends SendTargetOptions {
   /** Cancels probing, encryption and upload; the partial upload is deleted. */
   signal?: AbortSignal;
   /** Progress of each long step. */
@@ -139,20 +130,6 @@ export interface SendResult {
   ciphertextSize: number;
   /** What probing found (kind, MIME type, size, dimensions, ThumbHash, warnings). */
   probe: MediaProbe;
-}
-
-function checkOptions(options: SendOptions): MediaAuthor {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError(
-      `expected \`{ store, blobKey }\` for \`options\` but received ${describeValue(options)}`,
-    );
-  }
-  const store = options.store as Partial<BlobStore> | undefined;
-  if (!store || typeof store.create !== 'function' || typeof store.get !== 'function') {
-    throw new InvalidArgumentError('expected a BlobStore for `options.store` (see openStore)');
-  }
-  assertBytes(options.blobKey, 'blobKey', 32);
-  return mediaAuthor(options);
 }
 
 async function openPlaintext(
@@ -257,7 +234,7 @@ export async function sendMedia(
   given: string | SendStreamInput | SendBytesInput,
   options: SendOptions,
 ): Promise<SendResult | SendV1Result> {
-  const author = checkOptions(options);
+  const author = checkSendTarget(options);
   const { store, blobKey, signal, onProgress } = options;
   const input =
     given !== null && typeof given === 'object' && 'bytes' in given

@@ -167,6 +167,20 @@ describe('sendMedia over a local store', () => {
     });
   });
 
+  it('refuses a sealing key that is not a session key before anything is uploaded', async () => {
+    let creates = 0;
+    const counting = Object.assign(Object.create(store), {
+      create: (...args: Parameters<LocalBlobStore['create']>) => {
+        creates += 1;
+        return store.create(...args);
+      },
+    }) as LocalBlobStore;
+    await expect(
+      sendMedia(samples.file, { store: counting, blobKey, sealKey: { variant: 'datakey' } as never }),
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT', message: /options\.sealKey/ });
+    expect(creates).toBe(0);
+  });
+
   it('seals the message when given a session key (both variants)', async () => {
     for (const key of [
       dataKey(new Uint8Array(randomBytes(32))),
