@@ -387,6 +387,18 @@ export {
   installRuntime,
   type Runtime,
 } from './core/runtime/index.js';
+// Sending from an app: a picked file encrypted into a store and described as a v2 message
+// (docs/playback.md, "Happy app (Expo) playback and sending").
+export {
+  type MediaDetails,
+  type MediaKind,
+  type PickedMedia,
+  type PickedMediaSource,
+  type SendPickedMediaOptions,
+  type SendPickedMediaResult,
+  type SendTargetOptions,
+  sendPickedMedia,
+} from './core/send/index.js';
 // Universal storage: the BlobStore contract and Happy's attachment server (docs/storage.md).
 export {
   assertWithinStoreLimit,

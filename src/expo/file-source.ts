@@ -40,9 +40,9 @@ export interface ExpoFileStream {
  * @throws (through the stream) {DiskError} `ERR_DISK` when a read fails or the file changes size.
  * @example
  * ```ts
- * import * as FileSystem from 'expo-file-system';
- * const { stream, size } = expoFileSource(new FileSystem.File(asset.uri));
- * await sendMediaFromApp({ stream, size, name: asset.fileName, mimeType: asset.mimeType }, options);
+ * import { File } from 'expo-file-system';
+ * const source = expoFileSource(new File(asset.uri)); // { stream, size }
+ * await sendPickedMedia({ source, name: 'report.pdf', mimeType: 'application/pdf' }, { store, blobKey });
  * ```
  */
 export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = {}): ExpoFileStream {

@@ -189,6 +189,7 @@ const UNIVERSAL = [
   'sealRaw',
   'sealRawAsync',
   'sealSessionRecord',
+  'sendPickedMedia',
   'serviceMessage',
   'sessionBlobKey',
   'sessionKey',

@@ -1,0 +1,145 @@
+/**
+ * Sending from an app, with no `node:` anywhere: the caller gives what its picker knows about a file and
+ * a source of its bytes; the bytes are encrypted as a stream bound to the ref the store issues, uploaded
+ * (`HappyServerStore`, or any store), and only once the store confirmed the blob is the v2 message built
+ * (`photo`, `video` or `file`, the same builder as Node's `sendMedia`) and, when asked, sealed for the
+ * session with the runtime's AES-GCM (expo-crypto in Happy's app). Append it with
+ * `HappyClient.appendMessages`.
+ *
+ * @module
+ */
+import { mediaBlobContext } from '../blob/context.js';
+import { ciphertextSize } from '../blob/sizes.js';
+import { createEncryptStream } from '../blob/streams.js';
+import { describeValue } from '../bytes.js';
+import type { EncryptedEnvelope } from '../envelope/envelope.js';
+import { sealMessageAsync } from '../envelope/messages.js';
+import { AbortedError, InvalidArgumentError } from '../errors.js';
+import type { BuildOptions, MediaMessage } from '../protocol/index.js';
+import { assertWithinStoreLimit } from '../storage/blob-store.js';
+import { type MediaDetails, mediaMessage } from './media-message.js';
+import { exactlySized, type PickedMedia, pickedMediaDetails, pickedSourceStream } from './picked-media.js';
+import { checkSendTarget, type SendTargetOptions } from './send-options.js';
+
+/** Options of {@link sendPickedMedia}. */
+export interface SendPickedMediaOptions extends SendTargetOptions {
+  /** Cancels the send: nothing is stored under the ref where the store can delete. */
+  signal?: AbortSignal;
+  /** Ciphertext bytes stored so far, of `total`. */
+  onProgress?: (event: { done: number; total: number }) => void;
+  /** Pins the message's `id` and `time` (tests, replays). */
+  messageOptions?: BuildOptions;
+}
+
+/** What {@link sendPickedMedia} produced. */
+export interface SendPickedMediaResult {
+  /** The validated v2 message (`photo`, `video` or `file`), ready for `HappyClient.appendMessages`. */
+  message: MediaMessage;
+  /** The sealed message, when `sealKey` was given. */
+  envelope?: EncryptedEnvelope;
+  /** The blob's ref (`media/<id>`), also in `message.ref`. */
+  ref: string;
+  /** Bytes stored (the ciphertext length). */
+  ciphertextSize: number;
+  /** What was sent, as checked: its kind, MIME type, size, safe name and picture fields. */
+  details: MediaDetails;
+}
+
+/**
+ * Encrypts and uploads a picked file and describes it as a v2 message. Everything the picker gave is
+ * checked first (nothing read or uploaded before); then the bytes are encrypted as they are read, bound
+ * to the ref the store issues (`mediaBlobContext(ref)`), with their length announced up front. The
+ * source must give exactly `size` bytes, or the upload fails and nothing is stored. The message exists
+ * only once the store confirmed the blob; a failure after that deletes the blob where the store can
+ * (Happy's server cannot: it keeps a blob until its session is deleted). The source is read once, and
+ * cancelled whenever the send fails or is refused.
+ *
+ * @param media - the picker's facts and a source of bytes (see {@link PickedMedia}).
+ * @param options - the store, the blob key, the author and, to seal the message yourself, `sealKey`
+ *   (`HappyClient.appendMessages` seals it for you).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` before anything is read or uploaded for a bad
+ *   field of `media` (each named; a photo or video lacking width, height or thumbnail, a video its
+ *   duration), store, blob key, sealing key or role/turn; during the upload when the source gives more or
+ *   fewer bytes than `size` (nothing is stored).
+ * @throws {ProbeError} `ERR_PROBE_FAILED` for a `thumbnail` that is not a decodable JPEG or PNG.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is uploaded when the blob is over the store's
+ *   limit (Happy's server: 10 485 760 bytes of ciphertext), or for a thumbnail over 1 megapixel.
+ * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store.
+ * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` for a token the server refuses.
+ * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts; nothing is stored.
+ * @example
+ * ```ts
+ * const { message } = await sendPickedMedia(
+ *   { source: expoFileSource(new File(asset.uri)), name: 'IMG_1.jpg', mimeType: 'image/jpeg',
+ *     width: asset.width, height: asset.height, thumbnail: await new File(small.uri).bytes() },
+ *   { store: client.attachmentStore(session), blobKey: session.blobKey },
+ * );
+ * await client.appendMessages(session, [message]);
+ * ```
+ */
+export async function sendPickedMedia(
+  media: PickedMedia,
+  options: SendPickedMediaOptions,
+): Promise<SendPickedMediaResult> {
+  const given = typeof media === 'object' && media !== null;
+  const source = pickedSourceStream(given ? media.source : undefined);
+  // From here on the send owns the source: every failure releases it (an expo file handle is closed).
+  const release = new AbortController();
+  let ref: string | undefined;
+  try {
+    if (!given) {
+      throw new InvalidArgumentError(
+        `expected { source, name, mimeType, size?, width?, height?, durationMs?, thumbnail?, thumbhash? } for \`media\` but received ${describeValue(media)}`,
+      );
+    }
+    if (source.error) throw source.error;
+    const author = checkSendTarget(options);
+    const { store, blobKey, signal, onProgress, sealKey } = options;
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new InvalidArgumentError(
+        `expected a function for \`options.onProgress\` but received ${describeValue(onProgress)}`,
+      );
+    }
+    const details = await pickedMediaDetails(media, source.size);
+    const stream = source.stream as ReadableStream<Uint8Array>;
+    const total = ciphertextSize(details.size);
+    // A store with a size limit (Happy's server: 10 MiB) refuses before anything is read or uploaded.
+    assertWithinStoreLimit(store, total);
+    if (signal?.aborted) {
+      throw new AbortedError('the send was aborted before it started; nothing was stored', {
+        cause: signal.reason,
+      });
+    }
+    // The store issues the ref before the first byte is encrypted; the blob is bound to it.
+    ({ ref } = await store.create(
+      total,
+      (issued) =>
+        exactlySized(stream, details.size, release.signal).pipeThrough(
+          createEncryptStream(blobKey, { context: mediaBlobContext(issued) }),
+        ),
+      {
+        ...(signal ? { signal } : {}),
+        ...(onProgress
+          ? { onProgress: (done: number, all: number) => onProgress({ done, total: all }) }
+          : {}),
+      },
+    ));
+    if (signal?.aborted) {
+      throw new AbortedError('the send was aborted', { cause: signal.reason });
+    }
+    // Only now, with the blob stored, is it described.
+    const message = mediaMessage(details, ref, author, options.messageOptions ?? {});
+    const envelope = sealKey === undefined ? undefined : await sealMessageAsync(message, sealKey);
+    return { message, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, details };
+  } catch (error) {
+    release.abort(error);
+    const stream = source.stream;
+    if (stream && !stream.locked) await stream.cancel(error).catch(() => undefined);
+    // Whatever failed after the upload, no blob stays behind where the store can delete it.
+    if (ref !== undefined) await options.store.delete?.(ref).catch(() => undefined);
+    if (options?.signal?.aborted && !(error instanceof AbortedError)) {
+      throw new AbortedError('the send was aborted; nothing was stored', { cause: error });
+    }
+    throw error;
+  }
+}
