@@ -65,9 +65,10 @@ function describeFormat(bytes: Uint8Array): string {
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when the header states more than `maxInputPixels` pixels.
  * @example
  * ```ts
- * import { manipulateAsync, SaveFormat } from 'expo-image-manipulator';
+ * import { ImageManipulator, SaveFormat } from 'expo-image-manipulator';
  * import { File } from 'expo-file-system';
- * const small = await manipulateAsync(asset.uri, [{ resize: { width: 100 } }], { format: SaveFormat.PNG });
+ * const image = await ImageManipulator.manipulate(asset.uri).resize({ width: 100 }).renderAsync();
+ * const small = await image.saveAsync({ format: SaveFormat.PNG });
  * const thumbhash = await thumbhashFromImage(await new File(small.uri).bytes());
  * ```
  */
