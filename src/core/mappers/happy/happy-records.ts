@@ -55,17 +55,19 @@ interface Unwrapped {
   context: EventContext;
 }
 
+/** A stored record's time (its `createdAt`, else the caller's) and id, when they are of the right type. */
+function recordContext(createdAt: unknown, id: unknown, context: EventContext): EventContext {
+  const time = typeof createdAt === 'number' ? createdAt : context.time;
+  return {
+    ...(time === undefined ? {} : { time }),
+    ...(typeof id === 'string' ? { recordId: id } : {}),
+  };
+}
+
 function unwrap(input: Json, context: EventContext): Unwrapped {
   // HappyClient.readMessages: { kind, seq, recordId, localId, createdAt, message | record | error }.
   if (input.kind === 'message' || input.kind === 'legacy' || input.kind === 'unreadable') {
-    const at: EventContext = {
-      ...(typeof input.createdAt === 'number'
-        ? { time: input.createdAt }
-        : context.time === undefined
-          ? {}
-          : { time: context.time }),
-      ...(typeof input.recordId === 'string' ? { recordId: input.recordId } : {}),
-    };
+    const at = recordContext(input.createdAt, input.recordId, context);
     if (input.kind === 'unreadable') return { kind: 'unreadable', value: undefined, context: at };
     return {
       kind: input.kind === 'message' ? 'message' : 'record',
@@ -79,14 +81,7 @@ function unwrap(input: Json, context: EventContext): Unwrapped {
     record(input.content) !== undefined &&
     ('createdAt' in input || 'seq' in input)
   ) {
-    const at: EventContext = {
-      ...(typeof input.createdAt === 'number'
-        ? { time: input.createdAt }
-        : context.time === undefined
-          ? {}
-          : { time: context.time }),
-      ...(typeof input.id === 'string' ? { recordId: input.id } : {}),
-    };
+    const at = recordContext(input.createdAt, input.id, context);
     const inner = record(input.content)!;
     return { kind: isV2Message(inner) ? 'message' : 'record', value: inner, context: at };
   }
