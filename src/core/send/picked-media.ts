@@ -82,6 +82,13 @@ function positiveDimension(value: unknown, name: string): number | undefined {
 /**
  * The source as one stream and the size it states (bytes, or `{ stream, size }`), or the error that
  * refuses it. A stream comes back beside its error (a bad `size`), so that the refused send cancels it.
+ *
+ * @throws nothing: a refused source is returned as `error` (`ERR_INVALID_ARGUMENT`), for the caller to
+ *   throw once it let the stream go.
+ * @example
+ * ```ts
+ * const { stream, size, error } = pickedSourceStream(expoFileSource(file));
+ * ```
  */
 export function pickedSourceStream(source: unknown): {
   stream?: ReadableStream<Uint8Array>;
@@ -242,6 +249,13 @@ export async function pickedMediaDetails(
  * `stream` passed on unchanged, failing with `ERR_INVALID_ARGUMENT` at the first byte past `size` or at
  * an end before it: the bytes a sender announced are the bytes it sends. Aborting `signal` cancels
  * `stream` (however far it was read).
+ *
+ * @throws (through the stream) {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a chunk that is not a
+ *   `Uint8Array`, more bytes than `size`, or an end before `size`.
+ * @example
+ * ```ts
+ * const body = exactlySized(source, details.size, release.signal).pipeThrough(createEncryptStream(blobKey));
+ * ```
  */
 export function exactlySized(
   stream: ReadableStream<Uint8Array>,
