@@ -8,6 +8,7 @@ export const HERMES_CHECKS = [
   'blob: frozen vectors reproduced byte for byte',
   'blob over an asynchronous AES-GCM: frozen vectors, tamper refused',
   'envelopes over an asynchronous AES-GCM: golden vector, openMessagesAsync, tamper refused',
+  'happy-media/expo cipher: expoCryptoAesGcm over an asynchronous expo-crypto stand-in: frozen vector, decryptBlob and downloadMedia, flipped tag refused with nothing unverified released, abort',
   'blob decrypt stream: odd pieces in, exact plaintext out',
   'blob tamper: every leg fails with ERR_DECRYPTION_FAILED, nothing released',
   'random access: ranges decrypt to the exact bytes',

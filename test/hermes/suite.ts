@@ -7,7 +7,7 @@
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
 import { fromHex, joinBytes, randomBytes, toHex, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
-import { expoFileSink, openExpoMedia } from '../../src/expo/index.js';
+import { type ExpoCryptoAes, expoCryptoAesGcm, expoFileSink, openExpoMedia } from '../../src/expo/index.js';
 import {
   type AsyncAesGcm,
   assertSessionMessage,
@@ -117,6 +117,67 @@ const asyncNoble: AsyncAesGcm = {
   seal: async (k, nonce, plaintext) => nobleAesGcm.seal(k as Uint8Array, nonce, plaintext),
   open: async (k, nonce, sealed) => nobleAesGcm.open(k as Uint8Array, nonce, sealed),
 };
+
+/** What the expo-crypto stand-in's sealed data holds: `nonce || ciphertext || tag`, as its native side would. */
+interface StandInSealed {
+  combined: Uint8Array;
+  ivLength: number;
+  ciphertext(options: { includeTag: boolean }): Promise<Uint8Array>;
+}
+
+function standInSealed(combined: Uint8Array, ivLength: number): StandInSealed {
+  return {
+    combined,
+    ivLength,
+    ciphertext: async ({ includeTag }) => combined.slice(ivLength, combined.length - (includeTag ? 0 : 16)),
+  };
+}
+
+/** Settles after `turn % 3` macrotasks, so calls made together settle out of order, as native ones may. */
+let turn = 0;
+async function later(): Promise<void> {
+  for (let i = turn++ % 3; i > 0; i--) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * The part of expo-crypto's AES module `expoCryptoAesGcm` calls, asynchronous, with noble doing the AES-GCM
+ * (Hermes has no expo native module): the bytes are copied in (`fromCombined`, as expo's native side takes
+ * them) and read only when the call runs, a macrotask or two later.
+ */
+const expoCryptoStandIn: ExpoCryptoAes<Uint8Array, StandInSealed> = {
+  AESEncryptionKey: { import: async (bytes) => bytes.slice() },
+  AESSealedData: { fromCombined: (combined, config) => standInSealed(combined.slice(), config.ivLength) },
+  async aesEncryptAsync(plaintext, k, { nonce }) {
+    await later();
+    const sealed = nobleAesGcm.seal(k, nonce.bytes, plaintext);
+    return standInSealed(joinBytes([nonce.bytes, sealed]), nonce.bytes.length);
+  },
+  async aesDecryptAsync(sealed, k) {
+    await later();
+    const { combined, ivLength } = sealed;
+    return nobleAesGcm.open(k, combined.subarray(0, ivLength), combined.subarray(ivLength));
+  },
+};
+
+/** A sink that checks every write continues `plain` and records what happened to it. */
+function checkingSink(plain: Uint8Array) {
+  const events: string[] = [];
+  let written = 0;
+  const sink: MediaSink<void> = {
+    write: (bytes) => {
+      events.push('write');
+      assert(same(bytes, plain.subarray(written, written + bytes.length)), 'unverified bytes written');
+      written += bytes.length;
+    },
+    commit: () => {
+      events.push('commit');
+    },
+    abort: () => {
+      events.push('abort');
+    },
+  };
+  return { sink, events, written: () => written };
+}
 
 const checks: Record<CheckName, () => Promise<void> | void> = {
   'runtime has no crypto.subtle, Buffer or process; the runtime AES-GCM is noble': () => {
@@ -282,6 +343,95 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
       installRuntime({});
     }
   },
+  'happy-media/expo cipher: expoCryptoAesGcm over an asynchronous expo-crypto stand-in: frozen vector, decryptBlob and downloadMedia, flipped tag refused with nothing unverified released, abort':
+    async () => {
+      const expo = expoCryptoAesGcm(expoCryptoStandIn);
+      const v = (
+        blobVectors as unknown as {
+          vectors: {
+            key: string;
+            salt: string;
+            msgLength: number;
+            msgSeed: number;
+            ctHead: string;
+            ctTail: string;
+          }[];
+        }
+      ).vectors.find((x) => x.msgLength > 16384 && x.msgLength <= 40_000);
+      assert(v !== undefined, 'no multi-chunk vector');
+      const vectorPlain = testBytes(v.msgLength, v.msgSeed);
+      const ct = await encryptBlobWithSalt(vectorPlain, fromHex(v.key), fromHex(v.salt), {
+        aesGcm: expo,
+        context: unboundBlobContext(),
+      });
+      assert(
+        toHex(ct.subarray(0, 96)) === v.ctHead && toHex(ct.subarray(ct.length - 32)) === v.ctTail,
+        'frozen vector bytes',
+      );
+      const plain = testBytes(300_000, 13);
+      const blob = await encryptBlob(plain, key, { context: CONTEXT, aesGcm: expo });
+      assert(same(await decryptBlob(blob, key, { context: CONTEXT, aesGcm: expo }), plain), 'decryptBlob');
+      installRuntime({ aesGcm: expo });
+      try {
+        const server = fakeFetch({ [URL_OF]: blob }, { pieceBytes: 65536 });
+        const out = await downloadMedia(
+          { ref: REF, size: plain.length },
+          { source: URL_OF, fetch: server.fetch, blobKey: key, sink: memorySink() },
+        );
+        assert(same(out, plain), 'downloadMedia');
+        // The tag of chunk 6 flipped: only chunks before it may reach the sink, then it is aborted.
+        const bad = blob.slice();
+        bad[56 + 16400 * 7 - 1]! ^= 1;
+        assert(
+          (await rejectionCodeOf(() => decryptBlob(bad, key, { context: CONTEXT }))) ===
+            'ERR_DECRYPTION_FAILED',
+          'decryptBlob tamper',
+        );
+        const tampered = checkingSink(plain);
+        const code = await rejectionCodeOf(() =>
+          downloadMedia(
+            { ref: REF, size: plain.length },
+            {
+              source: URL_OF,
+              fetch: fakeFetch({ [URL_OF]: bad }, { pieceBytes: 65536 }).fetch,
+              blobKey: key,
+              sink: tampered.sink,
+            },
+          ),
+        );
+        assert(code === 'ERR_DECRYPTION_FAILED', `tamper: ${code}`);
+        assert(tampered.written() <= 6 * 16384, `tamper: ${tampered.written()} bytes written`);
+        assert(
+          tampered.events[tampered.events.length - 1] === 'abort' && !tampered.events.includes('commit'),
+          `tamper: ${tampered.events.join(',')}`,
+        );
+        const controller = new AbortController();
+        const stopped = checkingSink(plain);
+        const abortCode = await rejectionCodeOf(() =>
+          downloadMedia(
+            { ref: REF, size: plain.length },
+            {
+              source: URL_OF,
+              fetch: fakeFetch({ [URL_OF]: blob }, { pieceBytes: 65536 }).fetch,
+              blobKey: key,
+              sink: stopped.sink,
+              signal: controller.signal,
+              onProgress: ({ done }) => {
+                if (done > 50_000) controller.abort();
+              },
+            },
+          ),
+        );
+        assert(abortCode === 'ERR_ABORTED', `abort: ${abortCode}`);
+        assert(stopped.written() < plain.length, 'abort: everything written');
+        assert(
+          stopped.events[stopped.events.length - 1] === 'abort' && !stopped.events.includes('commit'),
+          `abort: ${stopped.events.join(',')}`,
+        );
+      } finally {
+        installRuntime({});
+      }
+    },
   'blob decrypt stream: odd pieces in, exact plaintext out': async () => {
     const plain = testBytes(70_000, 3);
     const blob = await encryptBlob(plain, key, { context: CONTEXT });
