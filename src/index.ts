@@ -23,11 +23,9 @@ export {
   type SyncAesGcm,
   webCryptoAesGcm,
 } from './core/aes-gcm/index.js';
-// Blob layer: chunked encryption of media (docs/blob-format.md).
+// Blob layer: chunked encryption of media (docs/blob-format.md); sizes are functions (`ciphertextSize`,
+// `plaintextSize`), the layout's constants stay with the format.
 export {
-  BLOB_CHUNK_SIZE,
-  BLOB_HEADER_SIZE,
-  BLOB_TAG_SIZE,
   type BlobOptions,
   type BlobReader,
   bufferRangeSource,
@@ -44,7 +42,8 @@ export {
 } from './core/blob/index.js';
 // Standard base64, the encoding of Happy's keys and encrypted values (through the runtime's codec).
 export { fromBase64, toBase64 } from './core/bytes.js';
-// Envelope layer: Happy session message encryption (docs/encryption.md).
+// Envelope layer: Happy session message encryption (docs/encryption.md). Sizes are functions
+// (`legacyCiphertextSize`, `dataKeyCiphertextSize`); nonce, tag and bundle layouts stay with the format.
 export {
   type AppSessionWrapper,
   assertSessionKey,
@@ -56,11 +55,6 @@ export {
   contentKeyPair,
   contentSeed,
   createDataKey,
-  DATA_KEY_BUNDLE_BYTES,
-  DATA_KEY_FORMAT_VERSION,
-  DATA_KEY_NONCE_BYTES,
-  DATA_KEY_OVERHEAD_BYTES,
-  DATA_KEY_TAG_BYTES,
   type DerivedNode,
   dataKey,
   dataKeyCiphertextSize,
@@ -82,7 +76,6 @@ export {
   encryptV1Blob,
   HAPPY_MAX_ATTACHMENT_BYTES,
   KEY_BYTES,
-  LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,
   legacyKey,
   masterBlobKey,
@@ -95,12 +88,9 @@ export {
   openMessagesAsync,
   openRaw,
   openRawAsync,
-  PUBLIC_KEY_BOX_OVERHEAD_BYTES,
   PUBLIC_KEY_BYTES,
   type PublicKeyBoxOptions,
   parseEnvelope,
-  SECRETBOX_NONCE_BYTES,
-  SECRETBOX_TAG_BYTES,
   type SessionKey,
   sealMessage,
   sealMessageAsync,
