@@ -165,7 +165,6 @@ export {
   CALL_UNFINISHED_ERROR,
   type CallFields,
   createAgentMapper,
-  DEFAULT_MAX_MEDIA_BYTES,
   describeMediaMessage,
   type EventContext,
   type FileDescription,
@@ -200,7 +199,6 @@ export {
 } from './core/mappers/index.js';
 // Media: ThumbHash from RGBA, or from a JPEG/PNG decoded in pure JavaScript (docs/media.md).
 export {
-  THUMBHASH_IMAGE_MAX_PIXELS,
   THUMBHASH_MAX_SIDE,
   type ThumbhashImageOptions,
   thumbhashFromImage,
@@ -210,9 +208,7 @@ export {
 // Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
 export {
   chunkedResumePoint,
-  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   type DownloadMediaOptions,
-  defaultDownloadDeadlineMs,
   downloadMedia,
   type FetchBlobSourceOptions,
   fetchBlobSource,
@@ -246,8 +242,6 @@ export {
   createMediaRef,
   createMessageId,
   createStreamValidator,
-  DEFAULT_MAX_LINE_BYTES,
-  DEFAULT_TIME_TOLERANCE_MS,
   type FileFields,
   type FileMessage,
   fileMessage,

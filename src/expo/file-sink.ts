@@ -76,7 +76,7 @@ export function deleteQuietly(file: ExpoFile | ExpoDirectory | undefined): void 
 }
 
 /**
- * Writes verified bytes to one temp file through one handle, in {@link EXPO_WRITE_BYTES} pieces. The
+ * Writes verified bytes to one temp file through one handle, in 256 KiB pieces. The
  * building block of {@link expoFileSink} and the app's media cache.
  */
 export class ExpoTempFile {

@@ -16,7 +16,7 @@ export const EXPO_READ_BYTES = 256 * 1024;
 
 /** Options of {@link expoFileSource}. */
 export interface ExpoFileSourceOptions {
-  /** Bytes per `readBytes` call, at least {@link EXPO_MIN_READ_BYTES} (default {@link EXPO_READ_BYTES}). */
+  /** Bytes per `readBytes` call, at least 64 KiB (default 256 KiB). */
   readBytes?: number;
   /** Cancels the reading: the stream errors with the signal's reason and the handle is closed. */
   signal?: AbortSignal;
@@ -32,7 +32,7 @@ export interface ExpoFileStream {
 
 /**
  * Opens `file` (an expo-file-system `File`, e.g. `new File(asset.uri)` from the image picker) for
- * sending: its size now, and a stream of its bytes read {@link EXPO_READ_BYTES} at a time.
+ * sending: its size now, and a stream of its bytes read 256 KiB at a time.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for something that is not a `File` or a read
  *   size below 64 KiB.

@@ -17,13 +17,10 @@ export {
 } from '../core/aes-gcm/expo-crypto.js';
 export {
   EXPO_CACHE_FOLDER,
-  EXPO_WRITE_BYTES,
   type ExpoFileSinkOptions,
   expoFileSink,
 } from './file-sink.js';
 export {
-  EXPO_MIN_READ_BYTES,
-  EXPO_READ_BYTES,
   type ExpoFileSourceOptions,
   type ExpoFileStream,
   expoFileSource,

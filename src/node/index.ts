@@ -26,7 +26,6 @@ export {
   encryptFileParallel,
   type FileRangeSource,
   fileRangeSource,
-  PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,
 } from './blob/index.js';
 // Happy's server from Node: credentials files, sending a file into a session.
@@ -40,12 +39,6 @@ export {
 // Media probing (sharp, libheif, ffmpeg).
 export {
   type BinarySource,
-  DEFAULT_MAX_HEIC_BYTES,
-  DEFAULT_MAX_INPUT_PIXELS,
-  DEFAULT_MAX_PROBE_OUTPUT_BYTES,
-  DEFAULT_MAX_SVG_BYTES,
-  DEFAULT_MAX_TOOL_MEMORY_BYTES,
-  DEFAULT_PROBE_TIMEOUT_MS,
   ffmpegAvailability,
   type ImageLimits,
   type MediaKind,
@@ -94,9 +87,6 @@ export {
 } from './send/index.js';
 // Blob stores (local, HTTP, S3) and the media server.
 export {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_UPLOAD_BYTES,
-  DEFAULT_S3_PART_BYTES,
   defaultBlobDir,
   HttpBlobStore,
   type HttpBlobStoreOptions,

@@ -23,11 +23,17 @@ export { fromHex, joinBytes } from '../core/bytes.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
+export { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS } from '../core/playback/resumable-download.js';
+// The defaults the CLI prints in its help (callers read them in the options' TSDoc; they are not exports).
+export { DEFAULT_MAX_LINE_BYTES } from '../core/protocol/jsonl.js';
+export { DEFAULT_TIME_TOLERANCE_MS } from '../core/protocol/stream-validator.js';
 // Timeouts from user values: checked, and clamped to what a timer can wait (2^31 − 1 ms).
 export { checkedTimeoutMs } from '../core/timeout.js';
 // What a bearer token may be (visible ASCII: it goes in a header).
 export { checkBearerToken } from '../core/transport/bearer-token.js';
 export { engineToFile } from './blob/files.js';
+// From this size on, `encrypt`/`decrypt` of a file use the worker threads.
+export { PARALLEL_FILE_THRESHOLD } from './blob/parallel-files.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';
@@ -43,3 +49,4 @@ export { defaultCacheDir, sweepCacheLeftovers } from './playback/media-cache.js'
 // Child processes: the environment without secrets.
 export { childEnvironment } from './process/child-environment.js';
 export { forwardSignalsToChildren } from './process/child-processes.js';
+export { DEFAULT_MAX_UPLOAD_BYTES } from './storage/media-server.js';

@@ -11,7 +11,8 @@ import { randomBytes } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { downloadMedia } from '../../src/core/playback/index.js';
 import { fileMessage, photoMessage, videoMessage } from '../../src/core/protocol/index.js';
-import { EXPO_WRITE_BYTES, expoFileSink, openExpoMedia } from '../../src/expo/index.js';
+import { EXPO_WRITE_BYTES } from '../../src/expo/file-sink.js';
+import { expoFileSink, openExpoMedia } from '../../src/expo/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import { rejectionCodeOf } from '../helpers/errors.js';
 import {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createDecryptStream, createEncryptStream, unboundBlobContext } from '../../src/core/blob/index.js';
 import { joinBytes, randomBytes } from '../../src/core/bytes.js';
-import { EXPO_MIN_READ_BYTES, EXPO_READ_BYTES, expoFileSource } from '../../src/expo/index.js';
+import { EXPO_MIN_READ_BYTES, EXPO_READ_BYTES } from '../../src/expo/file-source.js';
+import { expoFileSource } from '../../src/expo/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import { codeOf, rejectionCodeOf } from '../helpers/errors.js';
 import { type FakeExpoFileSystem, fakeExpoFileSystem } from '../helpers/fake-expo-file-system.js';

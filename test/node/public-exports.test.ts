@@ -14,9 +14,6 @@ const expo: Record<string, unknown> = await import('../../src/expo/index.js');
 /** Value exports of the universal entry. */
 const UNIVERSAL = [
   'AbortedError',
-  'DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS',
-  'DEFAULT_MAX_LINE_BYTES',
-  'DEFAULT_TIME_TOLERANCE_MS',
   'DecryptionError',
   'DiskError',
   'FormatError',
@@ -38,7 +35,6 @@ const UNIVERSAL = [
   'SessionMessageSchema',
   'StorageError',
   'StreamError',
-  'THUMBHASH_IMAGE_MAX_PIXELS',
   'THUMBHASH_MAX_SIDE',
   'UnauthorizedError',
   'UsageError',
@@ -72,7 +68,6 @@ const UNIVERSAL = [
   'decryptJson',
   'decryptLegacy',
   'decryptV1Blob',
-  'defaultDownloadDeadlineMs',
   'deriveChild',
   'deriveKey',
   'deriveRoot',
@@ -153,7 +148,6 @@ const UNIVERSAL = [
   'wrapForApp',
   'wrapForCli',
   'CALL_UNFINISHED_ERROR',
-  'DEFAULT_MAX_MEDIA_BYTES',
   'MAPPER_PROVIDERS',
   'SKIP_REASONS',
   'SessionWriter',
@@ -168,20 +162,10 @@ const UNIVERSAL = [
 
 /** Value exports the Node entry adds to the universal ones. */
 const NODE_ONLY = [
-  'DEFAULT_IDLE_TIMEOUT_MS',
-  'DEFAULT_MAX_HEIC_BYTES',
-  'DEFAULT_MAX_INPUT_PIXELS',
-  'DEFAULT_MAX_PROBE_OUTPUT_BYTES',
-  'DEFAULT_MAX_SVG_BYTES',
-  'DEFAULT_MAX_TOOL_MEMORY_BYTES',
-  'DEFAULT_MAX_UPLOAD_BYTES',
-  'DEFAULT_PROBE_TIMEOUT_MS',
-  'DEFAULT_S3_PART_BYTES',
   'HAPPY_MAX_PLAINTEXT_BYTES',
   'HttpBlobStore',
   'LocalBlobStore',
   'MediaCache',
-  'PARALLEL_FILE_THRESHOLD',
   'S3BlobStore',
   'createNodeDecryptStream',
   'createNodeEncryptStream',
@@ -214,16 +198,7 @@ const NODE_ONLY = [
 const NODE_REPLACED = ['thumbhashFromImage'];
 
 /** Value exports of happy-media/expo (an app's expo-file-system and expo-crypto glue). */
-const EXPO = [
-  'EXPO_CACHE_FOLDER',
-  'EXPO_MIN_READ_BYTES',
-  'EXPO_READ_BYTES',
-  'EXPO_WRITE_BYTES',
-  'expoCryptoAesGcm',
-  'expoFileSink',
-  'expoFileSource',
-  'openExpoMedia',
-];
+const EXPO = ['EXPO_CACHE_FOLDER', 'expoCryptoAesGcm', 'expoFileSink', 'expoFileSource', 'openExpoMedia'];
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 

@@ -66,7 +66,7 @@ export interface SessionWriterOptions {
   createId?: () => string;
   /** Uploads media (images in prompts and tool results). Without it, media become a `service` note. */
   media?: MediaHandler;
-  /** Largest decoded media handed to `media`, in bytes; default {@link DEFAULT_MAX_MEDIA_BYTES}. */
+  /** Largest decoded media handed to `media`, in bytes; default 32 MiB. */
   maxMediaBytes?: number;
   /** Passed to the media handler: cancels uploads. */
   signal?: AbortSignal;

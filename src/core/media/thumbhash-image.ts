@@ -6,7 +6,7 @@
  * the same pixels the hash is the same, within the ThumbHash's own rounding where the decoders' IDCT and
  * chroma upsampling differ from libjpeg-turbo's by a few levels.
  *
- * Larger pictures work too (area-averaged down in JavaScript) up to {@link THUMBHASH_IMAGE_MAX_PIXELS},
+ * Larger pictures work too (area-averaged down in JavaScript) up to 1024 × 1024 pixels,
  * but decoding megapixels in JavaScript is slow on a phone: shrink with the manipulator first. Embedded
  * ICC profiles are not applied (sharp converts them to sRGB): a Display P3 picture's placeholder comes
  * out slightly less saturated than the Node path's.
@@ -31,7 +31,7 @@ export const THUMBHASH_IMAGE_MAX_PIXELS = 1024 * 1024;
 
 /** Options of {@link thumbhashFromImage}. */
 export interface ThumbhashImageOptions {
-  /** Largest picture decoded, in pixels (stored width × height). Default {@link THUMBHASH_IMAGE_MAX_PIXELS}. */
+  /** Largest picture decoded, in pixels (stored width × height). Default 1024 × 1024. */
   maxInputPixels?: number;
 }
 

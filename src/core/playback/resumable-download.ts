@@ -49,12 +49,12 @@ export interface ResumableDownloadOptions extends RetryPolicy {
   /**
    * An attempt that hands on nothing new for this long counts as a dropped connection and is retried:
    * no new whole frame (with `resumePoint`), else no new byte. A silent connection and one that drips a
-   * few bytes a second alike. Default {@link DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS}.
+   * few bytes a second alike. Default 30 000.
    */
   idleTimeoutMs?: number;
   /**
    * The whole download, all attempts together, must end within this many ms, else it fails with
-   * `ERR_DOWNLOAD_FAILED` (not retried). Default {@link defaultDownloadDeadlineMs} of `size`; 0: none.
+   * `ERR_DOWNLOAD_FAILED` (not retried). Default 10 minutes + 1 s per 64 KiB of `size`; 0: none.
    */
   deadlineMs?: number;
   /** Cancels the download with `ERR_ABORTED`. */

@@ -17,7 +17,7 @@ export type JsonLine =
 
 /** Options of {@link readJsonLines}. */
 export interface ReadJsonLinesOptions {
-  /** Longest accepted line in bytes (without its line break); default {@link DEFAULT_MAX_LINE_BYTES}. */
+  /** Longest accepted line in bytes (without its line break); default 8 MiB. */
   maxLineBytes?: number;
 }
 

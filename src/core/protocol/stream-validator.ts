@@ -14,7 +14,7 @@
  *
  * Time: devices write messages with their own clocks (the phone writes user messages, the machine
  * writes agent messages), so `time` may step back a little; it must never be more than
- * `timeToleranceMs` (default {@link DEFAULT_TIME_TOLERANCE_MS}) below the latest time seen so far.
+ * `timeToleranceMs` (default 60 000) below the latest time seen so far.
  *
  * @module
  */
@@ -67,7 +67,7 @@ export interface StreamViolation {
 export interface StreamValidatorOptions {
   /** How each message is parsed: `tolerant` (default) drops unknown fields, `strict` reports them. */
   mode?: ParseMode;
-  /** How far (ms) `time` may step back below the latest time seen; default {@link DEFAULT_TIME_TOLERANCE_MS}. */
+  /** How far (ms) `time` may step back below the latest time seen; default 60 000. */
   timeToleranceMs?: number;
   /** When true, every turn must be opened by `turn-start`, even at the head of the stream. Default false. */
   requireTurnStart?: boolean;

@@ -8,14 +8,8 @@ import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import {
-  LimitError,
-  mediaBlobContext,
-  PARALLEL_FILE_THRESHOLD,
-  UsageError,
-  unboundBlobContext,
-} from '../index.js';
-import { diskError, fromHex, joinBytes, readFileAhead } from '../internal.js';
+import { LimitError, mediaBlobContext, UsageError, unboundBlobContext } from '../index.js';
+import { diskError, fromHex, joinBytes, PARALLEL_FILE_THRESHOLD, readFileAhead } from '../internal.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */

@@ -41,9 +41,9 @@ export interface PictureProbe {
 
 /** Limits for {@link probeImage} and {@link thumbhashFromImage}. */
 export interface ImageLimits {
-  /** Largest image decoded, in pixels. Default {@link DEFAULT_MAX_INPUT_PIXELS}. */
+  /** Largest image decoded, in pixels. Default 16383 × 16383. */
   maxInputPixels?: number;
-  /** Largest SVG read, in bytes. Default {@link DEFAULT_MAX_SVG_BYTES}. */
+  /** Largest SVG read, in bytes. Default 8 MiB. */
   maxSvgBytes?: number;
 }
 

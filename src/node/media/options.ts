@@ -12,7 +12,7 @@ import { locateBinary, type ToolName } from './ffmpeg-binaries.js';
 export interface ProbeOptions {
   /**
    * Largest image to decode, in pixels (width × height of the stored image). Larger images are sent as
-   * a plain `file` with a warning. Default {@link DEFAULT_MAX_INPUT_PIXELS}.
+   * a plain `file` with a warning. Default 16383 × 16383 (sharp's own limit).
    */
   maxInputPixels?: number;
   /** Wall-clock limit of each ffprobe/ffmpeg child process, in milliseconds. Default 15 000. */
@@ -22,7 +22,7 @@ export interface ProbeOptions {
   /**
    * Data memory each ffprobe/ffmpeg child may use, in bytes (`ulimit -d` on Linux and macOS): a file
    * that needs more to decode (e.g. a 64-byte BMP claiming 16000×16000 pixels) is sent as a `file` with
-   * an `ERR_LIMIT_EXCEEDED` warning instead of costing gigabytes. Default {@link DEFAULT_MAX_TOOL_MEMORY_BYTES}.
+   * an `ERR_LIMIT_EXCEEDED` warning instead of costing gigabytes. Default 640 MiB.
    */
   maxToolMemoryBytes?: number;
   /** Largest SVG read into memory for rasterising, in bytes. Default 8 MiB. */

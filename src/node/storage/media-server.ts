@@ -79,9 +79,9 @@ export interface MediaServerOptions {
   host?: string;
   /** When set, every blob request needs `Authorization: Bearer <token>`. */
   token?: string;
-  /** Largest accepted upload in bytes (default {@link DEFAULT_MAX_UPLOAD_BYTES}). */
+  /** Largest accepted upload in bytes (default 4 GiB). */
   maxUploadBytes?: number;
-  /** Idle time before a silent connection is closed, in ms (default {@link DEFAULT_IDLE_TIMEOUT_MS}). */
+  /** Idle time before a silent connection is closed, in ms (default 60 000). */
   idleTimeoutMs?: number;
   /** Time to receive a request's headers, in ms (default {@link DEFAULT_HEADERS_TIMEOUT_MS}). */
   headersTimeoutMs?: number;

@@ -55,9 +55,9 @@ export interface S3BlobStoreOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Path-style URLs (`endpoint/bucket/key`); default true when an endpoint is set. */
   forcePathStyle?: boolean;
-  /** Blobs larger than this go multipart (default {@link DEFAULT_S3_PART_BYTES}, at least 5 MiB). */
+  /** Blobs larger than this go multipart (default 8 MiB, at least 5 MiB). */
   multipartThreshold?: number;
-  /** Part size of multipart uploads (default {@link DEFAULT_S3_PART_BYTES}, at least 5 MiB; grown to fit 10 000 parts). */
+  /** Part size of multipart uploads (default 8 MiB, at least 5 MiB; grown to fit 10 000 parts). */
   partSize?: number;
   /** A ready client to use instead of building one (its config is then the caller's business). */
   client?: S3Client;

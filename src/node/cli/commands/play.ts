@@ -14,7 +14,6 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type BlobStore,
-  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   DecryptionError,
   defaultCacheDir,
   LimitError,
@@ -26,7 +25,12 @@ import {
   serveMedia,
   UsageError,
 } from '../../index.js';
-import { checkedTimeoutMs, expectedPlaintextSize, toMediaRequest } from '../../internal.js';
+import {
+  checkedTimeoutMs,
+  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
+  expectedPlaintextSize,
+  toMediaRequest,
+} from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { interruptible } from '../interrupt.js';

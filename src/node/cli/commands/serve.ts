@@ -9,7 +9,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
-  DEFAULT_MAX_UPLOAD_BYTES,
   defaultBlobDir,
   InvalidArgumentError,
   LocalBlobStore,
@@ -17,7 +16,7 @@ import {
   startMediaServer,
   UsageError,
 } from '../../index.js';
-import { checkBearerToken, checkListenHost } from '../../internal.js';
+import { checkBearerToken, checkListenHost, DEFAULT_MAX_UPLOAD_BYTES } from '../../internal.js';
 import { runAction } from '../run-action.js';
 
 interface ServeOptions {

@@ -10,14 +10,13 @@
 import type { Command } from 'commander';
 import {
   createStreamValidator,
-  DEFAULT_MAX_LINE_BYTES,
-  DEFAULT_TIME_TOLERANCE_MS,
   readJsonLines,
   STREAM_RULES,
   StreamError,
   type StreamViolation,
   UsageError,
 } from '../../../index.js';
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_TIME_TOLERANCE_MS } from '../../internal.js';
 import { openInput } from '../input-file.js';
 import { runAction } from '../run-action.js';
 
