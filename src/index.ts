@@ -183,7 +183,6 @@ export {
   type MediaUpload,
   mapAgentOutput,
   mapHappyRecords,
-  mapperProviderNames,
   type PermissionFields,
   type PhotoDescription,
   type Placement,
@@ -207,7 +206,6 @@ export {
 } from './core/media/index.js';
 // Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
 export {
-  chunkedResumePoint,
   type DownloadMediaOptions,
   downloadMedia,
   type FetchBlobSourceOptions,
@@ -222,8 +220,6 @@ export {
   type MemorySinkOptions,
   memorySink,
   type ReadableBlobStore,
-  type ResumableDownloadOptions,
-  resumableDownload,
   type StoreRangeSourceOptions,
   storeRangeSource,
 } from './core/playback/index.js';

@@ -10,7 +10,6 @@ export {
   installMediaServiceWorker,
   type MediaServiceWorkerOptions,
   type ServiceWorkerScopeLike,
-  STREAM_PATH_SEGMENT,
   type StreamingReply,
   type StreamingRequest,
 } from './service-worker.js';

@@ -1,6 +1,6 @@
 /**
- * Pins the public surface: the value exports of `happy-media` (src/index.ts) and `happy-media/node`
- * (src/node/index.ts), by name. Adding or removing an export must change this list on purpose, in the
+ * Pins the public surface: the value exports of every entry (`happy-media`, `happy-media/node`,
+ * `happy-media/web`, `happy-media/expo`), by name (docs/architecture.md, "Public surface"). Adding or removing an export must change this list on purpose, in the
  * same commit. Type-only exports vanish at run time; the type check of every caller covers those.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const universal: Record<string, unknown> = await import('../../src/index.js');
 const node: Record<string, unknown> = await import('../../src/node/index.js');
 const expo: Record<string, unknown> = await import('../../src/expo/index.js');
+const web: Record<string, unknown> = await import('../../src/web/index.js');
 
 /** Value exports of the universal entry. */
 const UNIVERSAL = [
@@ -47,7 +48,6 @@ const UNIVERSAL = [
   'boxForPublicKey',
   'boxKeyPairFromSeed',
   'bufferRangeSource',
-  'chunkedResumePoint',
   'cipherModuleAesGcm',
   'ciphertextSize',
   'contentKeyPair',
@@ -119,7 +119,6 @@ const UNIVERSAL = [
   'photoMessage',
   'plaintextSize',
   'readJsonLines',
-  'resumableDownload',
   'sealMessage',
   'sealMessageAsync',
   'sealMessages',
@@ -156,7 +155,6 @@ const UNIVERSAL = [
   'getMapperProvider',
   'mapAgentOutput',
   'mapHappyRecords',
-  'mapperProviderNames',
   'systemClock',
 ];
 
@@ -197,6 +195,9 @@ const NODE_ONLY = [
  */
 const NODE_REPLACED = ['thumbhashFromImage'];
 
+/** Value exports of happy-media/web (the page's and the Service Worker's halves of streaming, a Blob sink). */
+const WEB = ['blobSink', 'installMediaServiceWorker', 'openStreamingMedia', 'registerMediaServiceWorker'];
+
 /** Value exports of happy-media/expo (an app's expo-file-system and expo-crypto glue). */
 const EXPO = ['EXPO_CACHE_FOLDER', 'expoCryptoAesGcm', 'expoFileSink', 'expoFileSource', 'openExpoMedia'];
 
@@ -214,6 +215,10 @@ describe('public exports', () => {
       if (NODE_REPLACED.includes(name)) expect(node[name], name).not.toBe(universal[name]);
       else expect(node[name], name).toBe(universal[name]);
     }
+  });
+
+  it('happy-media/web exports exactly the pinned names', () => {
+    expect(sorted(Object.keys(web))).toEqual(sorted(WEB));
   });
 
   it('happy-media/expo exports exactly the pinned names', () => {

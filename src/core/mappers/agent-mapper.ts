@@ -83,7 +83,7 @@ export interface AgentMapper {
 
 /**
  * Creates a mapper for `provider`: a registered name (`claude`, `happy`, …; see
- * {@link mapperProviderNames}) or a provider object.
+ * {@link MAPPER_PROVIDERS}) or a provider object.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for an unknown provider name or bad options.
  * @example

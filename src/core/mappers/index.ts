@@ -33,7 +33,7 @@ export {
   type PhotoDescription,
   type VideoDescription,
 } from './media.js';
-export { getMapperProvider, MAPPER_PROVIDERS, mapperProviderNames } from './providers.js';
+export { getMapperProvider, MAPPER_PROVIDERS } from './providers.js';
 export {
   CALL_UNFINISHED_ERROR,
   type CallFields,

@@ -1,6 +1,7 @@
 /**
- * Public surface of universal playback: `downloadMedia` (download → verify → sink, one engine for every
- * runtime), sinks, the fetch source, and the resumable download and range source it is built from.
+ * Universal playback: `downloadMedia` (download → verify → sink, one engine for every runtime), sinks, the
+ * fetch source, the range source over a store, and the resumable download they are built from (the package
+ * root exports all but the resumable download and its defaults, which are their plumbing).
  * See docs/playback.md.
  *
  * @module

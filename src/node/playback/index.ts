@@ -8,12 +8,7 @@
 import '../runtime/index.js';
 
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
-export {
-  chunkedResumePoint,
-  type ReadableBlobStore,
-  type ResumableDownloadOptions,
-  resumableDownload,
-} from '../../core/playback/resumable-download.js';
+export type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 export {
   type CacheLease,
   defaultCacheDir,

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultDownloadDeadlineMs } from '../../../src/core/playback/index.js';
-import { chunkedResumePoint, resumableDownload } from '../../../src/node/playback/index.js';
+import { chunkedResumePoint, resumableDownload } from '../../../src/core/playback/resumable-download.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 

@@ -19,9 +19,9 @@ import {
   AbortedError,
   createAgentMapper,
   getMapperProvider,
+  MAPPER_PROVIDERS,
   type MediaHandler,
   mapHappyRecords,
-  mapperProviderNames,
   readJsonLines,
   type SessionKey,
   type SessionMessage,
@@ -177,7 +177,7 @@ async function writeOut(text: string): Promise<void> {
 
 /** Registers `map` on the program. */
 export function registerMap(program: Command): void {
-  const providers = mapperProviderNames();
+  const providers = MAPPER_PROVIDERS.map((provider) => provider.name);
   program
     .command('map')
     .description("map an agent's output (or Happy's stored records) into a v2 stream, printed as JSON Lines")
