@@ -67,7 +67,7 @@ const TAG_OPTIONS = Object.freeze({ authTagLength: AES_GCM_TAG_BYTES });
 /**
  * A synchronous {@link SyncAesGcm} over `module`, with both fast paths (`sealInto`, `openInto`). The
  * prepared key is the key's bytes themselves: node:crypto takes raw bytes in every call (a `KeyObject`
- * measured no faster), and a copy per envelope would cost more than the rest of a small one's opening.
+ * is no faster), and a copy per envelope would cost more than the rest of a small one's opening.
  *
  * @param module - `node:crypto`, `react-native-quick-crypto`, or an API-compatible module.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a module without `createCipheriv` /

@@ -489,7 +489,7 @@ export class HappyClient {
    * Reads the session in order (`GET /v3/sessions/:sid/messages?after_seq=…`, a page at a time), opens
    * each record with the session key, and yields it with the v2 messages it contributes to the
    * transcript (`messages`): a v2 record's own message, and for records in Happy's older shapes (legacy
-   * user/agent records, v1 session and `file` events) what the legacy reader of issue 21
+   * user/agent records, v1 session and `file` events) what the legacy reader
    * (`mapHappyRecords`) makes of them, turns and calls across records included (transcript.ts). A record
    * that does not open is yielded as `unreadable` with its error (no messages) and the reading goes on;
    * only the transport fails the iteration. The generator returns the reader's summary (skipped shapes by

@@ -1,6 +1,6 @@
 /**
  * How the library starts helper processes (ffprobe, ffmpeg) so that none outlives its parent or runs
- * without bounds (issue 24, item 3):
+ * without bounds:
  *
  * - **Own process group.** Each child starts as the leader of a new process group (`detached` on
  *   POSIX), and every kill is a SIGKILL of the whole group, so whatever the tool started dies with it.

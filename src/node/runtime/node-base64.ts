@@ -1,7 +1,7 @@
 /**
  * Standard base64 over Node's native `Buffer` codec: the same texts as the universal `@scure/base` codec,
- * several times faster (base64 was two thirds of an envelope's seal/open). `happy-media/node` installs it
- * on import (part of `nodeRuntime`).
+ * in native code (base64 is a large share of sealing or opening a small envelope). `happy-media/node`
+ * installs it on import (part of `nodeRuntime`).
  *
  * @module
  */
@@ -30,6 +30,6 @@ export const nodeBase64Codec: Base64Codec = {
       ? new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength)
       : new Uint8Array(decoded);
   },
-  // The copy above is 1.6 µs of a 1 KiB envelope's 12 µs open; a record that is only opened can skip it.
+  // The copy above is a noticeable share of a small envelope's open; a record that is only opened skips it.
   decodeShared: decodeCanonical,
 };
