@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toBase64 } from '../../core/bytes.js';
+import { InternalError } from '../../core/errors.js';
 import { conversationHead, createDemoTurn } from './conversation.js';
 import type { DemoFiles, DemoItem, DemoKeys } from './demo-state.js';
 import { DemoRecorder, type DemoReport } from './report.js';
@@ -133,7 +134,9 @@ async function keepKeys(dir: string, files: DemoFiles, keys: DemoKeys, items: De
   await mkdir(keyDir, { mode: 0o700 });
   const blobKey = join(keyDir, 'blob.key');
   const sessionKey = join(keyDir, 'session.key');
-  if (keys.sealKey.variant !== 'datakey') throw new Error('the demo seals with the dataKey variant');
+  if (keys.sealKey.variant !== 'datakey') {
+    throw new InternalError(`the demo seals with the dataKey variant but its key is ${keys.sealKey.variant}`);
+  }
   await writeFile(blobKey, `${toBase64(keys.blobKey)}\n`, { mode: 0o600, flag: 'wx' });
   await writeFile(sessionKey, `${toBase64(keys.sealKey.key)}\n`, { mode: 0o600, flag: 'wx' });
   files.blobKey = blobKey;
