@@ -46,11 +46,9 @@ export { fromBase64, toBase64 } from './core/bytes.js';
 // (`legacyCiphertextSize`, `dataKeyCiphertextSize`); nonce, tag and bundle layouts stay with the format.
 export {
   type AppSessionWrapper,
-  assertSessionKey,
   type BoxKeyPair,
   boxDataKey,
   boxForPublicKey,
-  boxKeyPairFromSeed,
   type CliSessionWrapper,
   contentKeyPair,
   contentSeed,
@@ -192,7 +190,6 @@ export {
   SKIP_REASONS,
   type SkipCounts,
   type SkipReason,
-  systemClock,
   type V1Blob,
   type VideoDescription,
 } from './core/mappers/index.js';

@@ -41,12 +41,10 @@ const UNIVERSAL = [
   'UsageError',
   'V1_BLOB_MAX_PLAINTEXT_BYTES',
   'accountKeys',
-  'assertSessionKey',
   'assertSessionMessage',
   'assertWithinStoreLimit',
   'boxDataKey',
   'boxForPublicKey',
-  'boxKeyPairFromSeed',
   'bufferRangeSource',
   'cipherModuleAesGcm',
   'ciphertextSize',
@@ -155,7 +153,6 @@ const UNIVERSAL = [
   'getMapperProvider',
   'mapAgentOutput',
   'mapHappyRecords',
-  'systemClock',
 ];
 
 /** Value exports the Node entry adds to the universal ones. */

@@ -60,7 +60,7 @@ import { type MapperSkip, SkipCounter } from './skips.js';
 
 /** Options of a {@link SessionWriter} (and of every mapper, which passes them on). */
 export interface SessionWriterOptions {
-  /** Where times come from when the provider gives none; default {@link systemClock}. */
+  /** Where times come from when the provider gives none; default the system clock (`Date.now()`). */
   clock?: MapperClock;
   /** Creates message, turn, call and agent ids; default cuid2 (`createMessageId`). */
   createId?: () => string;
