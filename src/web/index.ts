@@ -11,7 +11,6 @@ export {
   type MediaServiceWorkerOptions,
   type ServiceWorkerScopeLike,
   type StreamingReply,
-  type StreamingRequest,
 } from './service-worker.js';
 export {
   openStreamingMedia,
