@@ -16,4 +16,5 @@ export const HERMES_CHECKS = [
   'downloadMedia: tampered blob aborts the sink, v1 blob verified whole',
   'thumbhashFromImage: JPEG (EXIF orientation 6) and interlaced palette PNG give the Node run’s hashes',
   'happy-media/expo: expoFileSink and openExpoMedia over an in-memory expo-file-system (verified file, cache hit, tamper leaves nothing)',
+  'sendPickedMedia over the expo-crypto stand-in: a photo read through expoFileSource with its 100 px thumbnail, uploaded, described, sealed; the blob downloads to the same bytes and the envelope opens',
 ] as const;

@@ -7,7 +7,13 @@
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
 import { fromHex, joinBytes, randomBytes, toHex, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
-import { type ExpoCryptoAes, expoCryptoAesGcm, expoFileSink, openExpoMedia } from '../../src/expo/index.js';
+import {
+  type ExpoCryptoAes,
+  expoCryptoAesGcm,
+  expoFileSink,
+  expoFileSource,
+  openExpoMedia,
+} from '../../src/expo/index.js';
 import {
   type AsyncAesGcm,
   assertSessionMessage,
@@ -36,10 +42,12 @@ import {
   nobleAesGcm,
   openBlobRandomAccess,
   openMessage,
+  openMessageAsync,
   openMessagesAsync,
   parseSessionMessage,
   sealMessage,
   sealMessageAsync,
+  sendPickedMedia,
   thumbhashFromImage,
   toBase64,
   unboundBlobContext,
@@ -51,6 +59,7 @@ import thumbhashImages from '../fixtures/thumbhash-images.json' with { type: 'js
 import { rejectionCodeOf } from '../helpers/errors.js';
 import { type FakeFile, fakeExpoFileSystem } from '../helpers/fake-expo-file-system.js';
 import { fakeFetch } from '../helpers/fake-fetch.js';
+import { memoryStore } from '../helpers/memory-store.js';
 import { HERMES_CHECKS } from './check-names.js';
 
 declare const print: (line: string) => void;
@@ -596,6 +605,43 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
         code === 'ERR_DECRYPTION_FAILED' && clean.files.size === 0,
         `tamper: ${code}, ${clean.files.size} files`,
       );
+    },
+  'sendPickedMedia over the expo-crypto stand-in: a photo read through expoFileSource with its 100 px thumbnail, uploaded, described, sealed; the blob downloads to the same bytes and the envelope opens':
+    async () => {
+      installRuntime({ aesGcm: expoCryptoAesGcm(expoCryptoStandIn) });
+      try {
+        const fs = fakeExpoFileSystem();
+        const photo = testBytes(150_000, 21);
+        const picked = new fs.File(fs.Paths.cache, 'IMG_0001.jpg');
+        picked.create();
+        picked.write(photo);
+        const thumbnail = thumbhashImages.images[0]!;
+        const store = memoryStore();
+        const sessionKey = dataKey(testBytes(32, 22));
+        const { message, envelope, ref } = await sendPickedMedia(
+          {
+            source: expoFileSource(picked as never),
+            name: 'IMG_0001.jpg',
+            mimeType: 'image/jpeg',
+            width: 4032,
+            height: 3024,
+            thumbnail: fromBase64(thumbnail.base64),
+          },
+          { store, blobKey: key, sealKey: sessionKey },
+        );
+        assert(message.type === 'photo' && message.ref === ref, `message ${message.type}`);
+        assert(
+          message.type === 'photo' && message.thumbhash === thumbnail.hash,
+          'thumbhash of the thumbnail',
+        );
+        assert(fs.openHandles.size === 0, 'the picked file was closed');
+        const out = await downloadMedia(message, { source: store, blobKey: key, sink: memorySink() });
+        assert(same(out, photo), 'the uploaded blob downloads to the photo');
+        const opened = await openMessageAsync(envelope, sessionKey);
+        assert(opened.id === message.id && opened.type === 'photo', 'the envelope opens to the message');
+      } finally {
+        installRuntime({});
+      }
     },
 };
 

@@ -13,14 +13,13 @@ import { rgbaToThumbHash } from 'thumbhash';
 import { describe, expect, it } from 'vitest';
 import { expoCryptoAesGcm } from '../../../src/core/aes-gcm/expo-crypto.js';
 import { ciphertextSize, decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
-import { joinBytes, randomBytes, toBase64 } from '../../../src/core/bytes.js';
+import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { dataKey, legacyKey, openMessage, openMessageAsync } from '../../../src/core/envelope/index.js';
 import { thumbhashFromImage } from '../../../src/core/media/index.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
 import { assertSessionMessage } from '../../../src/core/protocol/index.js';
 import { type PickedMedia, sendPickedMedia } from '../../../src/core/send/index.js';
-import { assertWithinStoreLimit, type BlobStore, createWithPut } from '../../../src/core/storage/index.js';
-import { readSizedBody } from '../../../src/core/storage/sized-body.js';
+import type { BlobStore } from '../../../src/core/storage/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { sendMedia } from '../../../src/node/send/index.js';
@@ -28,56 +27,7 @@ import { asAsync } from '../../helpers/aes-gcm.js';
 import { rejectionCodeOf, rejectionOf } from '../../helpers/errors.js';
 import { loadExpoCryptoAes } from '../../helpers/expo-crypto.js';
 import { withRuntime } from '../../helpers/installed.js';
-
-/**
- * A store in memory that writes each piece as it arrives (a failed upload leaves a partial blob until
- * `createWithPut` deletes it); every create is recorded.
- */
-function memoryStore(maxBlobBytes?: number) {
-  const blobs = new Map<string, Uint8Array>();
-  const created: number[] = [];
-  const deleted: string[] = [];
-  const store: BlobStore & {
-    blobs: Map<string, Uint8Array>;
-    created: number[];
-    deleted: string[];
-  } = {
-    blobs,
-    created,
-    deleted,
-    ...(maxBlobBytes === undefined ? {} : { maxBlobBytes }),
-    async create(size, body, options) {
-      created.push(size);
-      assertWithinStoreLimit(store, size);
-      return createWithPut(store as Required<BlobStore>, size, body, options);
-    },
-    async put(ref, body, size, options) {
-      const parts: Uint8Array[] = [];
-      for await (const part of readSizedBody(body, size, options)) {
-        parts.push(part.slice());
-        blobs.set(ref, joinBytes(parts));
-      }
-    },
-    async delete(ref) {
-      deleted.push(ref);
-      blobs.delete(ref);
-    },
-    async get(ref, range) {
-      const blob = blobs.get(ref) as Uint8Array;
-      const bytes = range ? blob.subarray(range.offset, range.offset + range.length) : blob;
-      return new ReadableStream({
-        start(c) {
-          c.enqueue(bytes.slice());
-          c.close();
-        },
-      });
-    },
-    async head(ref) {
-      return { size: blobs.get(ref)?.length ?? 0 };
-    },
-  };
-  return store;
-}
+import { memoryStore } from '../../helpers/memory-store.js';
 
 /** A ThumbHash of a small flat picture, as thumbhashFromImage would give for a ≤ 100 px image. */
 const THUMBHASH = toBase64(rgbaToThumbHash(8, 6, new Uint8Array(8 * 6 * 4).fill(200)));
