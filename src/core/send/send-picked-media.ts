@@ -16,7 +16,7 @@ import type { EncryptedEnvelope } from '../envelope/envelope.js';
 import { sealMessageAsync } from '../envelope/messages.js';
 import { AbortedError, InvalidArgumentError } from '../errors.js';
 import type { BuildOptions, MediaMessage } from '../protocol/index.js';
-import { assertWithinStoreLimit } from '../storage/blob-store.js';
+import { assertWithinStoreLimit, uploadFailure } from '../storage/blob-store.js';
 import { type MediaDetails, mediaMessage } from './media-message.js';
 import { exactlySized, type PickedMedia, pickedMediaDetails, pickedSourceStream } from './picked-media.js';
 import { checkSendTarget, type SendTargetOptions } from './send-options.js';
@@ -140,6 +140,6 @@ export async function sendPickedMedia(
     if (options?.signal?.aborted && !(error instanceof AbortedError)) {
       throw new AbortedError('the send was aborted; nothing was stored', { cause: error });
     }
-    throw error;
+    throw uploadFailure(error);
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { AbortedError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
 import { createMediaRef, parseRef } from '../protocol/refs.js';
 
 /** A byte range `[offset, offset + length)` of a stored blob. */
@@ -149,6 +149,25 @@ export function checkRange(range: BlobRange | undefined): void {
 /** A stream with no bytes (what a zero-length range reads). */
 export function emptyStream(): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+/**
+ * What a send throws when storing its blob failed: the library's own errors as they are, anything else
+ * (a store the app wrote, or a source stream, that throws a plain `Error`) as one typed
+ * `ERR_UPLOAD_FAILED` that keeps it as its `cause`, so a caller handles every store alike.
+ *
+ * @param error - what the store's `create` (or the body it read) threw.
+ * @example
+ * ```ts
+ * const { ref } = await store.create(size, body).catch((error) => Promise.reject(uploadFailure(error)));
+ * ```
+ */
+export function uploadFailure(error: unknown): HappyMediaError {
+  if (error instanceof HappyMediaError) return error;
+  return new StorageError(
+    'storing the blob failed with an error of the store or of the bytes it read (the cause); nothing was sent',
+    { code: 'ERR_UPLOAD_FAILED', cause: error },
+  );
 }
 
 /**

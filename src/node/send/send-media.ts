@@ -35,7 +35,7 @@ import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
 import { sanitizeFileName } from '../../core/media/file-name.js';
-import { assertWithinStoreLimit } from '../../core/storage/blob-store.js';
+import { assertWithinStoreLimit, uploadFailure } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
 import { fileHandleStream } from '../storage/file-stream.js';
@@ -322,7 +322,7 @@ export async function sendMedia(
       if (signal?.aborted && !(error instanceof AbortedError)) {
         throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
       }
-      throw error;
+      throw uploadFailure(error);
     }
     // 4. Optionally seal it for the session (a v1 event in the wrapper Happy's app writes).
     if (v1) {

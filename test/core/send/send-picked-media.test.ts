@@ -303,7 +303,7 @@ describe('sendPickedMedia', () => {
     expect(source.state).toEqual({ cancelled: true, pulled: 0 });
   });
 
-  it('a store that fails without reading the body: the source is cancelled, no message', async () => {
+  it('a store that fails without reading the body: ERR_UPLOAD_FAILED with the store’s error as cause, the source cancelled', async () => {
     const source = streamOf(randomBytes(5000));
     const failing: BlobStore = {
       async create(_size, body) {
@@ -318,7 +318,7 @@ describe('sendPickedMedia', () => {
         { source, size: 5000, name: 'a.bin', mimeType: 'application/octet-stream' },
         { store: failing, blobKey },
       ),
-    ).rejects.toThrow('the server is down');
+    ).rejects.toMatchObject({ code: 'ERR_UPLOAD_FAILED', cause: { message: 'the server is down' } });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(source.state.cancelled).toBe(true);
   });

@@ -132,7 +132,7 @@ describe('Claude mapper with the send pipeline', () => {
     expect(messages.filter((m) => m.type === 'service').map((m) => (m as { text: string }).text)).toEqual([
       'An image could not be read (its data is not valid base64); it was not uploaded',
       expect.stringMatching(
-        /^An image \(image\/png, \d+ B\) could not be uploaded \(ERR_[A-Z_]+\); it is not in the transcript$/,
+        /^An image \(image\/png, \d+ B\) could not be uploaded \(ERR_UPLOAD_FAILED\); it is not in the transcript$/,
       ),
     ]);
     expect(skipped.byReason).toEqual({ 'invalid-media': 1, 'media-upload-failed': 1 });

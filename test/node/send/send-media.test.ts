@@ -347,6 +347,17 @@ describe('sendMedia over a store that issues its refs (create only, no put or de
       sendMedia(samples.file, { store: legacy as unknown as BlobStore, blobKey }),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
   });
+
+  it('a store of the app that throws a plain Error is ERR_UPLOAD_FAILED, the store’s error its cause', async () => {
+    const plain = {
+      create: async () => Promise.reject(new Error('disk full')),
+      get: async () => new ReadableStream(),
+      head: async () => ({ size: 0 }),
+    };
+    await expect(
+      sendMedia(samples.file, { store: plain as unknown as BlobStore, blobKey }),
+    ).rejects.toMatchObject({ code: 'ERR_UPLOAD_FAILED', cause: { message: 'disk full' } });
+  });
 });
 
 describe("sendMedia at Happy's 10 MiB cap (one constant: 10485760 bytes of ciphertext)", () => {
