@@ -520,21 +520,7 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
     const plain = testBytes(60_000, 7);
     const blob = await encryptBlob(plain, key, { context: CONTEXT });
     blob[56 + 16400 * 2 + 9]! ^= 1;
-    const events: string[] = [];
-    let written = 0;
-    const sink: MediaSink<void> = {
-      write: (bytes) => {
-        events.push('write');
-        assert(same(bytes, plain.subarray(written, written + bytes.length)), 'unverified bytes written');
-        written += bytes.length;
-      },
-      commit: () => {
-        events.push('commit');
-      },
-      abort: () => {
-        events.push('abort');
-      },
-    };
+    const { sink, events } = checkingSink(plain);
     const code = await rejectionCodeOf(() =>
       downloadMedia(
         { ref: REF },
