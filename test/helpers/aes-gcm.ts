@@ -57,6 +57,25 @@ export function asAsync(sync: SyncAesGcm, options: AsAsyncOptions = {}): AsyncAe
   };
 }
 
+/** What {@link countedAsync} counts: seal/open calls, the most in flight at once, and key imports. */
+export type CountedCalls = Required<AsAsyncOptions>['calls'] & { imports: number };
+
+/** {@link asAsync} of `sync` that also counts its key imports (a batch should import its key once). */
+export function countedAsync(sync: SyncAesGcm): { aes: AsyncAesGcm; calls: CountedCalls } {
+  const calls: CountedCalls = { seal: 0, open: 0, inFlight: 0, maxInFlight: 0, imports: 0 };
+  const inner = asAsync(sync, { calls });
+  return {
+    calls,
+    aes: {
+      ...inner,
+      importKey: (key) => {
+        calls.imports++;
+        return inner.importKey(key);
+      },
+    },
+  };
+}
+
 /** `sync` without `sealInto`/`openInto` (name `plain-<name>`): the drivers copy `seal`/`open` results. */
 export function withoutFastPaths(sync: SyncAesGcm): SyncAesGcm {
   return {

@@ -32,7 +32,7 @@ import type { SessionMessage } from '../../../src/core/protocol/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
-import { asAsync } from '../../helpers/aes-gcm.js';
+import { asAsync, countedAsync } from '../../helpers/aes-gcm.js';
 import { rejectionCodeOf, rejectionOf } from '../../helpers/errors.js';
 import { withRuntime } from '../../helpers/installed.js';
 
@@ -45,31 +45,13 @@ const message = (i: number): SessionMessage => ({
   text: `message ${i} ${'é✓ '.repeat(i * 5)}`,
 });
 
-type Calls = { seal: number; open: number; inFlight: number; maxInFlight: number; imports: number };
-
-/** node:crypto as an asynchronous AES-GCM that counts its calls and key imports. */
-function countedAsync(): { aes: AsyncAesGcm; calls: Calls } {
-  const calls: Calls = { seal: 0, open: 0, inFlight: 0, maxInFlight: 0, imports: 0 };
-  const inner = asAsync(nodeAesGcm, { calls });
-  return {
-    calls,
-    aes: {
-      ...inner,
-      importKey: (key) => {
-        calls.imports++;
-        return inner.importKey(key);
-      },
-    },
-  };
-}
-
 /** Runs `fn` on Node's runtime with `aesGcm` as its AES-GCM. */
 const on = <T>(aesGcm: AsyncAesGcm, fn: () => Promise<T>): Promise<T> =>
   withRuntime({ ...nodeRuntime, aesGcm }, fn);
 
 describe.each([
   ['webcrypto', () => webCryptoAesGcm],
-  ['node:crypto as asynchronous', () => countedAsync().aes],
+  ['node:crypto as asynchronous', () => countedAsync(nodeAesGcm).aes],
 ] as const)('over %s', (_name, make) => {
   const key = randomBytes(32);
 
@@ -178,7 +160,7 @@ describe('openMessagesAsync', () => {
   it('gives the outcomes openMessages gives, in order, with one key import and a bounded window in flight', async () => {
     const expected = openMessages(envelopes, key);
     expect(expected.filter((o) => !o.ok)).toHaveLength(4);
-    const { aes, calls } = countedAsync();
+    const { aes, calls } = countedAsync(nodeAesGcm);
     const opened = await on(aes, () => openMessagesAsync(envelopes, key));
     expect(opened).toEqual(expected);
     expect(opened.map((o) => (o.ok ? 'ok' : o.error.code))).toEqual(
@@ -193,7 +175,7 @@ describe('openMessagesAsync', () => {
 
   it('over a synchronous runtime it is openMessages; a bad key or list is refused before anything is opened', async () => {
     expect(await openMessagesAsync(envelopes, key)).toEqual(openMessages(envelopes, key));
-    const { aes, calls } = countedAsync();
+    const { aes, calls } = countedAsync(nodeAesGcm);
     expect(
       await on(aes, () => rejectionCodeOf(() => openMessagesAsync(envelopes, { variant: 'x' } as never))),
     ).toBe('ERR_INVALID_ARGUMENT');

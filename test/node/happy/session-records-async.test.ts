@@ -20,26 +20,9 @@ import {
 import { happyFileEvent, type SessionMessage, textMessage } from '../../../src/core/protocol/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
-import { asAsync } from '../../helpers/aes-gcm.js';
+import { countedAsync } from '../../helpers/aes-gcm.js';
 import { rejectionOf } from '../../helpers/errors.js';
 import { withRuntime } from '../../helpers/installed.js';
-
-type Calls = { seal: number; open: number; inFlight: number; maxInFlight: number; imports: number };
-
-function countedAsync(): { aes: AsyncAesGcm; calls: Calls } {
-  const calls: Calls = { seal: 0, open: 0, inFlight: 0, maxInFlight: 0, imports: 0 };
-  const inner = asAsync(nodeAesGcm, { calls });
-  return {
-    calls,
-    aes: {
-      ...inner,
-      importKey: (key) => {
-        calls.imports++;
-        return inner.importKey(key);
-      },
-    },
-  };
-}
 
 const on = <T>(aesGcm: AsyncAesGcm, fn: () => Promise<T>): Promise<T> =>
   withRuntime({ ...nodeRuntime, aesGcm }, fn);
@@ -71,7 +54,7 @@ describe.each([
   it('sealSessionRecords over an asynchronous AES-GCM: records the synchronous opener reads, in order, all in flight', async () => {
     const key: SessionKey = makeKey();
     const batch = messages();
-    const { aes, calls } = countedAsync();
+    const { aes, calls } = countedAsync(nodeAesGcm);
     const sealed = await on(aes, () => sealSessionRecords(batch, key));
     expect(sealed.map((r) => r.localId)).toEqual(batch.map((m) => m.id));
     const opened = sealed.map((r, i) => openSessionRecord(asServer(r.content, i + 1), key));
@@ -102,7 +85,7 @@ describe.each([
     raws[7] = asServer(sealRaw({ hello: 'world' }, key).c, 8);
     const expected = raws.map((raw) => openSessionRecord(raw, key));
     expect(expected.filter((o) => o.kind === 'unreadable')).toHaveLength(5);
-    const { aes, calls } = countedAsync();
+    const { aes, calls } = countedAsync(nodeAesGcm);
     const opened = await on(aes, () => openSessionRecords(raws, key));
     expect(opened).toEqual(expected);
     if (variant === 'dataKey') {
@@ -121,7 +104,7 @@ describe('batch sealing refuses before it seals', () => {
   it('an invalid message is ERR_SCHEMA naming its index, with no cipher call', async () => {
     const batch = messages();
     batch[7] = { ...batch[7], type: 'nope' } as never;
-    const { aes, calls } = countedAsync();
+    const { aes, calls } = countedAsync(nodeAesGcm);
     const error = await on(aes, () => rejectionOf(sealSessionRecords(batch, dataKey(randomBytes(32)))));
     expect(error.code).toBe('ERR_SCHEMA');
     expect(error.message).toMatch(/^message 7 of 32: /);
