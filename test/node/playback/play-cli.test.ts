@@ -21,6 +21,16 @@ const BAD = 'media/clibad000000000000000000';
 let tmp: { dir: string; cleanup: () => Promise<void> };
 let store: string;
 let keyFile: string;
+/** `happy-media play INPUT` on the test store with the test key, then `flags`. */
+const playArgs = (input: string, ...flags: string[]) => [
+  'play',
+  input,
+  '--store',
+  store,
+  '--key-file',
+  keyFile,
+  ...flags,
+];
 
 beforeAll(async () => {
   tmp = await makeTempDir('happy-media-play-cli-');
@@ -42,18 +52,7 @@ afterAll(() => tmp.cleanup());
 describe('happy-media play', () => {
   it('prints the verified file path on one line and exits 0', async () => {
     const cacheDir = join(tmp.dir, 'cache-ok');
-    const result = await runCli([
-      'play',
-      REF,
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--mime-type',
-      'video/mp4',
-      '--cache-dir',
-      cacheDir,
-    ]);
+    const result = await runCli(playArgs(REF, '--mime-type', 'video/mp4', '--cache-dir', cacheDir));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n').filter(Boolean);
@@ -96,39 +95,17 @@ describe('happy-media play', () => {
     const path = join(tmp.dir, 'big-message.json');
     await writeFile(path, JSON.stringify({ message }));
     const cacheDir = join(tmp.dir, 'cache-small');
-    let result = await runCli([
-      'play',
-      path,
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      cacheDir,
-      '--cache-max-bytes',
-      '1000',
-    ]);
+    let result = await runCli(playArgs(path, '--cache-dir', cacheDir, '--cache-max-bytes', '1000'));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /ERR_LIMIT_EXCEEDED: the file is 700000 bytes, more than the cache budget of 1000/,
     );
     // A bare ref has no size: the stored blob's answers before the download.
-    result = await runCli([
-      'play',
-      REF,
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      cacheDir,
-      '--cache-max-bytes',
-      '1000',
-    ]);
+    result = await runCli(playArgs(REF, '--cache-dir', cacheDir, '--cache-max-bytes', '1000'));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ERR_LIMIT_EXCEEDED: the file is 700000 bytes/);
     // Within the budget the bare ref plays (its size now known up front, checked again by the download).
-    result = await runCli(['play', REF, '--store', store, '--key-file', keyFile, '--cache-dir', cacheDir]);
+    result = await runCli(playArgs(REF, '--cache-dir', cacheDir));
     expect(result.code, result.stderr).toBe(0);
     expect(sameBytes(await readFile(result.stdout.trim()), plain)).toBe(true);
   });
@@ -139,31 +116,28 @@ describe('happy-media play', () => {
       ['--idle-timeout', '-5'],
       ['--timeout', '1.5'],
     ] as const) {
-      const bad = await runCli(['play', REF, '--store', store, '--key-file', keyFile, flag, value]);
+      const bad = await runCli(playArgs(REF, flag, value));
       expect(bad.code, `${flag} ${value}`).toBe(2);
       expect(bad.stderr).toContain(flag);
     }
-    const result = await runCli([
-      'play',
-      REF,
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      join(tmp.dir, 'cache-long'),
-      '--timeout',
-      String(2 ** 31),
-      '--idle-timeout',
-      String(2 ** 40),
-    ]);
+    const result = await runCli(
+      playArgs(
+        REF,
+        '--cache-dir',
+        join(tmp.dir, 'cache-long'),
+        '--timeout',
+        String(2 ** 31),
+        '--idle-timeout',
+        String(2 ** 40),
+      ),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/TimeoutOverflowWarning/);
   });
 
   it('JSON that is no media message says what would be one (not "received a undefined")', async () => {
     // What `open --raw` prints for a record that is not a media message (issue 24, item 8).
-    const result = await runCli(['play', '-', '--store', store, '--key-file', keyFile], {
+    const result = await runCli(playArgs('-'), {
       input: JSON.stringify({ role: 'agent', content: { type: 'output', data: { type: 'assistant' } } }),
     });
     expect(result.code).toBe(1);
@@ -189,12 +163,9 @@ describe('happy-media play', () => {
     await writeFile(source, plain.subarray(0, 123_456));
     const sent = await runCli(['send', source, '--store', store, '--key-file', keyFile]);
     expect(sent.code).toBe(0);
-    const played = await runCli(
-      ['play', '-', '--store', store, '--key-file', keyFile, '--cache-dir', join(tmp.dir, 'cache-send')],
-      {
-        input: sent.stdout,
-      },
-    );
+    const played = await runCli(playArgs('-', '--cache-dir', join(tmp.dir, 'cache-send')), {
+      input: sent.stdout,
+    });
     expect(played.stderr).toBe('');
     expect(played.code).toBe(0);
     expect(sameBytes(await readFile(played.stdout.trim()), plain.subarray(0, 123_456))).toBe(true);
@@ -202,16 +173,7 @@ describe('happy-media play', () => {
 
   it('fails a tampered blob with exit 1, ERR_DECRYPTION_FAILED and no file', async () => {
     const cacheDir = join(tmp.dir, 'cache-bad');
-    const result = await runCli([
-      'play',
-      BAD,
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      cacheDir,
-    ]);
+    const result = await runCli(playArgs(BAD, '--cache-dir', cacheDir));
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /);
@@ -232,48 +194,19 @@ describe('happy-media play', () => {
       new Blob([over as Uint8Array<ArrayBuffer>]).stream(),
     );
     const cacheDir = join(tmp.dir, 'cache-v1-cap');
-    const played = await runCli([
-      'play',
-      atCapRef,
-      '--format',
-      'v1',
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      cacheDir,
-    ]);
+    const played = await runCli(playArgs(atCapRef, '--format', 'v1', '--cache-dir', cacheDir));
     expect(played.code, played.stderr).toBe(0);
     expect(sameBytes(await readFile(played.stdout.trim()), largest)).toBe(true);
-    const refused = await runCli([
-      'play',
-      overRef,
-      '--format',
-      'v1',
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      cacheDir,
-    ]);
+    const refused = await runCli(playArgs(overRef, '--format', 'v1', '--cache-dir', cacheDir));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ERR_LIMIT_EXCEEDED');
     expect(refused.stderr).toContain('10485760');
   });
 
   it('reports a missing blob as ERR_NOT_FOUND and a missing key as usage (exit 2)', async () => {
-    const missing = await runCli([
-      'play',
-      'media/nothinghere000000000000',
-      '--store',
-      store,
-      '--key-file',
-      keyFile,
-      '--cache-dir',
-      join(tmp.dir, 'c3'),
-    ]);
+    const missing = await runCli(
+      playArgs('media/nothinghere000000000000', '--cache-dir', join(tmp.dir, 'c3')),
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/ERR_NOT_FOUND/);
     const noKey = await runCli(['play', REF, '--store', store], { env: { HAPPY_MEDIA_KEY: '' } });
@@ -379,20 +312,15 @@ describe('happy-media play --open', () => {
   ])('saves but does not open %s (%s)', async (name, mimeType) => {
     const opener = await fakeOpener();
     const result = await runCli(
-      [
-        'play',
+      playArgs(
         REF,
-        '--store',
-        store,
-        '--key-file',
-        keyFile,
         '--name',
         name,
         ...(mimeType === undefined ? [] : ['--mime-type', mimeType]),
         '--open',
         '--cache-dir',
         join(tmp.dir, `c-${name}`),
-      ],
+      ),
       { env: { PATH: opener.path } },
     );
     expect(result.code, result.stderr).toBe(0);
