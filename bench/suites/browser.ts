@@ -7,9 +7,6 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   type createDecryptStream,
@@ -19,23 +16,12 @@ import {
   unboundBlobContext,
   type webCryptoAesGcm,
 } from 'happy-media';
-import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
+import { chromiumTools, openBenchPage } from '../harness/chromium.js';
+import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 import { serviceWorkerSeekTimes } from './browser-seek.js';
-
-/** Flags for a quiet, sandbox-less headless Chromium (root in CI, no network chatter). */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 interface PageJob {
   keyHex: string;
@@ -160,16 +146,8 @@ async function inPage(job: PageJob): Promise<PageResult> {
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(chromium)) throw new SkipSuite(`${chromium} not found (apt-get install chromium)`);
-  let esbuild: typeof import('esbuild');
-  let playwright: typeof import('playwright-core');
-  try {
-    esbuild = await import('esbuild');
-    playwright = await import('playwright-core');
-  } catch {
-    throw new SkipSuite('esbuild or playwright-core is not installed (dev dependencies)');
-  }
+  const tools = await chromiumTools();
+  const { esbuild } = tools;
   const bigSize = ctx.quick ? 4 * MiB : 64 * MiB;
   const smallSize = ctx.quick ? MiB : 8 * MiB;
   const runs = ctx.quick ? 3 : 9;
@@ -193,36 +171,11 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     write: false,
     logLevel: 'silent',
   });
-  const js = bundle.outputFiles[0]!.text;
-  const routes: Record<string, [string, string | Uint8Array]> = {
-    '/': [
-      'text/html',
-      '<!doctype html><meta charset="utf-8"><script type="module" src="/bench.js"></script>',
-    ],
-    '/bench.js': ['text/javascript', js],
-    '/big.bin': ['application/octet-stream', big],
-    '/small.bin': ['application/octet-stream', small],
-  };
-  const server = createServer((req, res) => {
-    const route = routes[req.url ?? ''];
-    if (!route) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': route[0], 'cache-control': 'no-store' }).end(route[1]);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const browser = await playwright.chromium.launch({
-    executablePath: chromium,
-    // gc() in the page, so each timed run starts without the previous run's garbage.
-    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
-    timeout: 60_000,
+  const { browser, page, close } = await openBenchPage(tools, bundle.outputFiles[0]!.text, {
+    '/big.bin': big,
+    '/small.bin': small,
   });
   try {
-    const page = await browser.newPage();
-    await page.goto(url);
-    await page.waitForFunction(() => 'happyBench' in globalThis, undefined, { timeout: 30_000 });
     const r = await page.evaluate(inPage, {
       keyHex: Buffer.from(key).toString('hex'),
       bigSha: sha256(bigPt),
@@ -293,9 +246,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     );
     await serviceWorkerSeekTimes(ctx, rec, browser, esbuild);
   } finally {
-    await browser.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
   }
 }
 

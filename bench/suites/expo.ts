@@ -14,8 +14,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -28,12 +26,12 @@ import {
   type webCryptoAesGcm,
 } from 'happy-media';
 import type { expoCryptoAesGcm } from 'happy-media/expo';
+import { chromiumTools, openBenchPage } from '../harness/chromium.js';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { packageRoot } from '../harness/hermes.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
-import { CHROMIUM_ARGS } from './browser.js';
 
 /** The ref the blob is bound to (its Cobblestone context), as every v2 media blob is. */
 const REF = 'media/benchexpo0000000000000000';
@@ -150,19 +148,10 @@ async function inPage(job: PageJob): Promise<PageResult> {
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
-  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(chromium)) throw new SkipSuite(`${chromium} not found (apt-get install chromium)`);
+  const tools = await chromiumTools();
   const root = packageRoot();
   const expoAes = join(root, 'node_modules/expo-crypto/build/aes/index.js');
   if (!existsSync(expoAes)) throw new SkipSuite('expo-crypto is not installed (dev dependency)');
-  let esbuild: typeof import('esbuild');
-  let playwright: typeof import('playwright-core');
-  try {
-    esbuild = await import('esbuild');
-    playwright = await import('playwright-core');
-  } catch {
-    throw new SkipSuite('esbuild or playwright-core is not installed (dev dependencies)');
-  }
   const size = ctx.quick ? 4 * MiB : 32 * MiB;
   // Many short rounds: on a shared machine a few busy ones then move the median less.
   const runs = ctx.quick ? 3 : 15;
@@ -174,7 +163,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   // resolves it (.web.js), with the two-function `expo` stand-in of the tests.
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
   const expoEntry = fileURLToPath(import.meta.resolve('happy-media/expo'));
-  const bundle = await esbuild.build({
+  const bundle = await tools.esbuild.build({
     stdin: {
       contents: [
         `import { createDecryptStream, decryptBlob, downloadMedia, installRuntime, mediaBlobContext, memorySink, webCryptoAesGcm } from ${JSON.stringify(universal)};`,
@@ -193,32 +182,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     write: false,
     logLevel: 'silent',
   });
-  const routes: Record<string, [string, string | Uint8Array]> = {
-    '/': [
-      'text/html',
-      '<!doctype html><meta charset="utf-8"><script type="module" src="/bench.js"></script>',
-    ],
-    '/bench.js': ['text/javascript', bundle.outputFiles[0]!.text],
-    '/blob.bin': ['application/octet-stream', blob],
-  };
-  const server = createServer((req, res) => {
-    const route = routes[req.url ?? ''];
-    if (!route) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': route[0], 'cache-control': 'no-store' }).end(route[1]);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const browser = await playwright.chromium.launch({
-    executablePath: chromium,
-    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
-    timeout: 60_000,
-  });
+  const { page, close } = await openBenchPage(tools, bundle.outputFiles[0]!.text, { '/blob.bin': blob });
   try {
-    const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    await page.waitForFunction(() => 'happyBench' in globalThis, undefined, { timeout: 30_000 });
     const r = await page.evaluate(inPage, {
       ref: REF,
       keyHex: Buffer.from(key).toString('hex'),
@@ -316,9 +281,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       ).toFixed(1)}×, WebCrypto ${paired(r.webWhole, r.webSerial).toFixed(1)}×`,
     );
   } finally {
-    await browser.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
   }
 }
 

@@ -16,7 +16,7 @@ import { inflateSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../../bench/suites/browser.js';
+import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
 import type { AesGcm } from '../../src/core/aes-gcm/aes-gcm.js';
 import type { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { CHROMIUM_ARGS } from '../../bench/suites/browser.js';
+import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
 import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes, toHex } from '../../src/core/bytes.js';
 import type { MediaInput } from '../../src/core/playback/index.js';

@@ -19,7 +19,7 @@ import { randomBytes, toBase64 } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/envelope/index.js';
 import { photoMessage, videoMessage } from '../../src/core/protocol/index.js';
 import '../../src/node/runtime/index.js';
-import { CHROMIUM_ARGS } from '../../bench/suites/browser.js';
+import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
 import { findOnPath } from '../../src/node/media/ffmpeg-binaries.js';
 import { makeTempDir } from '../helpers/tmp.js';
 import { hasFfmpeg, makeMp4, makePng } from '../node/playback/helpers/samples.js';
