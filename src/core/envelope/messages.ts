@@ -237,18 +237,28 @@ export function sealMessages(
   }
   const out: EncryptedEnvelope[] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
-    try {
-      out[i] = sealMessage(messages[i] as SessionMessage, checked, options);
-    } catch (error) {
-      if (error instanceof SchemaError) {
-        throw new SchemaError(`message ${i} of ${messages.length}: ${error.message}`, error.issues, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
+    out[i] = atMessageIndex(i, messages.length, () =>
+      sealMessage(messages[i] as SessionMessage, checked, options),
+    );
   }
   return out;
+}
+
+/**
+ * Runs `work` for message `i` of `count` of a batch: a schema error names the message's index (the batch is
+ * all or nothing, so the caller needs to know which message to fix).
+ *
+ * @internal
+ */
+export function atMessageIndex<T>(i: number, count: number, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SchemaError) {
+      throw new SchemaError(`message ${i} of ${count}: ${error.message}`, error.issues, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** The wrapper Happy's CLI writes. */

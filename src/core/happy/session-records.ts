@@ -28,8 +28,8 @@ import {
   sealJsonRecordAsync,
   sealRaw,
 } from '../envelope/envelope.js';
-import { sealMessage, wrapForCli } from '../envelope/messages.js';
-import { FormatError, HappyMediaError, SchemaError } from '../errors.js';
+import { atMessageIndex, sealMessage, wrapForCli } from '../envelope/messages.js';
+import { FormatError, HappyMediaError } from '../errors.js';
 import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
 import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';
 import { assertWith } from '../protocol/schema-check.js';
@@ -96,10 +96,10 @@ export async function sealSessionRecords(
   const prepared = await prepareSessionKey(checked);
   if (prepared === undefined) {
     return messages.map((message, i) =>
-      atIndex(i, messages.length, () => sealSessionRecord(message, checked)),
+      atMessageIndex(i, messages.length, () => sealSessionRecord(message, checked)),
     );
   }
-  const values = messages.map((message, i) => atIndex(i, messages.length, () => recordValue(message)));
+  const values = messages.map((message, i) => atMessageIndex(i, messages.length, () => recordValue(message)));
   return Promise.all(
     values.map(async ({ localId, value }) => ({
       localId,
@@ -115,18 +115,6 @@ function recordValue(message: AppendableMessage): { localId: string; value: unkn
     return { localId: event.id, value: wrapForCli(event) };
   }
   return { localId: message.id, value: assertSessionMessage(message, { mode: 'strict' }) };
-}
-
-/** Runs `work` for message `i` of `count`, a schema error naming the message's index. */
-function atIndex<T>(i: number, count: number, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof SchemaError) {
-      throw new SchemaError(`message ${i} of ${count}: ${error.message}`, error.issues, { cause: error });
-    }
-    throw error;
-  }
 }
 
 /** A message record as `GET /v3/sessions/:sid/messages` returns it. */
