@@ -28,7 +28,7 @@ import {
   sealJsonRecordAsync,
   sealRaw,
 } from '../envelope/envelope.js';
-import { atMessageIndex, sealMessage, wrapForCli } from '../envelope/messages.js';
+import { atMessageIndex, wrapForCli } from '../envelope/messages.js';
 import { FormatError, HappyMediaError } from '../errors.js';
 import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
 import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';
@@ -66,12 +66,8 @@ export function isV1Event(message: unknown): message is HappyFileEvent {
  * ```
  */
 export function sealSessionRecord(message: AppendableMessage, key: SessionKey): SealedRecord {
-  if (isV1Event(message)) {
-    const event = assertWith(HappyFileEventSchema, message, 'Happy file event');
-    return { localId: event.id, content: sealRaw(wrapForCli(event), key).c };
-  }
-  const { c } = sealMessage(message, key);
-  return { localId: message.id, content: c };
+  const { localId, value } = recordValue(message);
+  return { localId, content: sealRaw(value, key).c };
 }
 
 /**
@@ -108,7 +104,10 @@ export async function sealSessionRecords(
   );
 }
 
-/** What a message is sealed as (validated as {@link sealSessionRecord} validates it), with its `localId`. */
+/**
+ * What a message is sealed as, validated (a v2 message strictly, as `sealMessage` does; a v1 event in the
+ * wrapper Happy's CLI writes), with its `localId`: the one definition for both sealing paths.
+ */
 function recordValue(message: AppendableMessage): { localId: string; value: unknown } {
   if (isV1Event(message)) {
     const event = assertWith(HappyFileEventSchema, message, 'Happy file event');
