@@ -548,14 +548,12 @@ export class HappyClient {
       });
       const page = parseAnswer('read-messages', MessagePageSchema, answer, 'a page of messages');
       const start = cursor;
+      const parsed = page.messages.map((item) => ServerMessageSchema.safeParse(item));
       // The page's records opened together (an asynchronous AES-GCM keeps them all in flight).
-      const valid = page.messages.flatMap((item) => {
-        const raw = ServerMessageSchema.safeParse(item);
-        return raw.success ? [raw.data] : [];
-      });
+      const valid = parsed.flatMap((raw) => (raw.success ? [raw.data] : []));
       const opened = (await openSessionRecords(valid, target.key)).values();
-      for (const item of page.messages) {
-        const raw = ServerMessageSchema.safeParse(item);
+      for (const [i, item] of page.messages.entries()) {
+        const raw = parsed[i]!;
         if (!raw.success) {
           const seq = isRecord(item) && typeof item.seq === 'number' ? item.seq : cursor;
           yield {

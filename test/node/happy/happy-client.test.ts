@@ -319,6 +319,26 @@ describe.skipIf(!SERVER)("HappyClient against Happy's real server", () => {
     expect(records[3]).toMatchObject({ kind: 'message', message: after });
   });
 
+  it('a record the server sends without its id stays in its place among the records that open', async () => {
+    const s = await client.createSession({ metadata: METADATA });
+    const sent = [1, 2, 3].map((n) => textMessage({ role: 'user', text: `record ${n}` }));
+    await client.appendMessages(s, sent);
+    // The page as the server sent it, with the middle record's id taken away.
+    const reader = await connect(secret, async (input, init) => {
+      const response = await fetch(input, init);
+      if (!pathOf(input).endsWith(`/sessions/${s.id}/messages`) || init?.method !== 'GET') return response;
+      const page = (await response.json()) as { messages: { seq: number; id?: string }[] };
+      for (const record of page.messages) if (record.seq === page.messages[0]!.seq + 1) delete record.id;
+      return Response.json(page);
+    });
+    const out: HappySessionRecord[] = [];
+    for await (const record of reader.readMessages(s)) out.push(record);
+    expect(out.map((r) => r.kind)).toEqual(['message', 'unreadable', 'message']);
+    expect(out[1]?.kind === 'unreadable' && out[1].error.code).toBe('ERR_DOWNLOAD_FAILED');
+    expect(out[0]).toMatchObject({ kind: 'message', message: sent[0] });
+    expect(out[2]).toMatchObject({ kind: 'message', message: sent[2] });
+  });
+
   it("reads a session in Happy's older shapes through the legacy reader into one valid v2 stream", async () => {
     const s = await client.createSession({ metadata: METADATA });
     const legacy = [
