@@ -74,8 +74,8 @@ export function sealSessionRecord(message: AppendableMessage, key: SessionKey): 
  * {@link sealSessionRecord} for many messages with the runtime's AES-GCM whatever its mode: every message is
  * validated first (nothing is sealed for a batch with an invalid one; the error names its index), then,
  * over an asynchronous AES-GCM (expo-crypto in an app, WebCrypto), the key is prepared once and every
- * record sealed at once, in flight together; over a synchronous one (Node) each is
- * {@link sealSessionRecord}, as before. The same records either way.
+ * record sealed at once, in flight together; over a synchronous one (Node) each is sealed as
+ * {@link sealSessionRecord} seals it. The same records either way.
  *
  * @throws {SchemaError} `ERR_SCHEMA` (as a rejection) naming the first invalid message's index.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
@@ -90,12 +90,10 @@ export async function sealSessionRecords(
 ): Promise<SealedRecord[]> {
   const checked = assertSessionKey(key);
   const prepared = await prepareSessionKey(checked);
-  if (prepared === undefined) {
-    return messages.map((message, i) =>
-      atMessageIndex(i, messages.length, () => sealSessionRecord(message, checked)),
-    );
-  }
   const values = messages.map((message, i) => atMessageIndex(i, messages.length, () => recordValue(message)));
+  if (prepared === undefined) {
+    return values.map(({ localId, value }) => ({ localId, content: sealRaw(value, checked).c }));
+  }
   return Promise.all(
     values.map(async ({ localId, value }) => ({
       localId,
