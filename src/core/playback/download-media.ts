@@ -34,7 +34,12 @@ import {
   toMediaRequest,
 } from './media-request.js';
 import type { MediaSink } from './media-sink.js';
-import { chunkedResumePoint, type ReadableBlobStore, resumableDownload } from './resumable-download.js';
+import {
+  checkedIdleTimeoutMs,
+  chunkedResumePoint,
+  type ReadableBlobStore,
+  resumableDownload,
+} from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
 
 /**
@@ -171,11 +176,7 @@ export function assertProgressAndRetries(
     );
   }
   retryPolicy(options);
-  if (options.idleTimeoutMs !== undefined && checkedTimeoutMs(options.idleTimeoutMs, 'idleTimeoutMs') === 0) {
-    throw new InvalidArgumentError(
-      'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
-    );
-  }
+  if (options.idleTimeoutMs !== undefined) checkedIdleTimeoutMs(options.idleTimeoutMs);
   if (options.deadlineMs !== undefined) checkedTimeoutMs(options.deadlineMs, 'deadlineMs');
 }
 

@@ -72,6 +72,27 @@ export interface ResumableDownloadOptions extends RetryPolicy {
 export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
 
 /**
+ * Checks a download's `idleTimeoutMs` (default {@link DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS}) and returns it
+ * ready for a timer: a positive integer of milliseconds, clamped as {@link checkedTimeoutMs} clamps. `0`
+ * is refused: every attempt would count as dropped at once.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for anything but a positive safe integer.
+ * @example
+ * ```ts
+ * checkedIdleTimeoutMs(undefined); // 30_000
+ * ```
+ */
+export function checkedIdleTimeoutMs(value: number | undefined): number {
+  const idleTimeoutMs = checkedTimeoutMs(value ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS, 'idleTimeoutMs');
+  if (idleTimeoutMs === 0) {
+    throw new InvalidArgumentError(
+      'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
+    );
+  }
+  return idleTimeoutMs;
+}
+
+/**
  * The default overall deadline of downloading `size` bytes: 10 minutes, plus one second per 64 KiB. A
  * download that stays slower than 64 KiB/s on average past its first ten minutes fails rather than run
  * for hours (a 10 MB photo gets 12.5 minutes, a 1 GiB video 4.6 hours).
@@ -111,15 +132,7 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
   const { store, ref, size, signal } = options;
   const resumePoint = options.resumePoint ?? ((received: number) => received);
   const budget = new RetryBudget(options);
-  const idleTimeoutMs = checkedTimeoutMs(
-    options.idleTimeoutMs ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
-    'idleTimeoutMs',
-  );
-  if (idleTimeoutMs === 0) {
-    throw new InvalidArgumentError(
-      'expected a positive number of milliseconds for `idleTimeoutMs` but received 0',
-    );
-  }
+  const idleTimeoutMs = checkedIdleTimeoutMs(options.idleTimeoutMs);
   const deadlineMs =
     options.deadlineMs === undefined
       ? defaultDownloadDeadlineMs(size)
