@@ -57,7 +57,7 @@ export function extensionForMimeType(mimeType: string | undefined): string | und
 }
 
 /** The extension of a display name if it is short and plain (`.pdf`, `.tar`), else undefined. */
-export function extensionOfName(name: string | undefined): string | undefined {
+function extensionOfName(name: string | undefined): string | undefined {
   const match = name ? /\.([A-Za-z0-9]{1,10})$/.exec(name) : null;
   return match ? `.${match[1]!.toLowerCase()}` : undefined;
 }

@@ -118,7 +118,7 @@ function downloadFailed(leg: string, message: string, cause?: unknown): StorageE
  * check the token; 408, 429 and 5xx are retryable `ERR_DOWNLOAD_FAILED`; the rest final
  * `ERR_DOWNLOAD_FAILED`.
  */
-export function downloadStatusError(status: number, leg: string, what: string): StorageError {
+function downloadStatusError(status: number, leg: string, what: string): StorageError {
   if (status === 404) {
     return new StorageError(`${leg} failed: ${what} was not found (404)`, { code: 'ERR_NOT_FOUND' });
   }
