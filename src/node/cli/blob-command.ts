@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { LimitError, mediaBlobContext, UsageError, unboundBlobContext } from '../index.js';
 import { diskError, fromHex, joinBytes, PARALLEL_FILE_THRESHOLD, readFileAhead } from '../internal.js';
+import { parseIntegerFlag } from './integer-flag.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
@@ -78,12 +79,7 @@ export async function chooseThreads(
   outIsFile: boolean,
 ): Promise<number> {
   if (flags.threads !== undefined) {
-    const threads = Number(flags.threads);
-    if (!/^\d+$/.test(flags.threads) || threads < 1 || threads > 64) {
-      throw new UsageError(
-        `expected an integer from 1 to 64 for --threads but received ${JSON.stringify(flags.threads)}`,
-      );
-    }
+    const threads = parseIntegerFlag(flags.threads, '--threads', { min: 1, max: 64 });
     return inPath === '-' || !outIsFile ? 1 : threads;
   }
   if (inPath === '-' || !outIsFile) return 1;
@@ -127,16 +123,6 @@ export function parseBlobFormatFlags(
     }
   }
   return { format, context: hex ?? unboundBlobContext() };
-}
-
-/** Parses a non-negative integer option. @throws {UsageError} otherwise. */
-export function parseByteCount(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) {
-    throw new UsageError(`expected a non-negative integer for ${flag} but received ${JSON.stringify(text)}`);
-  }
-  return value;
 }
 
 /**

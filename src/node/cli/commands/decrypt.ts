@@ -21,10 +21,10 @@ import {
   chooseThreads,
   inputPieces,
   parseBlobFormatFlags,
-  parseByteCount,
   readWholeInput,
   writeStdout,
 } from '../blob-command.js';
+import { optionalIntegerFlag } from '../integer-flag.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 
@@ -85,8 +85,8 @@ export function registerDecrypt(program: Command): void {
       runAction(async (inPath: string, outPath: string, flags: DecryptFlags) => {
         const blob = parseBlobFormatFlags(flags);
         const range = {
-          ...(flags.offset === undefined ? {} : { offset: parseByteCount(flags.offset, '--offset') }),
-          ...(flags.length === undefined ? {} : { length: parseByteCount(flags.length, '--length') }),
+          ...(flags.offset === undefined ? {} : { offset: optionalIntegerFlag(flags.offset, '--offset') }),
+          ...(flags.length === undefined ? {} : { length: optionalIntegerFlag(flags.length, '--length') }),
         };
         const key = await resolveKey(flags);
         // The output is always a file first: stdout gets a verified temp file's copy.

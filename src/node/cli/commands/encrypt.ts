@@ -26,10 +26,10 @@ import {
   chooseThreads,
   inputPieces,
   parseBlobFormatFlags,
-  parseByteCount,
   readWholeInput,
   writeStdout,
 } from '../blob-command.js';
+import { optionalIntegerFlag } from '../integer-flag.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
 
@@ -81,7 +81,7 @@ export function registerEncrypt(program: Command): void {
     .action(
       runAction(async (inPath: string, outPath: string, flags: EncryptFlags) => {
         const blob = parseBlobFormatFlags(flags);
-        const maxBytes = parseByteCount(flags.maxBytes, '--max-bytes');
+        const maxBytes = optionalIntegerFlag(flags.maxBytes, '--max-bytes');
         const key = await resolveKey(flags);
         const limit = await plaintextLimit(inPath, maxBytes);
 

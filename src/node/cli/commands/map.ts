@@ -33,6 +33,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { openInput } from '../input-file.js';
+import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
@@ -59,13 +60,6 @@ interface MapCliOptions {
   variant?: 'legacy' | 'datakey';
   maxLineBytes: string;
   keepOpen?: boolean;
-}
-
-function parseCount(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) === 0) {
-    throw new UsageError(`expected a positive integer for ${flag} but received "${value.slice(0, 40)}"`);
-  }
-  return Number(value);
 }
 
 /** What was read: events, and lines that were not (counted as `unreadable`). */
@@ -222,7 +216,7 @@ export function registerMap(program: Command): void {
     )
     .action(
       runAction(async (file: string, options: MapCliOptions) => {
-        const maxLineBytes = parseCount(options.maxLineBytes, '--max-line-bytes');
+        const maxLineBytes = parseIntegerFlag(options.maxLineBytes, '--max-line-bytes', { min: 1 });
         const seal = await resolveSealKey(options);
         if (!seal && options.variant !== undefined) {
           throw new UsageError(

@@ -33,6 +33,7 @@ import {
 } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { optionalIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
@@ -62,21 +63,6 @@ interface PlayFlags extends HappyFlags {
   open?: boolean;
   serve?: boolean;
   port?: string;
-}
-
-function parseCount(
-  text: string | undefined,
-  flag: string,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
-  if (text === undefined) return undefined;
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value > max) {
-    throw new UsageError(
-      `expected a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` at most ${max}` : ''} for ${flag} but received ${text}`,
-    );
-  }
-  return value;
 }
 
 async function readStdin(): Promise<string> {
@@ -198,8 +184,8 @@ async function fromSession(
 
 /** `--timeout` and `--idle-timeout` as download options (checked, clamped to what a timer can wait). */
 function parseDeadlines(flags: PlayFlags): { deadlineMs?: number; idleTimeoutMs?: number } {
-  const deadlineMs = parseCount(flags.timeout, '--timeout');
-  const idleTimeoutMs = parseCount(flags.idleTimeout, '--idle-timeout');
+  const deadlineMs = optionalIntegerFlag(flags.timeout, '--timeout');
+  const idleTimeoutMs = optionalIntegerFlag(flags.idleTimeout, '--idle-timeout');
   if (idleTimeoutMs === 0)
     throw new UsageError('expected a positive number of milliseconds for --idle-timeout');
   return {
@@ -298,7 +284,7 @@ export function registerPlay(program: Command): void {
     );
   addHappyOptions(command).action(
     runAction(async (target: string, flags: PlayFlags) => {
-      const retries = parseCount(flags.retries, '--retries', 100);
+      const retries = optionalIntegerFlag(flags.retries, '--retries', { max: 100 });
       const deadlines = parseDeadlines(flags);
       const happy = flags.happy !== undefined || flags.secretFile !== undefined;
       const { store, blobKey, input } = happy
@@ -334,7 +320,7 @@ async function playInput(
   deadlines: { deadlineMs?: number; idleTimeoutMs?: number },
 ): Promise<void> {
   if (flags.serve) {
-    const port = parseCount(flags.port, '--port', 65535);
+    const port = optionalIntegerFlag(flags.port, '--port', { max: 65535 });
     const endpoint = await serveMedia(input, {
       store,
       blobKey,
@@ -353,7 +339,7 @@ async function playInput(
 
   const cache = new MediaCache({
     dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
-    maxBytes: parseCount(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
+    maxBytes: optionalIntegerFlag(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
   });
   const sized = await withKnownSize(input, store, cache.maxBytes);
   const tty = process.stderr.isTTY === true;

@@ -18,16 +18,12 @@ import {
   probeMedia,
   UsageError,
 } from '../../index.js';
+import { parseIntegerFlag } from '../integer-flag.js';
 import { reportCliError, runAction } from '../run-action.js';
 
+/** A commander parser for a positive integer flag. */
 function positiveInteger(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
-      throw new UsageError(`expected a positive integer for ${name} but received ${JSON.stringify(value)}`);
-    }
-    return n;
-  };
+  return (value: string): number => parseIntegerFlag(value, name, { min: 1 });
 }
 
 /** Registers `probe` on the program. */

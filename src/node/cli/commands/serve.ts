@@ -17,6 +17,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { checkBearerToken, checkListenHost, DEFAULT_MAX_UPLOAD_BYTES } from '../../internal.js';
+import { parseIntegerFlag } from '../integer-flag.js';
 import { runAction } from '../run-action.js';
 
 interface ServeOptions {
@@ -60,14 +61,6 @@ export function storeOf<T>(open: () => T, flag: string): T {
 
 /** Default port of `happy-media serve`. */
 export const DEFAULT_SERVE_PORT = 8787;
-
-/** Parses a decimal integer option in `[min, max]`, or fails as bad usage. */
-export function parseIntegerOption(text: string, flag: string, min: number, max: number): number {
-  if (!/^\d{1,16}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`expected an integer from ${min} to ${max} for ${flag} but received "${text}"`);
-  }
-  return Number(text);
-}
 
 /**
  * Reads a token from `--token-file`, `--token` or `HAPPY_MEDIA_TOKEN` (undefined when none is set).
@@ -134,11 +127,11 @@ export function registerServe(program: Command): void {
         if (options.dir !== undefined && options.store !== undefined) {
           throw new UsageError('expected one of --dir and --store but received both');
         }
-        const port = parseIntegerOption(options.port, '--port', 0, 65535);
+        const port = parseIntegerFlag(options.port, '--port', { max: 65535 });
         const maxUploadBytes =
           options.maxUploadBytes === undefined
             ? undefined
-            : parseIntegerOption(options.maxUploadBytes, '--max-upload-bytes', 0, Number.MAX_SAFE_INTEGER);
+            : parseIntegerFlag(options.maxUploadBytes, '--max-upload-bytes');
         const host = parseHostFlag(options.host, '--host');
         const allowedHosts = (options.allowHost ?? '')
           .split(',')

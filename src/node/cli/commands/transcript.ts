@@ -11,8 +11,9 @@
  * @module
  */
 import type { Command } from 'commander';
-import { type HappySessionRecord, UsageError } from '../../index.js';
+import type { HappySessionRecord } from '../../index.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import { optionalIntegerFlag } from '../integer-flag.js';
 import { jsonLine } from '../json-line.js';
 import { runAction } from '../run-action.js';
 
@@ -46,15 +47,7 @@ export function registerTranscript(program: Command): void {
     )
     .action(
       runAction(async (sessionId: string, flags: TranscriptFlags) => {
-        let after = 0;
-        if (flags.after !== undefined) {
-          after = /^\d+$/.test(flags.after) ? Number(flags.after) : Number.NaN;
-          if (!Number.isSafeInteger(after)) {
-            throw new UsageError(
-              `expected a non-negative integer for --after but received ${JSON.stringify(flags.after)}`,
-            );
-          }
-        }
+        const after = optionalIntegerFlag(flags.after, '--after') ?? 0;
         const client = await connectHappy(flags);
         const session = await openHappySession(client, sessionId);
         const records = client.readMessages(session, { after });

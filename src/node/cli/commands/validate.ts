@@ -14,10 +14,10 @@ import {
   STREAM_RULES,
   StreamError,
   type StreamViolation,
-  UsageError,
 } from '../../../index.js';
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_TIME_TOLERANCE_MS } from '../../internal.js';
 import { openInput } from '../input-file.js';
+import { parseIntegerFlag } from '../integer-flag.js';
 import { runAction } from '../run-action.js';
 
 interface ValidateOptions {
@@ -26,13 +26,6 @@ interface ValidateOptions {
   requireTurnStart?: boolean;
   timeToleranceMs: string;
   maxLineBytes: string;
-}
-
-function parseCount(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`expected a non-negative integer for ${flag} but received "${value.slice(0, 40)}"`);
-  }
-  return Number(value);
 }
 
 function printViolation(violation: StreamViolation, line: number, json: boolean): void {
@@ -80,8 +73,8 @@ export function registerValidate(program: Command): void {
     )
     .action(
       runAction(async (file: string, options: ValidateOptions) => {
-        const timeToleranceMs = parseCount(options.timeToleranceMs, '--time-tolerance-ms');
-        const maxLineBytes = parseCount(options.maxLineBytes, '--max-line-bytes');
+        const timeToleranceMs = parseIntegerFlag(options.timeToleranceMs, '--time-tolerance-ms');
+        const maxLineBytes = parseIntegerFlag(options.maxLineBytes, '--max-line-bytes');
         const json = options.json === true;
         const validator = createStreamValidator({
           mode: options.strict === true ? 'strict' : 'tolerant',
