@@ -1,8 +1,8 @@
 /**
  * Waiting for work shared between callers, each with its own abort signal: a caller that aborts stops
  * waiting at once (and says so, so the shared work can stop when no one waits any more), while the work
- * goes on for the others. The playback caches of Node and of the Expo app share one download between
- * every caller of the same ref this way.
+ * goes on for the others. {@link SharedWork} (shared-work.ts) waits this way for every caller of a
+ * download the playback caches of Node and of the Expo app share.
  *
  * @module
  */

@@ -18,7 +18,7 @@ import { cacheEntryId } from '../core/playback/cache-entry-id.js';
 import { type DownloadMediaOptions, downloadMedia } from '../core/playback/download-media.js';
 import { type MediaInput, toMediaRequest } from '../core/playback/media-request.js';
 import type { MediaSink } from '../core/playback/media-sink.js';
-import { waitOrAbort } from '../core/wait-or-abort.js';
+import { SharedWork } from '../core/shared-work.js';
 import {
   assertExpoFileSystem,
   committedName,
@@ -38,15 +38,8 @@ export interface OpenExpoMediaOptions<F extends ExpoFile = ExpoFile, D extends E
   directory?: D;
 }
 
-/** A download several opens of one entry wait for; cancelled only when every waiter gave up. */
-interface Shared {
-  promise: Promise<ExpoFile>;
-  controller: AbortController;
-  waiters: number;
-  listeners: Set<(e: { done: number; total: number }) => void>;
-}
-
-const inflight = new Map<string, Shared>();
+/** Downloads by entry, shared by every open of it; one is cancelled only when every waiter gave up. */
+const downloads = new SharedWork<ExpoFile>();
 /** Temp files this process is writing (a `.partial` file not in here is a dead run's leftover). */
 const writing = new Set<string>();
 /** Cache folders already swept in this process. */
@@ -154,51 +147,20 @@ export async function openExpoMedia<F extends ExpoFile, D extends ExpoDirectory>
   sweepLeftovers(root);
   const entry = new fileSystem.Directory(root, id);
   const key = `${root.uri}|${id}`;
-  let shared = inflight.get(key);
-  if (shared === undefined) {
+  if (!downloads.has(key)) {
     const hit = cachedFile(fileSystem, entry, request.size);
     if (hit) return hit as F;
-    const controller = new AbortController();
-    const listeners = new Set<(e: { done: number; total: number }) => void>();
-    const started: Shared = {
-      controller,
-      listeners,
-      waiters: 0,
-      promise: downloadMedia(message, {
+  }
+  return (await downloads.join(
+    key,
+    (shared) =>
+      downloadMedia(message, {
         ...download,
-        signal: controller.signal,
-        onProgress: (event) => {
-          for (const listener of listeners) listener(event);
-        },
+        signal: shared.signal,
+        onProgress: shared.onProgress,
         sink: entrySink(fileSystem, root, entry),
-      }).finally(() => inflight.delete(key)),
-    };
-    // A download failing with no waiter left must not become an unhandled rejection.
-    started.promise.catch(() => undefined);
-    inflight.set(key, started);
-    shared = started;
-  }
-  const current = shared;
-  current.waiters++;
-  if (onProgress) current.listeners.add(onProgress);
-  let left = false;
-  const leave = () => {
-    if (left) return;
-    left = true;
-    current.waiters--;
-    if (onProgress) current.listeners.delete(onProgress);
-  };
-  try {
-    return (await waitOrAbort(
-      current.promise,
-      signal,
-      () => {
-        leave();
-        if (current.waiters === 0) current.controller.abort(signal?.reason);
-      },
-      'the download',
-    )) as F;
-  } finally {
-    leave();
-  }
+      }),
+    { signal, onProgress },
+    'the download',
+  )) as F;
 }

@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../../core/errors.js';
 import { cacheEntryId } from '../../core/playback/cache-entry-id.js';
-import { waitOrAbort } from '../../core/wait-or-abort.js';
+import { SharedWork, type SharedWorkContext } from '../../core/shared-work.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { diskError } from '../fs/disk-error.js';
 import { createPrivateDirectory, PRIVATE_DIR_MODE, type PrivateDirectory } from '../fs/private-dir.js';
@@ -91,11 +91,10 @@ interface IndexFile {
   entries: Record<string, Entry>;
 }
 
-interface Inflight {
-  promise: Promise<{ entryId?: string; transient?: Transient }>;
-  controller: AbortController;
-  waiters: number;
-  listeners: Set<(e: { done: number; total: number }) => void>;
+/** What one download for the cache gave its callers: a cache entry, or a file too big to cache. */
+interface Produced {
+  entryId?: string;
+  transient?: Transient;
 }
 
 interface Transient {
@@ -157,7 +156,7 @@ export class MediaCache {
   #entries = new Map<string, Entry>();
   #removed = new Set<string>();
   #pins = new Map<string, number>();
-  #inflight = new Map<string, Inflight>();
+  #inflight = new SharedWork<Produced>();
   #loaded: Promise<void> | undefined;
   #writing: Promise<void> = Promise.resolve();
 
@@ -255,92 +254,55 @@ export class MediaCache {
       await this.#drop(id);
       await this.#persist();
     }
-    let inflight = this.#inflight.get(id);
-    if (!inflight) {
-      inflight = this.#start(id, produce);
-    }
-    const shared = inflight;
-    shared.waiters++;
-    if (onProgress) shared.listeners.add(onProgress);
-    let result: { entryId?: string; transient?: Transient };
-    try {
-      result = await waitOrAbort(
-        shared.promise,
-        signal,
-        () => {
-          shared.waiters--;
-          if (onProgress) shared.listeners.delete(onProgress);
-          if (shared.waiters === 0) shared.controller.abort(signal?.reason);
-        },
-        'the open',
-      );
-    } finally {
-      if (onProgress) shared.listeners.delete(onProgress);
-    }
-    shared.waiters--;
+    const result = await this.#inflight.join(
+      id,
+      (context) => this.#produce(id, produce, context),
+      { signal, onProgress },
+      'the open',
+    );
     if (result.transient) return this.#transientLease(result.transient);
     const cached = this.#entries.get(result.entryId!)!;
     return this.#lease(result.entryId!, cached, false);
   }
 
-  #start(id: string, produce: Producer): Inflight {
-    const controller = new AbortController();
-    const listeners = new Set<(e: { done: number; total: number }) => void>();
-    const inflight: Inflight = {
-      controller,
-      listeners,
-      waiters: 0,
-      promise: (async () => {
-        const staging = await createPrivateDirectory(this.dir, STAGING_PREFIX);
-        try {
-          const file = await produce({
-            staging: staging.path,
-            signal: controller.signal,
-            onProgress: (e) => {
-              for (const listener of listeners) listener(e);
-            },
-          });
-          if (file.size > this.maxBytes) {
-            // Too big to cache: the callers get it, and the last release removes it.
-            return { transient: { dir: staging, file, refs: 0 } };
-          }
-          const name = `${id}${file.extension}`;
-          const target = join(this.dir, name);
-          try {
-            await rename(file.path, target);
-            const info = await stat(target);
-            const entry: Entry = {
-              file: name,
-              size: file.size,
-              mimeType: file.mimeType,
-              sha256: file.sha256,
-              // Millisecond precision: what every file system and utimes() round-trip reliably. Rounded,
-              // not truncated: Node's Stats Dates round (a stat's `mtime` is 667 for 666.7 ms), so a
-              // timestamp restored from one would sit a whole millisecond past a truncated record.
-              mtimeMs: Math.round(info.mtimeMs),
-              ino: info.ino,
-              lastUsed: Date.now(),
-            };
-            this.#entries.set(id, entry);
-            this.#removed.delete(id);
-          } catch (cause) {
-            throw diskError('move the verified file into the cache', cause, this.dir);
-          } finally {
-            await staging.remove();
-          }
-          return { entryId: id };
-        } catch (error) {
-          await staging.remove();
-          throw error;
-        }
-      })().finally(() => {
-        this.#inflight.delete(id);
-      }),
-    };
-    // A producer failing with no waiter left must not become an unhandled rejection.
-    inflight.promise.catch(() => undefined);
-    this.#inflight.set(id, inflight);
-    return inflight;
+  /** Runs `produce` in a fresh staging directory and moves its file into the cache (when it fits). */
+  async #produce(id: string, produce: Producer, context: SharedWorkContext): Promise<Produced> {
+    const staging = await createPrivateDirectory(this.dir, STAGING_PREFIX);
+    try {
+      const file = await produce({ staging: staging.path, ...context });
+      if (file.size > this.maxBytes) {
+        // Too big to cache: the callers get it, and the last release removes it.
+        return { transient: { dir: staging, file, refs: 0 } };
+      }
+      const name = `${id}${file.extension}`;
+      const target = join(this.dir, name);
+      try {
+        await rename(file.path, target);
+        const info = await stat(target);
+        const entry: Entry = {
+          file: name,
+          size: file.size,
+          mimeType: file.mimeType,
+          sha256: file.sha256,
+          // Millisecond precision: what every file system and utimes() round-trip reliably. Rounded,
+          // not truncated: Node's Stats Dates round (a stat's `mtime` is 667 for 666.7 ms), so a
+          // timestamp restored from one would sit a whole millisecond past a truncated record.
+          mtimeMs: Math.round(info.mtimeMs),
+          ino: info.ino,
+          lastUsed: Date.now(),
+        };
+        this.#entries.set(id, entry);
+        this.#removed.delete(id);
+      } catch (cause) {
+        throw diskError('move the verified file into the cache', cause, this.dir);
+      } finally {
+        await staging.remove();
+      }
+      return { entryId: id };
+    } catch (error) {
+      await staging.remove();
+      throw error;
+    }
   }
 
   async #lease(id: string, entry: Entry, hit: boolean): Promise<CacheLease> {
