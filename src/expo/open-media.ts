@@ -15,7 +15,11 @@
 import { describeValue } from '../core/bytes.js';
 import { AbortedError, InvalidArgumentError } from '../core/errors.js';
 import { cacheEntryId } from '../core/playback/cache-entry-id.js';
-import { type DownloadMediaOptions, downloadMedia } from '../core/playback/download-media.js';
+import {
+  assertProgressAndRetries,
+  type DownloadMediaOptions,
+  downloadMedia,
+} from '../core/playback/download-media.js';
 import { type MediaInput, toMediaRequest } from '../core/playback/media-request.js';
 import type { MediaSink } from '../core/playback/media-sink.js';
 import { SharedWork } from '../core/shared-work.js';
@@ -140,6 +144,8 @@ export async function openExpoMedia<F extends ExpoFile, D extends ExpoDirectory>
   }
   const { fileSystem: module, directory, signal, onProgress, ...download } = options;
   const fileSystem = assertExpoFileSystem(module);
+  // downloadMedia gets the shared download's progress, not this caller's: checked here, as openMedia does.
+  assertProgressAndRetries(options);
   const request = toMediaRequest(message);
   const id = cacheEntryId(request.ref, download.blobKey);
   if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });

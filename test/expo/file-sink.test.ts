@@ -239,6 +239,16 @@ describe('openExpoMedia (cache by ref)', () => {
     expect(same((back as unknown as FakeFile).bytesSync(), plain)).toBe(true);
   });
 
+  it('refuses an onProgress that is not a function before any request, on a miss and on a hit', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = storeWith(blob);
+    const bad = { fileSystem: fs, source: store, blobKey: key, onProgress: 42 as never };
+    expect(await rejectionCodeOf(openExpoMedia(video, bad))).toBe('ERR_INVALID_ARGUMENT');
+    expect(store.gets.length).toBe(0);
+    await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
+    expect(await rejectionCodeOf(openExpoMedia(video, bad))).toBe('ERR_INVALID_ARGUMENT');
+  });
+
   it('removes a killed run’s temp files, and plays v1 blobs', async () => {
     const fs = fakeExpoFileSystem();
     // Its own folder: the sweep runs once per folder and process.
