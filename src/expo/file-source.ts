@@ -5,7 +5,8 @@
  * @module
  */
 import { assertNonNegativeInteger } from '../core/bytes.js';
-import { DiskError, InvalidArgumentError, ProbeError } from '../core/errors.js';
+import { DiskError, InvalidArgumentError } from '../core/errors.js';
+import { unreadableInput } from '../core/unreadable-input.js';
 import { expoDiskError } from './file-sink.js';
 import type { ExpoFile, ExpoFileHandle } from './file-system.js';
 
@@ -60,22 +61,13 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
   try {
     handle = file.open();
   } catch (cause) {
-    throw new ProbeError(
-      `cannot read "${file.uri}": ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        code: 'ERR_UNREADABLE_INPUT',
-        cause,
-      },
-    );
+    throw unreadableInput(file.uri, cause instanceof Error ? cause.message : String(cause), cause);
   }
   try {
     size = handle.size ?? file.size;
   } catch (cause) {
     handle.close();
-    throw new ProbeError(`cannot read "${file.uri}": its size is unknown`, {
-      code: 'ERR_UNREADABLE_INPUT',
-      cause,
-    });
+    throw unreadableInput(file.uri, 'its size is unknown', cause);
   }
   let read = 0;
   let closed = false;

@@ -31,6 +31,8 @@ export { DEFAULT_TIME_TOLERANCE_MS } from '../core/protocol/stream-validator.js'
 export { checkedTimeoutMs } from '../core/timeout.js';
 // What a bearer token may be (visible ASCII: it goes in a header).
 export { checkBearerToken } from '../core/transport/bearer-token.js';
+// The one `ERR_UNREADABLE_INPUT` for an input path that cannot be read.
+export { unreadableInput } from '../core/unreadable-input.js';
 export { engineToFile } from './blob/files.js';
 // From this size on, `encrypt`/`decrypt` of a file use the worker threads.
 export { PARALLEL_FILE_THRESHOLD } from './blob/parallel-files.js';
@@ -40,8 +42,7 @@ export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js
 export { sweepPendingRecords } from './fs/pending-record.js';
 export { readFileAhead } from './fs/read-ahead.js';
 export { sweepTempRoot } from './fs/sweep.js';
-// The one `ERR_UNREADABLE_INPUT` for an input path that cannot be read.
-export { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './fs/unreadable-input.js';
+export { NOT_A_REGULAR_FILE, readFailureReason } from './fs/unreadable-input.js';
 // `serve --host`: loopback unless told otherwise.
 export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.

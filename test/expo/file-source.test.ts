@@ -100,6 +100,10 @@ describe('expoFileSource', () => {
     expect(codeOf(() => expoFileSource(new fs.File(fs.Paths.cache, 'gone.jpg')))).toBe(
       'ERR_UNREADABLE_INPUT',
     );
+    // The message every platform gives for an input it cannot read (core/unreadable-input.ts).
+    expect(() => expoFileSource(new fs.File(fs.Paths.cache, 'gone.jpg'))).toThrow(
+      /^cannot read "file:\/\/\/cache\/gone\.jpg": /,
+    );
     const file = fileWith(fs, testBytes(10, 1));
     expect(codeOf(() => expoFileSource(file, { readBytes: 1024 }))).toBe('ERR_INVALID_ARGUMENT');
     expect(codeOf(() => expoFileSource('file:///x' as never))).toBe('ERR_INVALID_ARGUMENT');

@@ -21,8 +21,9 @@ import {
   ProbeError,
 } from '../../core/errors.js';
 import { sanitizeFileName } from '../../core/media/file-name.js';
+import { unreadableInput } from '../../core/unreadable-input.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../fs/unreadable-input.js';
+import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
 import { ffprobe } from './ffmpeg.js';
 import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
 import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
