@@ -31,6 +31,7 @@ import {
   retryPolicy,
   withRetries,
 } from '../transport/retry.js';
+import { errorDetail } from './error-detail.js';
 
 /** The requests a Happy client makes, named in every error. */
 export type HappyApiLeg =
@@ -67,17 +68,6 @@ function codeOf(leg: HappyApiLeg): StorageErrorCode {
   if (leg === 'append-messages') return 'ERR_UPLOAD_FAILED';
   if (leg === 'read-messages') return 'ERR_DOWNLOAD_FAILED';
   return 'ERR_STORAGE';
-}
-
-/** Reads a JSON error body (`{"error": "...", "message": "..."}`) into a short, secret-free detail. */
-async function errorDetail(response: Response): Promise<string> {
-  try {
-    const body = JSON.parse((await response.text()).slice(0, 4000)) as { error?: unknown; message?: unknown };
-    const parts = [body.error, body.message].filter((v): v is string => typeof v === 'string');
-    return parts.join(': ').slice(0, 300);
-  } catch {
-    return '';
-  }
 }
 
 /** The transport under {@link HappyClient}: base URL, `fetch`, retries and timeouts, error mapping. */

@@ -33,6 +33,7 @@ import {
   StorageError,
   UnauthorizedError,
 } from '../errors.js';
+import { errorDetail } from '../happy/error-detail.js';
 import { checkedTimeoutMs, requestSignal } from '../timeout.js';
 import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
@@ -82,18 +83,6 @@ const DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
 
 function invalidRef(message: string): StorageError {
   return new StorageError(message, { code: 'ERR_INVALID_REF' });
-}
-
-/** Reads a JSON error body (`{"error": "...", "message": "..."}`) into a short, secret-free detail. */
-async function errorDetail(response: Response): Promise<string> {
-  try {
-    const text = (await response.text()).slice(0, 2000);
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const parts = [body.error, body.message].filter((v): v is string => typeof v === 'string');
-    return parts.join(': ').slice(0, 300);
-  } catch {
-    return '';
-  }
 }
 
 function codeOf(leg: Leg): 'ERR_UPLOAD_FAILED' | 'ERR_DOWNLOAD_FAILED' {
