@@ -87,6 +87,24 @@ export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * `bytes` as a stream of one chunk (of none when empty), for an API that reads a stream: bytes held in
+ * memory sent like a file. The array itself is enqueued, not a copy.
+ *
+ * @example
+ * ```ts
+ * const body = bytesStream(photo).pipeThrough(createEncryptStream(blobKey));
+ * ```
+ */
+export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.length > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
+
 /** Constant-time comparison of two byte arrays of equal length (false when lengths differ). */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

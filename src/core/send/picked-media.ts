@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { describeValue } from '../bytes.js';
+import { bytesStream, describeValue } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
 import { sanitizeFileName } from '../media/file-name.js';
 import { thumbhashFromImage } from '../media/thumbhash-image.js';
@@ -95,16 +95,7 @@ export function pickedSourceStream(source: unknown): {
   size?: number;
   error?: InvalidArgumentError;
 } {
-  if (source instanceof Uint8Array) {
-    const bytes = source;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (bytes.length > 0) controller.enqueue(bytes);
-        controller.close();
-      },
-    });
-    return { stream, size: bytes.length };
-  }
+  if (source instanceof Uint8Array) return { stream: bytesStream(source), size: source.length };
   if (source instanceof ReadableStream) return { stream: source };
   const given = source as { stream?: unknown; size?: unknown } | null;
   if (typeof given === 'object' && given !== null && given.stream instanceof ReadableStream) {

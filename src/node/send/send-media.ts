@@ -11,7 +11,7 @@
  */
 import { open } from 'node:fs/promises';
 import { ciphertextSize, createEncryptStream, mediaBlobContext } from '../../core/blob/index.js';
-import { assertNonNegativeInteger, describeValue } from '../../core/bytes.js';
+import { assertNonNegativeInteger, bytesStream, describeValue } from '../../core/bytes.js';
 import type { EncryptedEnvelope } from '../../core/envelope/index.js';
 import {
   encryptV1Blob,
@@ -82,14 +82,12 @@ function fromBytes(input: SendBytesInput): SendStreamInput {
       `expected a Uint8Array for \`input.bytes\` but received ${describeValue(input.bytes)}`,
     );
   }
-  const { bytes } = input;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (bytes.length > 0) controller.enqueue(bytes);
-      controller.close();
-    },
-  });
-  return { stream, name: input.name, size: bytes.length, ...(input.probe ? { probe: input.probe } : {}) };
+  return {
+    stream: bytesStream(input.bytes),
+    name: input.name,
+    size: input.bytes.length,
+    ...(input.probe ? { probe: input.probe } : {}),
+  };
 }
 
 /** Options of {@link sendMedia}. */
@@ -167,12 +165,7 @@ async function v1BlobStream(
   }
   const blob = encryptV1Blob(whole, blobKey);
   whole.fill(0);
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(blob);
-      controller.close();
-    },
-  });
+  return bytesStream(blob);
 }
 
 function buildHappyFileEvent(
