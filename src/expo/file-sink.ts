@@ -18,6 +18,9 @@ export const EXPO_WRITE_BYTES = 256 * 1024;
 /** Name of the folder under `Paths.cache` the sink and the cache use by default. */
 export const EXPO_CACHE_FOLDER = 'happy-media';
 
+/** A temp file's name, `.<24 hex>.partial`, as {@link ExpoTempFile} makes it (what a sweep deletes). */
+export const EXPO_TEMP_NAME = /^\.[0-9a-f]{24}\.partial$/;
+
 /** Options of {@link expoFileSink}. */
 export interface ExpoFileSinkOptions<D extends ExpoDirectory = ExpoDirectory> {
   /** Where the file goes (and its temp file, beside it). Default `Paths.cache/happy-media`, created if missing. */

@@ -28,6 +28,7 @@ import {
   committedName,
   defaultExpoDirectory,
   deleteQuietly,
+  EXPO_TEMP_NAME,
   ExpoTempFile,
   expoDiskError,
 } from './file-sink.js';
@@ -49,8 +50,6 @@ const writing = new Set<string>();
 /** Cache folders already swept in this process. */
 const swept = new Set<string>();
 
-const PARTIAL = /^\.[0-9a-f]{24}\.partial$/;
-
 function nameOf(entry: { uri: string }): string {
   return decodeURIComponent(entry.uri.replace(/\/+$/, '').split('/').pop() ?? '');
 }
@@ -61,7 +60,7 @@ function sweepLeftovers(root: ExpoDirectory): void {
   swept.add(root.uri);
   try {
     for (const entry of root.list()) {
-      if (PARTIAL.test(nameOf(entry)) && !writing.has(entry.uri)) deleteQuietly(entry);
+      if (EXPO_TEMP_NAME.test(nameOf(entry)) && !writing.has(entry.uri)) deleteQuietly(entry);
     }
   } catch {
     // A folder that cannot be listed has nothing to sweep that we could delete either.
