@@ -185,9 +185,7 @@ async function fromSession(
 /** `--timeout` and `--idle-timeout` as download options (checked, clamped to what a timer can wait). */
 function parseDeadlines(flags: PlayFlags): { deadlineMs?: number; idleTimeoutMs?: number } {
   const deadlineMs = optionalIntegerFlag(flags.timeout, '--timeout');
-  const idleTimeoutMs = optionalIntegerFlag(flags.idleTimeout, '--idle-timeout');
-  if (idleTimeoutMs === 0)
-    throw new UsageError('expected a positive number of milliseconds for --idle-timeout');
+  const idleTimeoutMs = optionalIntegerFlag(flags.idleTimeout, '--idle-timeout', { min: 1 });
   return {
     ...(deadlineMs === undefined ? {} : { deadlineMs: checkedTimeoutMs(deadlineMs, '--timeout') }),
     ...(idleTimeoutMs === undefined
