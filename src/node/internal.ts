@@ -18,8 +18,8 @@ import './runtime/index.js';
 export { BlobDecryptor } from '../core/blob/decryptor.js';
 export { BlobEncryptor } from '../core/blob/encryptor.js';
 export { pumpEngine } from '../core/blob/engine.js';
-// Byte helpers of the CLI's options and inputs (`--context-hex`, a whole v1 input).
-export { fromHex, joinBytes } from '../core/bytes.js';
+// Byte helpers of the CLI's options and inputs (`--context-hex`, a whole v1 input, map's buffered input).
+export { bytesStream, fromHex, joinBytes } from '../core/bytes.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';

@@ -32,6 +32,7 @@ import {
   sessionKey,
   UsageError,
 } from '../../index.js';
+import { bytesStream } from '../../internal.js';
 import { openInput } from '../input-file.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
@@ -104,16 +105,7 @@ async function* readEvents(
       array = JSON.parse(new TextDecoder().decode(whole));
     } catch {
       // Not one JSON array after all (a log line may start with "["): read it as JSON Lines.
-      yield* readLines(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(whole);
-            controller.close();
-          },
-        }),
-        maxLineBytes,
-        counts,
-      );
+      yield* readLines(bytesStream(whole), maxLineBytes, counts);
       return;
     }
     for (const item of Array.isArray(array) ? array : [array]) {
