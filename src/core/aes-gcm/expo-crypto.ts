@@ -106,9 +106,10 @@ export function expoCryptoAesGcm<Key, Sealed extends ExpoCryptoSealedData>(
   return Object.freeze({
     name,
     mode: 'async',
-    // The key bytes are copied (the caller may wipe them at once); nonces and data are not: the seam's
-    // callers keep them unchanged until the call settled, however late the native side reads them.
-    importKey: (key: Uint8Array) => module.AESEncryptionKey.import(key.slice()),
+    // No input is copied, the key included: the seam's callers keep the key bytes unchanged while they use
+    // the prepared key (theirs is a private copy), and nonces and data until the call settled, however
+    // late the native side reads them.
+    importKey: (key: Uint8Array) => module.AESEncryptionKey.import(key),
     async seal(key: Key, nonce: Uint8Array, plaintext: Uint8Array) {
       const sealed = await module.aesEncryptAsync(plaintext, key, {
         nonce: { bytes: nonce },
