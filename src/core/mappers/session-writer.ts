@@ -130,7 +130,6 @@ export interface MediaInfo {
 
 interface CallRecord {
   callId: string;
-  open: boolean;
   parentId: string | undefined;
   agentId: string | undefined;
   toolName: string;
@@ -192,7 +191,7 @@ export class SessionWriter {
   readonly #turns = new Set<string>();
   #turn: string | undefined;
   readonly #calls = new Map<string, CallRecord>();
-  /** Keys of the calls open now, in start order. */
+  /** Keys of the calls open now, in start order: a call is open exactly while its key is here. */
   readonly #open = new Set<string>();
   readonly #callIds = new Set<string>();
   readonly #agents = new Map<string, string>();
@@ -412,7 +411,7 @@ export class SessionWriter {
     place: Placement & { ifEnded?: 'duplicate' | 'new-call' } = {},
   ): string | undefined {
     const existing = this.#calls.get(key);
-    if (existing && (existing.open || (place.ifEnded ?? 'duplicate') === 'duplicate')) {
+    if (existing && (this.#open.has(key) || (place.ifEnded ?? 'duplicate') === 'duplicate')) {
       this.skips.skip('duplicate', `tool call ${key.slice(0, 64)} started twice`);
       return undefined;
     }
@@ -448,7 +447,6 @@ export class SessionWriter {
     this.#open.add(key);
     this.#calls.set(key, {
       callId,
-      open: true,
       parentId: context.parentId,
       agentId: context.agentId,
       toolName,
@@ -469,7 +467,7 @@ export class SessionWriter {
 
   /** True when the call known by `key` was started and has not ended. */
   isCallOpen(key: string): boolean {
-    return this.#calls.get(key)?.open === true;
+    return this.#open.has(key);
   }
 
   /** The keys of the calls open now, oldest first. */
@@ -483,7 +481,7 @@ export class SessionWriter {
    */
   endCall(key: string, place: Placement & { error?: string } = {}): boolean {
     const call = this.#calls.get(key);
-    if (!call?.open) {
+    if (call === undefined || !this.#open.has(key)) {
       this.skips.skip(
         call ? 'duplicate' : 'unknown-call',
         call
@@ -493,7 +491,6 @@ export class SessionWriter {
       return false;
     }
     const turn = this.#turn!;
-    call.open = false;
     call.pending = undefined;
     this.#open.delete(key);
     this.#emit(
@@ -530,10 +527,11 @@ export class SessionWriter {
    */
   requestPermission(key: string, fields: PermissionFields, place: Placement = {}): boolean {
     const call = this.#calls.get(key);
-    if (!call?.open || call.pending !== undefined) {
+    const open = this.#open.has(key);
+    if (call === undefined || !open || call.pending !== undefined) {
       this.skips.skip(
         'unmatched-permission',
-        call?.open
+        open
           ? 'a second permission request while one is unanswered'
           : 'a permission request outside its tool call',
       );
@@ -568,7 +566,12 @@ export class SessionWriter {
    */
   respondPermission(key: string, optionId: string, place: Placement = {}): boolean {
     const call = this.#calls.get(key);
-    if (!call?.open || call.pending === undefined || !call.pending.some((option) => option.id === optionId)) {
+    if (
+      call === undefined ||
+      !this.#open.has(key) ||
+      call.pending === undefined ||
+      !call.pending.some((option) => option.id === optionId)
+    ) {
       this.skips.skip('unmatched-permission', 'a permission answer without its pending request or option');
       return false;
     }
