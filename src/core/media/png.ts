@@ -13,8 +13,7 @@
  *
  * @module
  */
-import { unzlibSync } from 'fflate';
-import { joinBytes } from '../bytes.js';
+import { Unzlib } from 'fflate';
 import { ProbeError } from '../errors.js';
 import { type Orientation, tiffOrientation } from './orientation.js';
 
@@ -144,6 +143,48 @@ function unfilter(filter: number, row: Uint8Array, previous: Uint8Array, bpp: nu
   }
 }
 
+/** Deflate's largest expansion: one compressed byte gives at most 1032 bytes. */
+const DEFLATE_MAX_RATIO = 1032;
+/** The smallest slice of compressed bytes handed to the inflater at a time (inflates to ≤ ~1 MB). */
+const MIN_INFLATE_SLICE_BYTES = 1024;
+
+/**
+ * Inflates the image data up to `expected` bytes, the size the header states, and stops there: what the
+ * zlib stream holds beyond it is never inflated (libpng, under sharp, ignores it too). fflate's one-shot
+ * inflate given an output buffer of that size keeps decoding past its end, so a 1 MB IDAT that inflates
+ * to 1 GiB cost seconds; fed in slices, the work is bounded by the picture's size.
+ *
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when the data is damaged or ends before `expected` bytes.
+ */
+function inflateImageData(idat: readonly Uint8Array[], expected: number): Uint8Array {
+  const out = new Uint8Array(expected);
+  // Each slice inflates to at most about `expected` bytes (or ~1 MB for tiny pictures): the work done past
+  // the picture's end is bounded by its size, not by what the data claims.
+  const slice = Math.max(MIN_INFLATE_SLICE_BYTES, Math.ceil(expected / DEFLATE_MAX_RATIO));
+  let at = 0;
+  const inflater = new Unzlib((data) => {
+    const take = Math.min(data.length, expected - at);
+    out.set(take === data.length ? data : data.subarray(0, take), at);
+    at += take;
+  });
+  try {
+    for (const part of idat) {
+      for (let i = 0; i < part.length && at < expected; i += slice) {
+        inflater.push(part.subarray(i, i + slice));
+      }
+      if (at >= expected) return out;
+    }
+    // The data ended before the picture did: the last push says so (a truncated stream throws here).
+    inflater.push(new Uint8Array(0), true);
+  } catch (cause) {
+    throw new ProbeError('the PNG could not be decoded: its image data is damaged', { cause });
+  }
+  if (at < expected) {
+    throw new ProbeError('the PNG could not be decoded: its image data is shorter than its size');
+  }
+  return out;
+}
+
 /** Scales a 1/2/4-bit grey sample to 8 bits. */
 const SCALE: Record<number, number> = { 1: 255, 2: 85, 4: 17, 8: 1 };
 
@@ -183,15 +224,7 @@ export function decodePng(bytes: Uint8Array): { width: number; height: number; r
   for (const pass of passes) {
     if (pass.w > 0 && pass.h > 0) expected += pass.h * (1 + Math.ceil((pass.w * bitsPerPixel) / 8));
   }
-  let raw: Uint8Array;
-  try {
-    raw = unzlibSync(joinBytes(idat), { out: new Uint8Array(expected) });
-  } catch (cause) {
-    throw new ProbeError('the PNG could not be decoded: its image data is damaged', { cause });
-  }
-  if (raw.length < expected) {
-    throw new ProbeError('the PNG could not be decoded: its image data is shorter than its size');
-  }
+  const raw = inflateImageData(idat, expected);
 
   // tRNS as a key colour (grey, RGB: samples at full depth) or per palette entry.
   const key =

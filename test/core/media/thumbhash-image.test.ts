@@ -130,6 +130,34 @@ describe('thumbhashFromImage (universal)', () => {
     );
   });
 
+  it('stops inflating at the header’s size: the data past it is never inflated', async () => {
+    // A 1×1 RGB PNG whose IDAT would inflate to 64 MiB, cut off three quarters in: inflating past the
+    // first row would reach the cut and fail (fflate's one-shot inflate did, after decoding all of it).
+    const { zlibSync } = await import('fflate');
+    const rows = new Uint8Array(64 << 20);
+    rows.set([0, 10, 20, 30]);
+    const whole = zlibSync(rows, { level: 9 });
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.75));
+    const png = (data: Uint8Array) =>
+      new Uint8Array([
+        ...[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+        ...chunk('IHDR', new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0])),
+        ...chunk('IDAT', data),
+        ...chunk('IEND', new Uint8Array(0)),
+      ]);
+    const expected = await thumbhashWithSharp(
+      await sharp(new Uint8Array([10, 20, 30]), { raw: { width: 1, height: 1, channels: 3 } })
+        .png()
+        .toBuffer(),
+    );
+    expect(thumbhashSteps(await thumbhashFromImage(png(cut)), expected)).toBe(0);
+    expect(thumbhashSteps(await thumbhashFromImage(png(whole)), expected)).toBe(0);
+    // Data that ends before the picture does is still refused.
+    const twoRows = png(zlibSync(new Uint8Array([0, 1, 2, 3])));
+    twoRows[16 + 7] = 2; // IHDR height 2 (its CRC is not checked, as sharp does not)
+    expect(await rejectionCodeOf(thumbhashFromImage(twoRows))).toBe('ERR_PROBE_FAILED');
+  });
+
   it.each([2, 3, 4, 5, 6, 7, 8])('applies EXIF orientation %i as sharp does', async (orientation) => {
     const jpeg = new Uint8Array(
       await raw(100, 60).jpeg({ quality: 95 }).withMetadata({ orientation }).toBuffer(),
