@@ -3,6 +3,11 @@
  * written through one `FileHandle` in pieces of up to 256 KiB (one native call each); `commit` closes it
  * and moves it to its name, `abort` closes and deletes it, so a failure leaves nothing behind.
  *
+ * This module owns the temp files (`.<24 hex>.partial`) of every sink and of `openExpoMedia`'s cache:
+ * each is listed in one registry from its creation until it is moved or deleted, and the sweep of a
+ * killed run's leftovers ({@link sweepExpoTempFiles}) spares every listed one, so a sweep never deletes
+ * a download in flight, whichever of the two started it.
+ *
  * @module
  */
 import { randomBytes, toHex } from '../core/bytes.js';
@@ -26,9 +31,11 @@ export interface ExpoFileSinkOptions<D extends ExpoDirectory = ExpoDirectory> {
   /** Where the file goes (and its temp file, beside it). Default `Paths.cache/happy-media`, created if missing. */
   directory?: D;
   /**
-   * The committed file's name, or a function of what the sink learnt at commit. Default: the message's
-   * display name made safe, with the extension of its MIME type (photos: of the verified bytes' type).
-   * An existing file of that name is replaced.
+   * The committed file's name in `directory`, or a function of what the sink learnt at commit; an
+   * existing file of that name is replaced. Default: the message's display name made safe, with the
+   * extension of its MIME type (photos, which have no display name: `media` and the verified bytes'
+   * type), in a folder of its own made for this download (`<directory>/<24 hex>/<name>`), so no two
+   * downloads share a path and a file handed out earlier never gets another download's bytes.
    */
   name?: string | ((info: MediaSinkCommitInfo & { mimeType?: string }) => string);
 }
@@ -69,6 +76,31 @@ export function defaultExpoDirectory(fileSystem: ExpoFileSystem): ExpoDirectory 
   return directory;
 }
 
+/** Temp files this JS runtime is writing, by URI: a `.partial` file not in here is a dead run's leftover. */
+const tempFilesInFlight = new Set<string>();
+/** Folders already swept in this JS runtime. */
+const sweptFolders = new Set<string>();
+
+function entryName(entry: { uri: string }): string {
+  return decodeURIComponent(entry.uri.replace(/\/+$/, '').split('/').pop() ?? '');
+}
+
+/**
+ * Deletes the temp files a killed run left in `folder` (once per folder and JS runtime), sparing every
+ * temp file a sink or the cache of this runtime is writing.
+ */
+export function sweepExpoTempFiles(folder: ExpoDirectory): void {
+  if (sweptFolders.has(folder.uri)) return;
+  sweptFolders.add(folder.uri);
+  try {
+    for (const entry of folder.list()) {
+      if (EXPO_TEMP_NAME.test(entryName(entry)) && !tempFilesInFlight.has(entry.uri)) deleteQuietly(entry);
+    }
+  } catch {
+    // A folder that cannot be listed has nothing to sweep that we could delete either.
+  }
+}
+
 /** Deletes `file` if it exists; a failure here must not hide the failure being reported. */
 export function deleteQuietly(file: ExpoFile | ExpoDirectory | undefined): void {
   try {
@@ -80,7 +112,8 @@ export function deleteQuietly(file: ExpoFile | ExpoDirectory | undefined): void 
 
 /**
  * Writes verified bytes to one temp file through one handle, in 256 KiB pieces. The
- * building block of {@link expoFileSink} and the app's media cache.
+ * building block of {@link expoFileSink} and the app's media cache. The temp file is listed as in flight
+ * from its creation until it is moved or deleted (see {@link sweepExpoTempFiles}).
  */
 export class ExpoTempFile {
   readonly #fileSystem: ExpoFileSystem;
@@ -90,13 +123,10 @@ export class ExpoTempFile {
   readonly #pending = new Uint8Array(EXPO_WRITE_BYTES);
   #pendingLength = 0;
   #head: Uint8Array | undefined;
-  readonly #inUse: Set<string> | undefined;
 
-  /** @param inUse - where the temp file's URI is kept while it exists (so a sweep leaves it alone). */
-  constructor(fileSystem: ExpoFileSystem, directory: ExpoDirectory, inUse?: Set<string>) {
+  constructor(fileSystem: ExpoFileSystem, directory: ExpoDirectory) {
     this.#fileSystem = fileSystem;
     this.#directory = directory;
-    this.#inUse = inUse;
   }
 
   /** The first bytes written (for naming a photo by its type). */
@@ -134,7 +164,7 @@ export class ExpoTempFile {
       this.abort();
       throw expoDiskError(`moving the verified file to ${destination.uri}`, cause);
     }
-    this.#inUse?.delete(tempUri);
+    tempFilesInFlight.delete(tempUri);
     this.#file = undefined;
     return destination;
   }
@@ -150,21 +180,21 @@ export class ExpoTempFile {
     }
     this.#handle = undefined;
     deleteQuietly(this.#file);
-    if (this.#file) this.#inUse?.delete(this.#file.uri);
+    if (this.#file) tempFilesInFlight.delete(this.#file.uri);
     this.#file = undefined;
   }
 
   #open(): ExpoFile {
     if (this.#file === undefined) {
       const file = new this.#fileSystem.File(this.#directory, `.${toHex(randomBytes(12))}.partial`);
-      this.#inUse?.add(file.uri);
+      tempFilesInFlight.add(file.uri);
       try {
         file.create();
         this.#file = file;
         this.#handle = file.open();
       } catch (cause) {
         this.abort();
-        this.#inUse?.delete(file.uri);
+        tempFilesInFlight.delete(file.uri);
         throw expoDiskError(`creating the temp file ${file.uri}`, cause);
       }
     }
@@ -195,6 +225,33 @@ export class ExpoTempFile {
     } finally {
       this.#handle = undefined;
     }
+  }
+}
+
+/**
+ * Commits `temp` as `name` in `folder`, which is made afresh (a folder already there is deleted first):
+ * the file is the folder's only entry. On failure the temp file and the folder are gone.
+ *
+ * @throws {DiskError} `ERR_DISK` when the folder cannot be made or the file moved into it.
+ */
+export function commitIntoFolder(
+  fileSystem: ExpoFileSystem,
+  temp: ExpoTempFile,
+  folder: ExpoDirectory,
+  name: string,
+): ExpoFile {
+  try {
+    if (folder.exists) folder.delete();
+    folder.create({ intermediates: true });
+  } catch (cause) {
+    temp.abort();
+    throw expoDiskError(`creating ${folder.uri}`, cause);
+  }
+  try {
+    return temp.commit(new fileSystem.File(folder, name));
+  } catch (error) {
+    deleteQuietly(folder);
+    throw error;
   }
 }
 
@@ -265,7 +322,11 @@ export function expoFileSink<F extends ExpoFile, D extends ExpoDirectory>(
     commit(info) {
       const file = open();
       const name = committedName(info, file.head, options.name);
-      return file.commit(new fs.File(directory as ExpoDirectory, name)) as F;
+      const folder = directory as ExpoDirectory;
+      if (options.name !== undefined) return file.commit(new fs.File(folder, name)) as F;
+      // Default names repeat (every photo is media.<ext>, a message sent twice has one name): each
+      // download gets a folder of its own, never reused, whatever the app still holds.
+      return commitIntoFolder(fs, file, new fs.Directory(folder, toHex(randomBytes(12))), name) as F;
     },
     abort() {
       temp?.abort();

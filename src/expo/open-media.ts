@@ -25,12 +25,12 @@ import type { MediaSink } from '../core/playback/media-sink.js';
 import { SharedWork } from '../core/shared-work.js';
 import {
   assertExpoFileSystem,
+  commitIntoFolder,
   committedName,
   defaultExpoDirectory,
   deleteQuietly,
-  EXPO_TEMP_NAME,
   ExpoTempFile,
-  expoDiskError,
+  sweepExpoTempFiles,
 } from './file-sink.js';
 import type { ExpoDirectory, ExpoFile, ExpoFileSystem } from './file-system.js';
 
@@ -45,27 +45,6 @@ export interface OpenExpoMediaOptions<F extends ExpoFile = ExpoFile, D extends E
 
 /** Downloads by entry, shared by every open of it; one is cancelled only when every waiter gave up. */
 const downloads = new SharedWork<ExpoFile>();
-/** Temp files this process is writing (a `.partial` file not in here is a dead run's leftover). */
-const writing = new Set<string>();
-/** Cache folders already swept in this process. */
-const swept = new Set<string>();
-
-function nameOf(entry: { uri: string }): string {
-  return decodeURIComponent(entry.uri.replace(/\/+$/, '').split('/').pop() ?? '');
-}
-
-/** Removes temp files a killed run left (once per folder and process). */
-function sweepLeftovers(root: ExpoDirectory): void {
-  if (swept.has(root.uri)) return;
-  swept.add(root.uri);
-  try {
-    for (const entry of root.list()) {
-      if (EXPO_TEMP_NAME.test(nameOf(entry)) && !writing.has(entry.uri)) deleteQuietly(entry);
-    }
-  } catch {
-    // A folder that cannot be listed has nothing to sweep that we could delete either.
-  }
-}
 
 /** The cached file of an entry, if its folder holds exactly one file of the expected size. */
 function cachedFile(
@@ -93,19 +72,10 @@ function entrySink(
   root: ExpoDirectory,
   entry: ExpoDirectory,
 ): MediaSink<ExpoFile> {
-  const temp = new ExpoTempFile(fileSystem, root, writing);
+  const temp = new ExpoTempFile(fileSystem, root);
   return {
     write: (bytes) => temp.write(bytes),
-    commit(info) {
-      try {
-        if (entry.exists) entry.delete();
-        entry.create({ intermediates: true });
-      } catch (cause) {
-        temp.abort();
-        throw expoDiskError(`creating ${entry.uri}`, cause);
-      }
-      return temp.commit(new fileSystem.File(entry, committedName(info, temp.head, undefined)));
-    },
+    commit: (info) => commitIntoFolder(fileSystem, temp, entry, committedName(info, temp.head, undefined)),
     abort: () => temp.abort(),
   };
 }
@@ -149,7 +119,7 @@ export async function openExpoMedia<F extends ExpoFile, D extends ExpoDirectory>
   const id = cacheEntryId(request.ref, download.blobKey);
   if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
   const root = directory ?? defaultExpoDirectory(fileSystem);
-  sweepLeftovers(root);
+  sweepExpoTempFiles(root);
   const entry = new fileSystem.Directory(root, id);
   const key = `${root.uri}|${id}`;
   if (!downloads.has(key)) {

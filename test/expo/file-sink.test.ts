@@ -61,9 +61,9 @@ describe('expoFileSink', () => {
       blobKey: key,
       sink: expoFileSink(fs),
     })) as unknown as FakeFile;
-    expect(file.uri).toBe('file:///cache/happy-media/media.mp4');
+    expect(file.uri).toMatch(/^file:\/\/\/cache\/happy-media\/[0-9a-f]{24}\/media\.mp4$/);
     expect(same(file.bytesSync(), plain)).toBe(true);
-    expect(filesOn(fs)).toEqual(['/cache/happy-media/media.mp4']);
+    expect(filesOn(fs)).toEqual([file.uri.slice('file://'.length)]);
     expect(fs.openHandles.size).toBe(0);
     // Few native calls: every write but the last is a whole 256 KiB batch.
     const writes = fs.calls.filter((c) => c.op === 'writeBytes').map((c) => c.bytes);
@@ -83,7 +83,7 @@ describe('expoFileSink', () => {
       height: 1,
     });
     const shot = await downloadMedia(photo, { source: store, blobKey: key, sink: expoFileSink(fs) });
-    expect(shot.uri).toBe('file:///cache/happy-media/media.png');
+    expect(shot.uri).toMatch(/^file:\/\/\/cache\/happy-media\/[0-9a-f]{24}\/media\.png$/);
     const report = fileMessage({
       role: 'user',
       ref: REF,
@@ -92,7 +92,7 @@ describe('expoFileSink', () => {
       mimeType: 'application/pdf',
     });
     const pdf = await downloadMedia(report, { source: store, blobKey: key, sink: expoFileSink(fs) });
-    expect(pdf.uri).toBe('file:///cache/happy-media/Report_%20Q3_.pdf');
+    expect(pdf.uri).toMatch(/^file:\/\/\/cache\/happy-media\/[0-9a-f]{24}\/Report_%20Q3_\.pdf$/);
     const named = await downloadMedia(report, {
       source: store,
       blobKey: key,
@@ -102,7 +102,7 @@ describe('expoFileSink', () => {
       }),
     });
     expect(named.uri).toBe('file:///cache/x-pdf');
-    // An existing file of that name is replaced.
+    // A caller's name: an existing file of that name is replaced.
     const again = await downloadMedia(report, {
       source: store,
       blobKey: key,
@@ -110,6 +110,37 @@ describe('expoFileSink', () => {
     });
     expect(again.uri).toBe('file:///cache/happy-media/media.png');
     expect(fs.files.get('/cache/happy-media/media.png')?.length).toBe(png.length);
+  });
+
+  it('gives every download a path of its own: photo A’s file never gets photo B’s bytes', async () => {
+    const fs = fakeExpoFileSystem();
+    const jpeg = (seed: number) => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, ...testBytes(5000, seed)]);
+    const refs = ['media/expoPhotoA00000000000000', 'media/expoPhotoB00000000000000'];
+    const bytes = [jpeg(1), jpeg(2)];
+    const store = new MemoryStore();
+    for (const [i, ref] of refs.entries()) {
+      store.put(ref, await encryptBlob(bytes[i]!, key, { context: mediaBlobContext(ref) }));
+    }
+    const photoOf = (ref: string) =>
+      photoMessage({ role: 'user', ref, thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI', width: 1, height: 1 });
+    const save = (ref: string) =>
+      downloadMedia(photoOf(ref), {
+        source: store,
+        blobKey: key,
+        sink: expoFileSink(fs),
+      }) as Promise<unknown> as Promise<FakeFile>;
+    const a = await save(refs[0]!);
+    // The app still reads photo A (a handle is open) while photo B, then A again, are saved.
+    const reading = a.open();
+    const b = await save(refs[1]!);
+    const aAgain = await save(refs[0]!);
+    expect(new Set([a.uri, b.uri, aAgain.uri]).size).toBe(3);
+    for (const file of [a, b, aAgain]) expect(file.uri).toMatch(/\/media\.jpg$/);
+    expect(same(reading.readBytes(bytes[0]!.length), bytes[0]!)).toBe(true);
+    reading.close();
+    expect(same(a.bytesSync(), bytes[0]!)).toBe(true);
+    expect(same(b.bytesSync(), bytes[1]!)).toBe(true);
+    expect(same(aAgain.bytesSync(), bytes[0]!)).toBe(true);
   });
 
   it('a tampered chunk: only verified bytes were ever written, and nothing is left', async () => {
@@ -247,6 +278,39 @@ describe('openExpoMedia (cache by ref)', () => {
     expect(store.gets.length).toBe(0);
     await openExpoMedia(video, { fileSystem: fs, source: store, blobKey: key });
     expect(await rejectionCodeOf(openExpoMedia(video, bad))).toBe('ERR_INVALID_ARGUMENT');
+  });
+
+  it('the first open in a folder removes a dead run’s temp file but not a sink’s download in flight', async () => {
+    const fs = fakeExpoFileSystem();
+    // A folder of its own: the sweep runs once per folder and JS runtime.
+    const directory = new fs.Directory(fs.Paths.cache, 'shared-with-a-sink');
+    directory.create({ intermediates: true });
+    const leftover = new fs.File(directory, `.${'cd'.repeat(12)}.partial`);
+    leftover.create();
+    const slow = storeWith(blob);
+    slow.pieceDelayMs = 2;
+    let opened: Promise<unknown> | undefined;
+    let inFlight = 0;
+    const sinking = downloadMedia(video, {
+      source: slow,
+      blobKey: key,
+      sink: expoFileSink(fs, { directory }),
+      onProgress: ({ done }) => {
+        // Past its first 256 KiB write the sink's temp file exists: the cache's first open in this
+        // folder sweeps the folder now.
+        if (done > 600_000 && opened === undefined) {
+          inFlight = filesOn(fs).filter((path) => path.endsWith('.partial')).length;
+          opened = openExpoMedia(video, { fileSystem: fs, source: storeWith(blob), blobKey: key, directory });
+        }
+      },
+    });
+    const saved = (await sinking) as unknown as FakeFile;
+    expect(inFlight).toBe(2); // the dead run's and the sink's
+    const cached = (await opened) as FakeFile;
+    expect(leftover.exists).toBe(false);
+    expect(same(saved.bytesSync(), plain)).toBe(true);
+    expect(same(cached.bytesSync(), plain)).toBe(true);
+    expect(filesOn(fs).filter((path) => path.endsWith('.partial'))).toEqual([]);
   });
 
   it('removes a killed run’s temp files, and plays v1 blobs', async () => {
