@@ -15,9 +15,7 @@ import './runtime/index.js';
 
 // The streaming blob engines behind `encrypt`/`decrypt` (the public API wraps them as streams and files),
 // the loop that drives one, and the one sequential file path (read ahead, written behind, all or nothing).
-export { BlobDecryptor } from '../core/blob/decryptor.js';
-export { BlobEncryptor } from '../core/blob/encryptor.js';
-export { pumpEngine } from '../core/blob/engine.js';
+export { BlobDecryptor, BlobEncryptor, pumpEngine } from '../core/blob/stream.js';
 // Byte helpers of the CLI's options and inputs (`--context-hex`, a whole v1 input, map's buffered input).
 export { bytesStream, fromHex, joinBytes } from '../core/bytes.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { mediaBlobContext } from '../core/blob/context.js';
+import { mediaBlobContext } from '../core/blob/format.js';
 import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
 import { type ErrorCode, isHappyMediaError } from '../core/errors.js';
 import { storeRangeSource } from '../core/playback/store-reads.js';

@@ -15,6 +15,7 @@ import { expoCryptoAesGcm } from '../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../src/core/aes-gcm/noble.js';
 import { webCryptoAesGcm } from '../../src/core/aes-gcm/webcrypto.js';
 import { createRawDecryptor } from '../../src/core/blob/_testing.js';
+import { hkdfExpandSha512 } from '../../src/core/blob/format.js';
 import {
   bufferRangeSource,
   createDecryptStream,
@@ -22,7 +23,6 @@ import {
   openBlobRandomAccess,
   unboundBlobContext,
 } from '../../src/core/blob/index.js';
-import { hkdfExpandSha512 } from '../../src/core/blob/key-schedule.js';
 import { fromHex, toHex } from '../../src/core/bytes.js';
 import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
 import { cut, offsetView, prng, runStream } from '../core/blob/blob-test-utils.js';

@@ -6,10 +6,8 @@
  * @internal
  * @module
  */
-import { BlobDecryptor } from './decryptor.js';
-import { BlobEncryptor } from './encryptor.js';
-import { engineStream } from './engine.js';
-import type { BlobOptions } from './options.js';
+import type { BlobOptions } from './format.js';
+import { BlobDecryptor, BlobEncryptor, engineStream } from './stream.js';
 import { encryptWhole } from './whole.js';
 
 /** Encrypts with a fixed 24-byte salt (tests only). */

@@ -1,20 +1,25 @@
 /**
  * What the blob engines call to seal and open chunks: a {@link ChunkCipher} for one message (one AEAD key,
- * one base nonce), made from the runtime's AES-256-GCM by one of two drivers. Everything else (key
- * schedule, commitment, framing, final-chunk rules) lives in the shared engine, so every AES-GCM
- * implementation produces byte-identical blobs.
+ * one base nonce) over the runtime's AES-256-GCM. Everything else (key schedule, commitment, framing,
+ * final-chunk rules) lives in the engines, so every AES-GCM implementation produces byte-identical blobs.
  *
- * - a synchronous implementation gets `sync-chunk-cipher.ts`: a batch of chunks is one call and one output
- *   array, with no promise per chunk;
- * - an asynchronous one gets `async-chunk-cipher.ts`: every call of a batch is in flight before any is
- *   awaited, and each chunk's array is handed on as it came.
+ * One driver per calling convention of the {@link AesGcm} seam, sharing the per-chunk rules (each chunk's
+ * nonce, the lengths a result must have, one `DecryptionError` for every failure, nothing of a batch
+ * released unless all of it verified):
+ * - synchronous (node:crypto, react-native-quick-crypto, noble): a batch is one call and one output array,
+ *   each chunk sealed or opened straight into its place where the implementation can (`sealInto`,
+ *   `openInto`): no promise, no intermediate array, no join;
+ * - asynchronous (WebCrypto, expo-crypto): one call per chunk, every call of a batch made before any is
+ *   awaited, so an implementation that works off the calling thread runs them while the caller goes on;
+ *   each chunk's array is handed on as the implementation made it (`sealChunks`, `openChunks`).
  *
  * @module
  */
-import type { AesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
+import type { AesGcm, AsyncAesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
+import { joinBytes } from '../bytes.js';
+import { DecryptionError, InternalError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
-import { AsyncChunkCipher } from './async-chunk-cipher.js';
-import { SyncChunkCipher } from './sync-chunk-cipher.js';
+import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE, chunkNonceInto } from './format.js';
 
 /**
  * Seals and opens the chunks of one message. Chunk `i`'s nonce is {@link chunkNonceInto} (base nonce XOR
@@ -81,4 +86,189 @@ export function createChunkCipher(
     return new SyncChunkCipher(aes, aes.importKey(aeadKey.slice()), baseNonce, getRuntime().alloc.output);
   }
   return aes.importKey(aeadKey.slice()).then((key) => new AsyncChunkCipher(aes, key, baseNonce));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The per-chunk rules both drivers follow.
+
+/** Plaintext bytes of a sealed chunk; one shorter than a tag cannot be authentic. */
+function openedLength(sealed: Uint8Array): number {
+  if (sealed.length < BLOB_TAG_SIZE) throw new DecryptionError();
+  return sealed.length - BLOB_TAG_SIZE;
+}
+
+/** An implementation's sealed chunk must be exactly `plaintext || tag` long (its bytes are handed on as they are). */
+function checkSealedLength(sealed: Uint8Array | undefined, plaintext: Uint8Array): void {
+  if (sealed?.length !== plaintext.length + BLOB_TAG_SIZE) {
+    throw new InternalError('the AES-GCM implementation returned an unexpected ciphertext length');
+  }
+}
+
+/**
+ * Every failure while opening (a tag, a length, a chunk index past the format's limit, whatever an
+ * implementation threw) is the one authentication error, without cause.
+ */
+function openFailed(error: unknown): DecryptionError {
+  return error instanceof DecryptionError ? error : new DecryptionError();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The synchronous driver.
+
+/** Chunk cipher over a {@link SyncAesGcm}: a batch is one call and one output array. */
+export class SyncChunkCipher implements ChunkCipher {
+  readonly #aes: SyncAesGcm;
+  readonly #key: unknown;
+  readonly #baseNonce: Uint8Array;
+  /** One nonce array for every chunk: a synchronous implementation is done with it when it returns. */
+  readonly #nonce = new Uint8Array(BLOB_NONCE_SIZE);
+  /** The runtime's output arrays (maybe not zero-filled: every byte is written before one is returned). */
+  readonly #output: (length: number) => Uint8Array;
+
+  constructor(aes: SyncAesGcm, key: unknown, baseNonce: Uint8Array, output: (length: number) => Uint8Array) {
+    this.#aes = aes;
+    this.#key = key;
+    this.#baseNonce = baseNonce.slice();
+    this.#output = output;
+  }
+
+  seal(first: number, plaintexts: readonly Uint8Array[]): Uint8Array {
+    const aes = this.#aes;
+    let total = 0;
+    for (const p of plaintexts) total += p.length + BLOB_TAG_SIZE;
+    const out = this.#output(total);
+    let at = 0;
+    for (let i = 0; i < plaintexts.length; i++) {
+      const plaintext = plaintexts[i] as Uint8Array;
+      const nonce = chunkNonceInto(this.#baseNonce, first + i, this.#nonce);
+      if (aes.sealInto) aes.sealInto(this.#key, nonce, plaintext, out, at);
+      else {
+        const sealed = aes.seal(this.#key, nonce, plaintext);
+        // Every byte of a possibly uninitialised array must be written (never hand out stale memory).
+        checkSealedLength(sealed, plaintext);
+        out.set(sealed, at);
+      }
+      at += plaintext.length + BLOB_TAG_SIZE;
+    }
+    return out;
+  }
+
+  open(first: number, sealed: readonly Uint8Array[]): Uint8Array {
+    const aes = this.#aes;
+    let total = 0;
+    for (const s of sealed) total += openedLength(s);
+    const out = this.#output(total);
+    let at = 0;
+    try {
+      for (let i = 0; i < sealed.length; i++) {
+        const chunk = sealed[i] as Uint8Array;
+        const nonce = chunkNonceInto(this.#baseNonce, first + i, this.#nonce);
+        if (aes.openInto) aes.openInto(this.#key, nonce, chunk, out, at);
+        else {
+          const plain = aes.open(this.#key, nonce, chunk);
+          if (plain.length !== chunk.length - BLOB_TAG_SIZE) throw new DecryptionError();
+          out.set(plain, at);
+        }
+        at += chunk.length - BLOB_TAG_SIZE;
+      }
+    } catch (error) {
+      // What the batch wrote is unverified or beside a chunk that failed: wiped, none of it returned.
+      out.fill(0);
+      throw openFailed(error);
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The asynchronous driver.
+
+/**
+ * The nonces of chunks `first`, `first + 1`, ...: views of one array per batch (one allocation, not one
+ * per chunk). None is written again once made, so a nonce cannot change under a call, however late an
+ * implementation reads it.
+ */
+function chunkNonces(baseNonce: Uint8Array, first: number, count: number): Uint8Array[] {
+  const nonces = new Uint8Array(count * BLOB_NONCE_SIZE);
+  const views: Uint8Array[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const view = nonces.subarray(i * BLOB_NONCE_SIZE, (i + 1) * BLOB_NONCE_SIZE);
+    chunkNonceInto(baseNonce, first + i, view);
+    views[i] = view;
+  }
+  return views;
+}
+
+/**
+ * Calls or batches already started when a later one was refused: their outcome no longer matters, nor is
+ * it released, and it must not surface as an unhandled rejection.
+ */
+export function abandon(started: readonly unknown[]): void {
+  for (const call of started) (call as Partial<Promise<unknown>> | undefined)?.catch?.(() => undefined);
+}
+
+/** Joins a batch's per-chunk results; one chunk is already a fresh array of the caller's. */
+function joinChunks(parts: readonly Uint8Array[]): Uint8Array {
+  return parts.length === 1 ? (parts[0] as Uint8Array) : joinBytes(parts);
+}
+
+/** Chunk cipher over an {@link AsyncAesGcm}: one call per chunk, all of a batch in flight at once. */
+class AsyncChunkCipher implements ChunkCipher {
+  readonly #aes: AsyncAesGcm;
+  readonly #key: unknown;
+  readonly #baseNonce: Uint8Array;
+
+  constructor(aes: AsyncAesGcm, key: unknown, baseNonce: Uint8Array) {
+    this.#aes = aes;
+    this.#key = key;
+    this.#baseNonce = baseNonce.slice();
+  }
+
+  async seal(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array> {
+    return joinChunks(await this.sealChunks(first, plaintexts));
+  }
+
+  async sealChunks(first: number, plaintexts: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    const nonces = chunkNonces(this.#baseNonce, first, plaintexts.length);
+    const sealing: Promise<Uint8Array>[] = new Array(plaintexts.length);
+    try {
+      for (let i = 0; i < plaintexts.length; i++) {
+        sealing[i] = this.#aes.seal(this.#key, nonces[i] as Uint8Array, plaintexts[i] as Uint8Array);
+      }
+    } catch (error) {
+      abandon(sealing);
+      throw error;
+    }
+    const sealed = await Promise.all(sealing);
+    for (let i = 0; i < sealed.length; i++) checkSealedLength(sealed[i], plaintexts[i] as Uint8Array);
+    return sealed;
+  }
+
+  async open(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array> {
+    return joinChunks(await this.openChunks(first, sealed));
+  }
+
+  async openChunks(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    for (const s of sealed) openedLength(s);
+    const nonces = chunkNonces(this.#baseNonce, first, sealed.length);
+    const opening: Promise<Uint8Array>[] = new Array(sealed.length);
+    let opened: Uint8Array[];
+    try {
+      for (let i = 0; i < sealed.length; i++) {
+        opening[i] = this.#aes.open(this.#key, nonces[i] as Uint8Array, sealed[i] as Uint8Array);
+      }
+      opened = await Promise.all(opening);
+    } catch (error) {
+      // A tag failed (or a call threw): nothing of the batch is returned, whatever else verified.
+      abandon(opening);
+      throw openFailed(error);
+    }
+    for (let i = 0; i < opened.length; i++) {
+      if (opened[i]?.length !== (sealed[i] as Uint8Array).length - BLOB_TAG_SIZE) {
+        for (const plain of opened) plain.fill(0);
+        throw new DecryptionError();
+      }
+    }
+    return opened;
+  }
 }

@@ -4,9 +4,14 @@
  *
  * @module
  */
-export { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from './constants.js';
-export { mediaBlobContext, unboundBlobContext } from './context.js';
-export type { BlobOptions } from './options.js';
+export {
+  BLOB_CHUNK_SIZE,
+  BLOB_HEADER_SIZE,
+  BLOB_TAG_SIZE,
+  type BlobOptions,
+  mediaBlobContext,
+  unboundBlobContext,
+} from './format.js';
 export {
   type BlobReader,
   bufferRangeSource,
@@ -14,5 +19,5 @@ export {
   type RangeSource,
 } from './random-access.js';
 export { ciphertextSize, plaintextSize } from './sizes.js';
-export { createDecryptStream, createEncryptStream } from './streams.js';
+export { createDecryptStream, createEncryptStream } from './stream.js';
 export { decryptBlob, encryptBlob } from './whole.js';

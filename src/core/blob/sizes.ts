@@ -12,7 +12,7 @@ import {
   BLOB_MAX_CHUNKS,
   BLOB_SEALED_CHUNK_SIZE,
   BLOB_TAG_SIZE,
-} from './constants.js';
+} from './format.js';
 
 /**
  * Number of chunks a plaintext of `plaintextLength` bytes is cut into. The final chunk is always shorter

@@ -1,15 +1,13 @@
 /**
- * Whole-buffer helpers, on the same engines as the streams.
+ * Whole-buffer helpers (`encryptBlob`, `decryptBlob`), on the same engine as the streams.
  *
  * @module
  */
 import { assertBytes } from '../bytes.js';
 import { DecryptionError } from '../errors.js';
-import { BlobDecryptor } from './decryptor.js';
-import { BlobEncryptor } from './encryptor.js';
-import { type BlobEngine, pumpEngine } from './engine.js';
-import type { BlobOptions } from './options.js';
+import type { BlobOptions } from './format.js';
 import { blobLayout, ciphertextSize } from './sizes.js';
+import { BlobDecryptor, BlobEncryptor, type BlobEngine, pumpEngine } from './stream.js';
 
 /** Piece size the whole-buffer helpers feed their engine with (bounds the engine's working memory). */
 const WHOLE_PIECE_BYTES = 1024 * 1024;

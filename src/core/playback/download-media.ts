@@ -10,10 +10,9 @@
  *
  * @module
  */
-import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/constants.js';
-import { mediaBlobContext } from '../blob/context.js';
-import { BlobDecryptor } from '../blob/decryptor.js';
+import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, mediaBlobContext } from '../blob/format.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
+import { BlobDecryptor } from '../blob/stream.js';
 import { describeValue } from '../bytes.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { decryptV1Blob } from '../envelope/secretbox.js';

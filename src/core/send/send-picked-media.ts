@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { mediaBlobContext } from '../blob/context.js';
+import { mediaBlobContext } from '../blob/format.js';
 import { ciphertextSize } from '../blob/sizes.js';
-import { createEncryptStream } from '../blob/streams.js';
+import { createEncryptStream } from '../blob/stream.js';
 import { describeValue } from '../bytes.js';
 import type { EncryptedEnvelope } from '../envelope/envelope.js';
 import { sealMessageAsync } from '../envelope/messages.js';

@@ -3,11 +3,10 @@
  *
  * @module
  */
-import { BlobDecryptor } from '../../core/blob/decryptor.js';
-import { BlobEncryptor } from '../../core/blob/encryptor.js';
-import { type BlobEngine, pumpEngine } from '../../core/blob/engine.js';
-import type { BlobOptions } from '../../core/blob/options.js';
+
+import type { BlobOptions } from '../../core/blob/format.js';
 import { openBlobRandomAccess } from '../../core/blob/random-access.js';
+import { BlobDecryptor, BlobEncryptor, type BlobEngine, pumpEngine } from '../../core/blob/stream.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { AtomicFileWriter } from '../fs/atomic-file.js';

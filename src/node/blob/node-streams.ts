@@ -4,10 +4,8 @@
  * @module
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import { BlobDecryptor } from '../../core/blob/decryptor.js';
-import { BlobEncryptor } from '../../core/blob/encryptor.js';
-import type { BlobEngine } from '../../core/blob/engine.js';
-import type { BlobOptions } from '../../core/blob/options.js';
+import type { BlobOptions } from '../../core/blob/format.js';
+import { BlobDecryptor, BlobEncryptor, type BlobEngine } from '../../core/blob/stream.js';
 
 /** The engine as a Node Transform: the header (if any) first, then what each write completes. */
 class EngineTransform extends Transform {

@@ -26,9 +26,14 @@ import {
   BLOB_SALT_SIZE,
   BLOB_SEALED_CHUNK_SIZE,
   BLOB_TAG_SIZE,
-} from '../../core/blob/constants.js';
-import { blobHeader, chunkNonceInto, deriveBlobKeys, openBlobHeader } from '../../core/blob/key-schedule.js';
-import { type BlobOptions, checkPlaintextLimit, resolveBlobOptions } from '../../core/blob/options.js';
+  type BlobOptions,
+  blobHeader,
+  checkPlaintextLimit,
+  chunkNonceInto,
+  deriveBlobKeys,
+  openBlobHeader,
+  resolveBlobOptions,
+} from '../../core/blob/format.js';
 import { blobLayout, chunkCount, chunkOffset } from '../../core/blob/sizes.js';
 import { assertBytes, randomBytes } from '../../core/bytes.js';
 import { DecryptionError, DiskError, InvalidArgumentError } from '../../core/errors.js';

@@ -11,7 +11,7 @@ import type { AsyncAesGcm } from '../../../src/core/aes-gcm/aes-gcm.js';
 import { webCryptoAesGcm } from '../../../src/core/aes-gcm/webcrypto.js';
 import { createEncryptStreamWithSalt, encryptBlobWithSalt } from '../../../src/core/blob/_testing.js';
 import { createChunkCipher } from '../../../src/core/blob/chunk-cipher.js';
-import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE } from '../../../src/core/blob/constants.js';
+import { BLOB_CHUNK_SIZE, BLOB_SEALED_CHUNK_SIZE, chunkNonceInto } from '../../../src/core/blob/format.js';
 import {
   bufferRangeSource,
   createDecryptStream,
@@ -21,7 +21,6 @@ import {
   openBlobRandomAccess,
   unboundBlobContext,
 } from '../../../src/core/blob/index.js';
-import { chunkNonceInto } from '../../../src/core/blob/key-schedule.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { asAsync } from '../../helpers/aes-gcm.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';

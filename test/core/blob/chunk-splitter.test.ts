@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChunkSplitter } from '../../../src/core/blob/chunk-splitter.js';
+import { ChunkSplitter } from '../../../src/core/blob/stream.js';
 import { joinBytes } from '../../../src/core/bytes.js';
 
 describe('ChunkSplitter', () => {

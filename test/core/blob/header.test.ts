@@ -4,8 +4,8 @@
  * same ones only, and every refusal is the one authentication error, with the derived key wiped.
  */
 import { describe, expect, it } from 'vitest';
+import { blobHeader, deriveBlobKeys, openBlobHeader } from '../../../src/core/blob/format.js';
 import { encryptBlob, unboundBlobContext } from '../../../src/core/blob/index.js';
-import { blobHeader, deriveBlobKeys, openBlobHeader } from '../../../src/core/blob/key-schedule.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { DecryptionError } from '../../../src/core/errors.js';
 
