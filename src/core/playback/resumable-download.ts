@@ -129,66 +129,193 @@ function connectionFailed(what: string): StorageError {
  * ```
  */
 export function resumableDownload(options: ResumableDownloadOptions): ReadableStream<Uint8Array> {
-  const { store, ref, size, signal } = options;
-  const resumePoint = options.resumePoint ?? ((received: number) => received);
-  const budget = new RetryBudget(options);
-  const idleTimeoutMs = checkedIdleTimeoutMs(options.idleTimeoutMs);
-  const deadlineMs =
-    options.deadlineMs === undefined
-      ? defaultDownloadDeadlineMs(size)
-      : checkedTimeoutMs(options.deadlineMs, 'deadlineMs');
-  // Set on the first pull: the clock runs while someone reads.
-  let deadlineAt: number | undefined;
-  let progressAt = 0;
+  const download = new ResumableDownload(options);
+  return new ReadableStream<Uint8Array>(
+    { pull: (controller) => download.pull(controller), cancel: () => download.cancel() },
+    // A few frames of read-ahead let download, decryption and disk writes overlap.
+    new CountQueuingStrategy({ highWaterMark: 4 }),
+  );
+}
 
-  let committed = 0; // bytes handed downstream: always a resume point
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let cancelled = false;
+/**
+ * One download's state: the connection it reads (if any), the bytes it holds until the next resume point,
+ * what it handed on, and the clocks (idle and overall) that bound every step.
+ */
+class ResumableDownload {
+  readonly #options: ResumableDownloadOptions;
+  readonly #resumePoint: (received: number) => number;
+  readonly #budget: RetryBudget;
+  readonly #idleTimeoutMs: number;
+  readonly #deadlineMs: number;
+  /** Set on the first pull: the clock runs while someone reads. */
+  #deadlineAt: number | undefined;
+  #progressAt = 0;
+  /** Bytes handed downstream: always a resume point. */
+  #committed = 0;
+  /** Bytes received after `#committed`, as they arrived. */
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #cancelled = false;
+  readonly #onAbort = () => this.#dropConnection();
 
-  const dropConnection = () => {
-    const current = reader;
-    reader = undefined;
-    pending = [];
-    pendingBytes = 0;
-    current?.cancel().catch(() => undefined);
-  };
-  const onAbort = () => dropConnection();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  /** @throws {InvalidArgumentError} for a retry policy, `idleTimeoutMs` or `deadlineMs` out of range. */
+  constructor(options: ResumableDownloadOptions) {
+    this.#options = options;
+    this.#resumePoint = options.resumePoint ?? ((received: number) => received);
+    this.#budget = new RetryBudget(options);
+    this.#idleTimeoutMs = checkedIdleTimeoutMs(options.idleTimeoutMs);
+    this.#deadlineMs =
+      options.deadlineMs === undefined
+        ? defaultDownloadDeadlineMs(options.size)
+        : checkedTimeoutMs(options.deadlineMs, 'deadlineMs');
+    options.signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
 
-  // Hands on the first `count` pending bytes as they arrived (views, no copying): the decryptor accepts
-  // any split, and copying every network read would cost as much as the download itself.
-  const takePending = (count: number): Uint8Array[] => {
-    const out: Uint8Array[] = [];
-    let left = count;
+  /** Hands on the next frames (or closes at the end), retrying dropped connections within the budget. */
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const { signal, size } = this.#options;
+    for (;;) {
+      // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
+      if (this.#cancelled) return;
+      if (signal?.aborted) this.#fail(undefined);
+      if (this.#deadlineAt === undefined && this.#deadlineMs > 0) {
+        this.#deadlineAt = Date.now() + this.#deadlineMs;
+      }
+      if (this.#committed === size) {
+        signal?.removeEventListener('abort', this.#onAbort);
+        controller.close();
+        return;
+      }
+      try {
+        if (await this.#readOnce(controller)) return;
+      } catch (error) {
+        if (this.#cancelled) return;
+        await this.#retryOrFail(error);
+      }
+    }
+  }
+
+  /** Downstream cancelled: drop the connection, and never fetch again. */
+  cancel(): void {
+    this.#cancelled = true;
+    this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#dropConnection();
+  }
+
+  /**
+   * One read of the connection (opened first if there is none); true when it handed on new frames. All
+   * of a connection that ended is handed on only when every byte arrived.
+   */
+  async #readOnce(controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> {
+    const { size, ref } = this.#options;
+    const reader = this.#reader ?? (await this.#connect());
+    const { done, value } = await this.#bounded(reader.read());
+    const received = this.#committed + this.#pendingBytes;
+    if (done) {
+      if (received < size) throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
+      this.#handOn(controller, size);
+      return false;
+    }
+    if (received + value.length > size) {
+      // Not marked retryable: a store that sends more than it announced does not heal.
+      throw new StorageError(
+        `the store sent more than the ${size} bytes it announced for ${ref}; it is misbehaving`,
+        { code: 'ERR_DOWNLOAD_FAILED' },
+      );
+    }
+    if (value.length === 0) return false;
+    this.#pending.push(value);
+    this.#pendingBytes += value.length;
+    const total = received + value.length;
+    const point = total === size ? size : this.#resumePoint(total);
+    if (point <= this.#committed) return false;
+    this.#handOn(controller, point);
+    this.#budget.progressed();
+    this.#progressAt = Date.now();
+    return true;
+  }
+
+  /** Asks the store for the rest, from the last resume point; the answer's head is bounded like a read. */
+  async #connect(): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+    const { store, ref, size, signal, onSize } = this.#options;
+    this.#options.onAttempt?.(this.#committed);
+    if (this.#deadlineAt !== undefined && Date.now() >= this.#deadlineAt) throw this.#overDeadline();
+    this.#progressAt = Date.now();
+    const request = store.get(
+      ref,
+      { offset: this.#committed, length: size - this.#committed },
+      onSize === undefined ? { signal } : { signal, onSize },
+    );
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = await this.#bounded(request);
+    } catch (error) {
+      // Given up on: a body that still arrives is closed, not left holding a connection.
+      request
+        .then(
+          (late) => late.cancel(),
+          () => undefined,
+        )
+        .catch(() => undefined);
+      throw error;
+    }
+    this.#reader = body.getReader();
+    return this.#reader;
+  }
+
+  /**
+   * Enqueues the pending bytes up to `point` as they arrived (views, no copying): the decryptor accepts
+   * any split, and copying every network read would cost as much as the download itself.
+   */
+  #handOn(controller: ReadableStreamDefaultController<Uint8Array>, point: number): void {
+    let left = point - this.#committed;
+    this.#pendingBytes -= left;
+    this.#committed = point;
     while (left > 0) {
-      const first = pending[0]!;
+      const first = this.#pending[0] as Uint8Array;
       if (first.length <= left) {
-        out.push(first);
-        pending.shift();
+        controller.enqueue(first);
+        this.#pending.shift();
         left -= first.length;
       } else {
-        out.push(first.subarray(0, left));
-        pending[0] = first.subarray(left);
+        controller.enqueue(first.subarray(0, left));
+        this.#pending[0] = first.subarray(left);
         left = 0;
       }
     }
-    pendingBytes -= count;
-    return out;
-  };
+  }
 
-  /** The download's overall failure: the deadline passed (not marked retryable: final). */
-  const overDeadline = () =>
-    new StorageError(
-      `downloading ${ref} did not finish within ${deadlineMs} ms (deadlineMs; ${committed} of ${size} bytes arrived); raise the deadline for a slow link`,
-      { code: 'ERR_DOWNLOAD_FAILED' },
+  /**
+   * After a failed step: the connection is dropped and, when the budget allows, the next attempt waits its
+   * delay; otherwise the download fails (with the spent budget said in the error).
+   */
+  async #retryOrFail(error: unknown): Promise<void> {
+    const { ref, size } = this.#options;
+    this.#dropConnection();
+    let retry: boolean;
+    try {
+      retry = await this.#budget.failed(error);
+    } catch (abort) {
+      this.#fail(abort);
+    }
+    if (this.#cancelled || retry) return;
+    this.#fail(
+      this.#budget.spent
+        ? new StorageError(
+            `downloading ${ref} failed ${this.#budget.failures} times in a row at byte ${this.#committed} of ${size}: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+            { code: 'ERR_DOWNLOAD_FAILED', cause: error },
+          )
+        : error,
     );
+  }
 
   /** `step` (a request or a read of the connection), bounded by the idle timeout and the overall deadline. */
-  const bounded = <T>(step: Promise<T>): Promise<T> => {
-    const now = Date.now();
-    const idleAt = progressAt + idleTimeoutMs;
+  #bounded<T>(step: Promise<T>): Promise<T> {
+    const deadlineAt = this.#deadlineAt;
+    const idleAt = this.#progressAt + this.#idleTimeoutMs;
     const endAt = deadlineAt === undefined ? idleAt : Math.min(idleAt, deadlineAt);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -200,122 +327,40 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
           if (left > 0) return arm(left);
           reject(
             deadlineAt !== undefined && Date.now() >= deadlineAt
-              ? overDeadline()
-              : connectionFailed(`nothing new arrived for ${idleTimeoutMs} ms (idleTimeoutMs)`),
+              ? this.#overDeadline()
+              : connectionFailed(`nothing new arrived for ${this.#idleTimeoutMs} ms (idleTimeoutMs)`),
           );
         }, wait);
       };
-      arm(Math.max(0, endAt - now));
+      arm(Math.max(0, endAt - Date.now()));
     });
     return Promise.race([step, expired]).finally(() => clearTimeout(timer));
-  };
+  }
 
-  const fail = (error: unknown): never => {
-    signal?.removeEventListener('abort', onAbort);
-    dropConnection();
+  /** The download's overall failure: the deadline passed (not marked retryable: final). */
+  #overDeadline(): StorageError {
+    const { ref, size } = this.#options;
+    return new StorageError(
+      `downloading ${ref} did not finish within ${this.#deadlineMs} ms (deadlineMs; ${this.#committed} of ${size} bytes arrived); raise the deadline for a slow link`,
+      { code: 'ERR_DOWNLOAD_FAILED' },
+    );
+  }
+
+  /** Ends the download with `error` (`ERR_ABORTED` when the signal aborted). */
+  #fail(error: unknown): never {
+    const { signal } = this.#options;
+    signal?.removeEventListener('abort', this.#onAbort);
+    this.#dropConnection();
     if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
     throw error;
-  };
+  }
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        for (;;) {
-          // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
-          if (cancelled) return;
-          if (signal?.aborted) fail(undefined);
-          if (deadlineAt === undefined && deadlineMs > 0) deadlineAt = Date.now() + deadlineMs;
-          if (committed === size) {
-            signal?.removeEventListener('abort', onAbort);
-            controller.close();
-            return;
-          }
-          try {
-            if (!reader) {
-              options.onAttempt?.(committed);
-              if (deadlineAt !== undefined && Date.now() >= deadlineAt) throw overDeadline();
-              progressAt = Date.now();
-              const request = store.get(
-                ref,
-                { offset: committed, length: size - committed },
-                options.onSize === undefined ? { signal } : { signal, onSize: options.onSize },
-              );
-              let body: ReadableStream<Uint8Array>;
-              try {
-                body = await bounded(request);
-              } catch (error) {
-                // Given up on: a body that still arrives is closed, not left holding a connection.
-                request
-                  .then(
-                    (late) => late.cancel(),
-                    () => undefined,
-                  )
-                  .catch(() => undefined);
-                throw error;
-              }
-              reader = body.getReader();
-            }
-            const { done, value } = await bounded(reader.read());
-            const received = committed + pendingBytes;
-            if (done) {
-              if (received < size) {
-                throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
-              }
-              for (const part of takePending(pendingBytes)) controller.enqueue(part);
-              committed = size;
-              continue;
-            }
-            if (received + value.length > size) {
-              // Not marked retryable: a store that sends more than it announced does not heal.
-              throw new StorageError(
-                `the store sent more than the ${size} bytes it announced for ${ref}; it is misbehaving`,
-                { code: 'ERR_DOWNLOAD_FAILED' },
-              );
-            }
-            if (value.length === 0) continue;
-            pending.push(value);
-            pendingBytes += value.length;
-            const total = committed + pendingBytes;
-            const point = total === size ? size : resumePoint(total);
-            if (point > committed) {
-              for (const part of takePending(point - committed)) controller.enqueue(part);
-              committed = point;
-              budget.progressed();
-              progressAt = Date.now();
-              return;
-            }
-          } catch (error) {
-            if (cancelled) return;
-            dropConnection();
-            let retry: boolean;
-            try {
-              retry = await budget.failed(error);
-            } catch (abort) {
-              return fail(abort);
-            }
-            if (cancelled) return;
-            if (!retry) {
-              fail(
-                budget.spent
-                  ? new StorageError(
-                      `downloading ${ref} failed ${budget.failures} times in a row at byte ${committed} of ${size}: ${
-                        error instanceof Error ? error.message : String(error)
-                      }`,
-                      { code: 'ERR_DOWNLOAD_FAILED', cause: error },
-                    )
-                  : error,
-              );
-            }
-          }
-        }
-      },
-      cancel() {
-        cancelled = true;
-        signal?.removeEventListener('abort', onAbort);
-        dropConnection();
-      },
-    },
-    // A few frames of read-ahead let download, decryption and disk writes overlap.
-    new CountQueuingStrategy({ highWaterMark: 4 }),
-  );
+  /** Cancels the connection (if any) and forgets the bytes received after the last resume point. */
+  #dropConnection(): void {
+    const current = this.#reader;
+    this.#reader = undefined;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    current?.cancel().catch(() => undefined);
+  }
 }
