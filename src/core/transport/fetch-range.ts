@@ -149,11 +149,50 @@ function downloadStatusError(status: number, leg: string, what: string): Storage
  */
 export async function fetchRange(url: string | URL, options: FetchRangeOptions = {}): Promise<RangedBody> {
   const leg = options.leg ?? 'download';
-  const range = options.range;
+  const { range, signal } = options;
   if (range !== undefined) {
     assertNonNegativeInteger(range?.offset, 'range.offset');
     if (range.length !== undefined) assertNonNegativeInteger(range.length, 'range.length');
   }
+  const { target, origin } = httpTarget(url, leg);
+  const what = options.what ?? origin;
+  if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+  if (range?.length === 0) {
+    // Nothing to ask for; an empty body without a request (a server cannot express an empty range).
+    return emptyRange(range.offset, undefined, 206, new Headers());
+  }
+
+  const headers: Record<string, string> = { ...options.headers };
+  if (range) {
+    const last = range.length === undefined ? '' : String(range.offset + range.length - 1);
+    headers.range = `bytes=${range.offset}-${last}`;
+  }
+  // The caller's abort signal stays linked to the request until its body ends (`release`): a listener
+  // left on it per request piled up on a signal shared by many requests (a --serve response reads a
+  // long range as many windows), and Node warned of a leak after the tenth.
+  const { response, release } = await send(target, headers, options, leg, what);
+  const answer: Answer = { response, range, leg, what, signal, release };
+  try {
+    if (response.status === 416 && range) return await rangeNotSatisfiable(answer, range);
+    if (response.status !== 200 && response.status !== 206) {
+      const mapped = await options.statusError?.(response);
+      await response.body?.cancel().catch(() => {});
+      throw mapped ?? downloadStatusError(response.status, leg, what);
+    }
+    if (!response.body) {
+      throw downloadFailed(leg, `the server answered ${response.status} without a body for ${what}`);
+    }
+    return response.status === 206
+      ? await partialContent(answer, response.body)
+      : await wholeContent(answer, response.body);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** The URL to request and the origin error messages name, for an absolute http(s) URL only. */
+function httpTarget(url: string | URL, leg: string): { target: URL; origin: string } {
   let target: URL;
   try {
     target = new URL(url);
@@ -173,155 +212,146 @@ export async function fetchRange(url: string | URL, options: FetchRangeOptions =
       `expected an http: or https: URL for \`url\` (${leg}) but received a ${parts?.scheme ?? 'schemeless'}: URL`,
     );
   }
-  const what = options.what ?? parts.origin;
-  const { signal } = options;
-  if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-  if (range?.length === 0) {
-    // Nothing to ask for; an empty body without a request (a server cannot express an empty range).
-    return {
-      body: emptyBody(),
-      offset: range.offset,
-      length: 0,
-      totalSize: undefined,
-      rangeIgnored: false,
-      status: 206,
-      headers: new Headers(),
-    };
-  }
+  return { target, origin: parts.origin };
+}
 
-  const headers: Record<string, string> = { ...options.headers };
-  if (range) {
-    const last = range.length === undefined ? '' : String(range.offset + range.length - 1);
-    headers.range = `bytes=${range.offset}-${last}`;
-  }
-  // The caller's abort signal stays linked to the request until its body ends (`release`): a listener
-  // left on it per request piled up on a signal shared by many requests (a --serve response reads a
-  // long range as many windows), and Node warned of a leak after the tenth.
-  const { response, release } = await send(target, headers, options, leg, what);
-  try {
-    if (response.status === 416 && range) {
-      const contentRange = parseContentRange(response.headers.get('content-range'));
-      await response.body?.cancel().catch(() => {});
-      if (contentRange?.total !== undefined && contentRange.total === range.offset) {
-        return {
-          body: emptyBody(release),
-          offset: range.offset,
-          length: 0,
-          totalSize: contentRange.total,
-          rangeIgnored: false,
-          status: 416,
-          headers: response.headers,
-        };
-      }
-      throw new InvalidArgumentError(
-        `${leg}: the server could not satisfy the byte range starting at ${range.offset} of ${what}${
-          contentRange?.total === undefined ? '' : ` (it holds ${contentRange.total} bytes)`
-        }`,
-      );
-    }
-    if (response.status !== 200 && response.status !== 206) {
-      const mapped = await options.statusError?.(response);
-      await response.body?.cancel().catch(() => {});
-      throw mapped ?? downloadStatusError(response.status, leg, what);
-    }
-    if (!response.body) {
-      throw downloadFailed(leg, `the server answered ${response.status} without a body for ${what}`);
-    }
+/** A server's answer, with what {@link fetchRange} asked for and how it names it. */
+interface Answer {
+  readonly response: Response;
+  readonly range: FetchByteRange | undefined;
+  readonly leg: string;
+  readonly what: string;
+  readonly signal: AbortSignal | undefined;
+  /** Lets go of the caller's signal (once the body ends). */
+  readonly release: () => void;
+}
 
-    if (response.status === 206) {
-      if (!range) {
-        await response.body.cancel().catch(() => {});
-        throw downloadFailed(
-          leg,
-          `the server answered 206 (partial content) to a request for all of ${what}`,
-        );
-      }
-      const contentRange = parseContentRange(response.headers.get('content-range'));
-      const wantedEnd = range.length === undefined ? undefined : range.offset + range.length - 1;
-      const valid =
-        contentRange?.start !== undefined &&
-        contentRange.end !== undefined &&
-        contentRange.start === range.offset &&
-        contentRange.end >= contentRange.start &&
-        (contentRange.total === undefined || contentRange.end < contentRange.total) &&
-        // Exactly the end asked for, or an earlier end that is the end of the representation.
-        (wantedEnd === undefined
-          ? contentRange.total === undefined || contentRange.end === contentRange.total - 1
-          : contentRange.end === wantedEnd ||
-            (contentRange.end < wantedEnd &&
-              contentRange.total !== undefined &&
-              contentRange.end === contentRange.total - 1));
-      if (!valid || contentRange?.start === undefined || contentRange.end === undefined) {
-        await response.body.cancel().catch(() => {});
-        throw downloadFailed(
-          leg,
-          `the server answered a request for bytes ${range.offset}-${wantedEnd ?? ''} of ${what} with ${
-            response.headers.get('content-range') === null
-              ? 'no Content-Range'
-              : `Content-Range "${String(response.headers.get('content-range')).slice(0, 80)}"`
-          }`,
-        );
-      }
-      const length = contentRange.end - contentRange.start + 1;
-      return {
-        body: exactBody(
-          response.body,
-          { skip: 0, length, exact: true, overflowIsError: true },
-          leg,
-          what,
-          signal,
-          release,
-        ),
-        offset: range.offset,
-        length,
-        totalSize: contentRange.total,
-        rangeIgnored: false,
-        status: 206,
-        headers: response.headers,
-      };
-    }
+/** An empty body at `offset`; `release` (the request's link to the caller's signal) is let go at once. */
+function emptyRange(
+  offset: number,
+  totalSize: number | undefined,
+  status: number,
+  headers: Headers,
+  release?: () => void,
+): RangedBody {
+  release?.();
+  return {
+    body: new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }),
+    offset,
+    length: 0,
+    totalSize,
+    rangeIgnored: false,
+    status,
+    headers,
+  };
+}
 
-    // 200: the whole representation, asked for or not.
-    const total = parseLength(response.headers.get('content-length'));
-    const offset = range?.offset ?? 0;
-    if (total !== undefined && offset > total) {
-      await response.body.cancel().catch(() => {});
-      throw new InvalidArgumentError(
-        `${leg}: the byte range starts at ${offset}, past the end of ${what} (${total} bytes)`,
-      );
-    }
-    const available = total === undefined ? undefined : total - offset;
-    const length =
-      range?.length === undefined
-        ? available
-        : available === undefined
-          ? undefined
-          : Math.min(range.length, available);
-    return {
-      body: exactBody(
-        response.body,
-        {
-          skip: offset,
-          length: length ?? range?.length,
-          exact: length !== undefined,
-          overflowIsError: false,
-        },
-        leg,
-        what,
-        signal,
-        release,
-      ),
-      offset,
-      length,
-      totalSize: total,
-      rangeIgnored: range !== undefined,
-      status: 200,
-      headers: response.headers,
-    };
-  } catch (error) {
-    release();
-    throw error;
+/** A `416`: an empty range when it says the range starts exactly at the end, else a bad argument. */
+async function rangeNotSatisfiable(answer: Answer, range: FetchByteRange): Promise<RangedBody> {
+  const { response, leg, what } = answer;
+  const contentRange = parseContentRange(response.headers.get('content-range'));
+  await response.body?.cancel().catch(() => {});
+  if (contentRange?.total !== undefined && contentRange.total === range.offset) {
+    return emptyRange(range.offset, contentRange.total, 416, response.headers, answer.release);
   }
+  throw new InvalidArgumentError(
+    `${leg}: the server could not satisfy the byte range starting at ${range.offset} of ${what}${
+      contentRange?.total === undefined ? '' : ` (it holds ${contentRange.total} bytes)`
+    }`,
+  );
+}
+
+/**
+ * A `206`: its `Content-Range` must name exactly the bytes asked for (or the same start, cut at the end of
+ * the representation), and its body must deliver exactly that many.
+ */
+async function partialContent(answer: Answer, body: ReadableStream<Uint8Array>): Promise<RangedBody> {
+  const { response, range, leg, what } = answer;
+  if (!range) {
+    await body.cancel().catch(() => {});
+    throw downloadFailed(leg, `the server answered 206 (partial content) to a request for all of ${what}`);
+  }
+  const contentRange = parseContentRange(response.headers.get('content-range'));
+  const wantedEnd = range.length === undefined ? undefined : range.offset + range.length - 1;
+  if (
+    contentRange?.start === undefined ||
+    contentRange.end === undefined ||
+    !answersRange(
+      { start: contentRange.start, end: contentRange.end, total: contentRange.total },
+      range.offset,
+      wantedEnd,
+    )
+  ) {
+    await body.cancel().catch(() => {});
+    const named = response.headers.get('content-range');
+    throw downloadFailed(
+      leg,
+      `the server answered a request for bytes ${range.offset}-${wantedEnd ?? ''} of ${what} with ${
+        named === null ? 'no Content-Range' : `Content-Range "${named.slice(0, 80)}"`
+      }`,
+    );
+  }
+  const length = contentRange.end - contentRange.start + 1;
+  return {
+    body: exactBody(body, { skip: 0, length, exact: true, overflowIsError: true }, answer),
+    offset: range.offset,
+    length,
+    totalSize: contentRange.total,
+    rangeIgnored: false,
+    status: 206,
+    headers: response.headers,
+  };
+}
+
+/**
+ * True when `bytes start-end/total` answers a request from `offset` to `wantedEnd` (undefined: to the
+ * end): the same start, and exactly the end asked for or an earlier end that is the end of the
+ * representation.
+ */
+function answersRange(
+  { start, end, total }: { start: number; end: number; total: number | undefined },
+  offset: number,
+  wantedEnd: number | undefined,
+): boolean {
+  if (start !== offset || end < start || (total !== undefined && end >= total)) return false;
+  if (wantedEnd === undefined) return total === undefined || end === total - 1;
+  return end === wantedEnd || (end < wantedEnd && total !== undefined && end === total - 1);
+}
+
+/**
+ * A `200`: the whole representation, asked for or not (a server that ignored `Range`): the bytes before
+ * the offset are skipped while reading and the rest after the range is cancelled.
+ */
+async function wholeContent(answer: Answer, body: ReadableStream<Uint8Array>): Promise<RangedBody> {
+  const { response, range, leg, what } = answer;
+  const total = parseLength(response.headers.get('content-length'));
+  const offset = range?.offset ?? 0;
+  if (total !== undefined && offset > total) {
+    await body.cancel().catch(() => {});
+    throw new InvalidArgumentError(
+      `${leg}: the byte range starts at ${offset}, past the end of ${what} (${total} bytes)`,
+    );
+  }
+  const available = total === undefined ? undefined : total - offset;
+  const length =
+    range?.length === undefined
+      ? available
+      : available === undefined
+        ? undefined
+        : Math.min(range.length, available);
+  return {
+    body: exactBody(
+      body,
+      { skip: offset, length: length ?? range?.length, exact: length !== undefined, overflowIsError: false },
+      answer,
+    ),
+    offset,
+    length,
+    totalSize: total,
+    rangeIgnored: range !== undefined,
+    status: 200,
+    headers: response.headers,
+  };
 }
 
 async function send(
@@ -357,12 +387,6 @@ async function send(
   }
 }
 
-/** An empty body; `release` (the request's link to the caller's signal) is let go at once. */
-function emptyBody(release?: () => void): ReadableStream<Uint8Array> {
-  release?.();
-  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-}
-
 /** How {@link exactBody} treats the bytes of its source. */
 interface BodyShape {
   /** Bytes of the source to drop first (a server that ignored Range sends the prefix too). */
@@ -382,11 +406,9 @@ interface BodyShape {
 function exactBody(
   source: ReadableStream<Uint8Array>,
   shape: BodyShape,
-  leg: string,
-  what: string,
-  signal: AbortSignal | undefined,
-  release: () => void,
+  answer: Answer,
 ): ReadableStream<Uint8Array> {
+  const { leg, what, signal, release } = answer;
   const reader = source.getReader();
   let toSkip = shape.skip;
   let left = shape.length;
