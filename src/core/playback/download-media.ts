@@ -218,39 +218,16 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
   };
-
+  const sizeCheck = new StoredSizeCheck(store, request, reads);
   let done = 0;
-  // The stored length must match the message (checked with a HEAD). When the message states its size
-  // (v2), the ciphertext length follows from it, so the download starts at once and the HEAD runs beside
-  // it instead of costing a round trip first; nothing is committed until it agreed, and a disagreement is
-  // reported as such even when the download failed first (e.g. a range past a shorter object's end).
-  // The download's own answer usually states the stored size (an HTTP 206's Content-Range total, through
-  // the store's `onSize`): then no HEAD is needed at all. Otherwise the HEAD is sent once the first
-  // verified bytes arrived, not before the download's own request: on a small file its set-up would
-  // delay the first byte.
-  const overlapHead = request.format !== 'v1' && request.size !== undefined;
-  let storedSize: number | undefined;
-  let sizeCheck: Promise<void> | undefined;
-  const startSizeCheck = (retries = reads.retries) => {
-    if (!overlapHead || sizeCheck !== undefined) return;
-    const known = storedSize;
-    sizeCheck = (
-      known === undefined
-        ? headWithRetries(store, request.ref, { ...reads, retries })
-        : Promise.resolve(known)
-    ).then((bytes) => {
-      expectedPlaintextSize(request, bytes);
-    });
-    sizeCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-  };
   try {
-    const ciphertextBytes = overlapHead
+    const ciphertextBytes = sizeCheck.overlapped
       ? ciphertextSize(request.size as number)
       : await headWithRetries(store, request.ref, reads);
     const total = expectedPlaintextSize(request, ciphertextBytes);
     const accept = async (plain: Uint8Array) => {
       if (signal?.aborted) throw aborted(signal);
-      startSizeCheck();
+      sizeCheck.start();
       await sink.write(plain);
       done += plain.length;
       onProgress?.({ done, total });
@@ -267,54 +244,19 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
         ref: request.ref,
         size: ciphertextBytes,
         resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
-        // The first answer's size is the one checked (a resumed request could only repeat it).
-        onSize: (bytes) => {
-          storedSize ??= bytes;
-        },
+        onSize: (bytes) => sizeCheck.answered(bytes),
       });
-      // The decrypt engine is driven directly rather than through its TransformStream: one stream hop
-      // less per network read (each hop costs promises and queue bookkeeping on the main thread), and the
-      // download keeps its own read-ahead while a piece is decrypted and handed on.
       // Bound to the ref the message names: a blob stored under another ref fails at its header.
       const decryptor = new BlobDecryptor(blobKey, {
         context: mediaBlobContext(request.ref),
         maxPlaintextBytes: total,
       });
-      const reader = ciphertext.getReader();
-      // Pushes in flight, oldest first. With an asynchronous cipher (expo-crypto: one native call per
-      // chunk) the next network pieces are pushed while earlier chunks are still being opened, up to
-      // DECRYPT_WINDOW_BYTES of ciphertext; results are taken in push order, each only once all of its
-      // chunks verified, so the sink sees verified bytes in order and memory stays bounded.
-      const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number }[] = [];
-      let inFlightBytes = 0;
-      const releaseOldest = async () => {
-        const oldest = inFlight.shift() as { pieces: Promise<Uint8Array[]>; bytes: number };
-        inFlightBytes -= oldest.bytes;
-        for (const piece of await oldest.pieces) await accept(piece);
-      };
-      const push = (pieces: Promise<Uint8Array[]>, bytes: number) => {
-        pieces.catch(() => undefined); // awaited in order below; a later failure must not go unhandled
-        inFlight.push({ pieces, bytes });
-        inFlightBytes += bytes;
-      };
-      try {
-        for (;;) {
-          const { done: end, value } = await reader.read();
-          if (end) break;
-          push(decryptor.push(value), value.length);
-          while (inFlightBytes > DECRYPT_WINDOW_BYTES) await releaseOldest();
-        }
-        push(decryptor.finish(), 0);
-        while (inFlight.length > 0) await releaseOldest();
-      } catch (error) {
-        await reader.cancel(error).catch(() => undefined);
-        throw error;
-      }
+      await decryptInOrder(ciphertext, decryptor, accept);
     }
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
     if (done !== total) throw new DecryptionError();
-    startSizeCheck(); // an empty blob has no first bytes
-    await sizeCheck;
+    sizeCheck.start(); // an empty blob has no first bytes
+    await sizeCheck.agreed();
     if (signal?.aborted) throw aborted(signal);
     return await sink.commit({
       size: total,
@@ -322,15 +264,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       ...(request.name === undefined ? {} : { name: request.name }),
     });
   } catch (caught) {
-    let error = caught;
-    // A download that failed before its first bytes still asks the size, once (its own retries are spent).
-    if (error !== undefined && !signal?.aborted) startSizeCheck(0);
-    if (sizeCheck !== undefined && error !== undefined) {
-      // A blob of the wrong length explains whatever went wrong downloading it: report that.
-      await sizeCheck.catch((sizeError: unknown) => {
-        error = sizeError;
-      });
-    }
+    const error = await sizeCheck.explain(caught);
     try {
       await sink.abort(error);
     } catch {
@@ -339,6 +273,120 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     if (signal?.aborted && !(error instanceof AbortedError)) throw aborted(signal);
     // Store failures arrive already typed (resumableDownload, headWithRetries); anything else is a bug
     // or the sink's own error, and must not masquerade as a network problem.
+    throw error;
+  }
+}
+
+/**
+ * The check of the stored length against the message. When the message states its size (v2), the
+ * ciphertext length follows from it, so the download starts at once and the check runs beside it instead
+ * of costing a round trip first (`overlapped`); nothing is committed until it agreed, and a disagreement
+ * is reported as such even when the download failed first (e.g. a range past a shorter object's end).
+ * The download's own answer usually states the stored size (an HTTP 206's Content-Range total, through
+ * the store's `onSize`): then no HEAD is needed at all. Otherwise the HEAD is sent once the first
+ * verified bytes arrived, not before the download's own request: on a small file its set-up would
+ * delay the first byte.
+ */
+class StoredSizeCheck {
+  /** True when the check runs beside the download rather than before it. */
+  readonly overlapped: boolean;
+  readonly #store: ReadableBlobStore;
+  readonly #request: MediaRequest;
+  readonly #reads: RetryPolicy & { retries: number; signal?: AbortSignal };
+  #storedSize: number | undefined;
+  #check: Promise<void> | undefined;
+
+  constructor(
+    store: ReadableBlobStore,
+    request: MediaRequest,
+    reads: RetryPolicy & { retries: number; signal?: AbortSignal },
+  ) {
+    this.overlapped = request.format !== 'v1' && request.size !== undefined;
+    this.#store = store;
+    this.#request = request;
+    this.#reads = reads;
+  }
+
+  /** The size the download's first answer stated (a resumed request could only repeat it). */
+  answered(bytes: number): void {
+    this.#storedSize ??= bytes;
+  }
+
+  /** Starts the check, once: from the answered size, else a HEAD with `retries`. */
+  start(retries = this.#reads.retries): void {
+    if (!this.overlapped || this.#check !== undefined) return;
+    const known = this.#storedSize;
+    this.#check = (
+      known === undefined
+        ? headWithRetries(this.#store, this.#request.ref, { ...this.#reads, retries })
+        : Promise.resolve(known)
+    ).then((bytes) => {
+      expectedPlaintextSize(this.#request, bytes);
+    });
+    this.#check.catch(() => undefined); // awaited by agreed() or explain(); never unhandled meanwhile
+  }
+
+  /** Resolves once the stored size agreed with the message (at once when nothing was checked). */
+  async agreed(): Promise<void> {
+    await this.#check;
+  }
+
+  /**
+   * What to report for a failed download: a blob of the wrong length explains whatever went wrong
+   * downloading it. A download that failed before its first bytes still asks the size, once (its own
+   * retries are spent).
+   */
+  async explain(error: unknown): Promise<unknown> {
+    if (error === undefined) return error;
+    if (!this.#reads.signal?.aborted) this.start(0);
+    let explained: unknown = error;
+    await this.#check?.catch((sizeError: unknown) => {
+      explained = sizeError;
+    });
+    return explained;
+  }
+}
+
+/**
+ * Pushes the ciphertext through `decryptor` and hands each verified piece to `accept`, in order.
+ *
+ * The decrypt engine is driven directly rather than through its TransformStream: one stream hop less per
+ * network read (each hop costs promises and queue bookkeeping on the main thread), and the download keeps
+ * its own read-ahead while a piece is decrypted and handed on. Pushes stay in flight, oldest first: with an
+ * asynchronous cipher (expo-crypto: one native call per chunk) the next network pieces are pushed while
+ * earlier chunks are still being opened, up to {@link DECRYPT_WINDOW_BYTES} of ciphertext; results are
+ * taken in push order, each only once all of its chunks verified, so `accept` sees verified bytes in order
+ * and memory stays bounded.
+ */
+async function decryptInOrder(
+  ciphertext: ReadableStream<Uint8Array>,
+  decryptor: BlobDecryptor,
+  accept: (plain: Uint8Array) => Promise<void>,
+): Promise<void> {
+  const reader = ciphertext.getReader();
+  const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number }[] = [];
+  let inFlightBytes = 0;
+  const releaseOldest = async () => {
+    const oldest = inFlight.shift() as { pieces: Promise<Uint8Array[]>; bytes: number };
+    inFlightBytes -= oldest.bytes;
+    for (const piece of await oldest.pieces) await accept(piece);
+  };
+  const push = (pieces: Promise<Uint8Array[]>, bytes: number) => {
+    pieces.catch(() => undefined); // awaited in order below; a later failure must not go unhandled
+    inFlight.push({ pieces, bytes });
+    inFlightBytes += bytes;
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      push(decryptor.push(value), value.length);
+      while (inFlightBytes > DECRYPT_WINDOW_BYTES) await releaseOldest();
+    }
+    push(decryptor.finish(), 0);
+    while (inFlight.length > 0) await releaseOldest();
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
     throw error;
   }
 }
