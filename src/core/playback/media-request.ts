@@ -57,7 +57,7 @@ export interface MediaRefInput {
 }
 
 /**
- * Happy's v1 attachment message as it is stored today: the `file` event alone, or inside either session
+ * Happy's v1 attachment message as Happy stores it: the `file` event alone, or inside either session
  * wrapper (`{ role: 'session', content: event }` as Happy's CLI writes it, `{ role: 'session', content:
  * { type: 'session', data: event } }` as Happy's app does). Its blob is a v1 blob; its `ref` is the
  * server's `sessions/<sid>/attachments/<uuid>.enc` (or, off Happy's server, `media/<id>`).
