@@ -6,10 +6,10 @@
  * @module
  */
 import { InvalidArgumentError } from '../errors.js';
-import { acpProvider } from './acp.js';
+import { acpProvider } from './acp/acp-provider.js';
 import type { MapperProvider } from './agent-mapper.js';
 import { claudeMapperProvider } from './claude/claude-provider.js';
-import { codexProvider } from './codex.js';
+import { codexProvider } from './codex/codex-provider.js';
 import { createHappyRecordsProvider } from './happy/happy-records.js';
 
 /** Every built-in provider, in the order `--help` lists them. */

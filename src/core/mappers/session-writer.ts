@@ -56,6 +56,7 @@ import {
   mediaFileName,
   sniffInlineMimeType,
 } from './media.js';
+import { isJsonObject } from './provider-json.js';
 import { type MapperSkip, SkipCounter } from './skips.js';
 
 /** Options of a {@link SessionWriter} (and of every mapper, which passes them on). */
@@ -142,10 +143,6 @@ interface CallRecord {
 
 /** Error text of a call its turn ended before it returned. */
 export const CALL_UNFINISHED_ERROR = 'the turn ended before this tool call returned a result';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function validId(value: unknown): value is string {
   return typeof value === 'string' && IdSchema.safeParse(value).success;
@@ -419,7 +416,7 @@ export class SessionWriter {
     const callId = validId(key) && !this.#callIds.has(key) && !this.#ids.has(key) ? key : this.#freshId();
     const toolName =
       typeof fields.toolName === 'string' && fields.toolName.length > 0 ? fields.toolName : 'unknown';
-    const args = isObject(fields.args)
+    const args = isJsonObject(fields.args)
       ? fields.args
       : fields.args === undefined
         ? {}
@@ -669,7 +666,7 @@ export class SessionWriter {
     description: MediaDescription,
     place: Placement = {},
   ): MediaMessage | undefined {
-    if (!isObject(description)) return undefined;
+    if (!isJsonObject(description)) return undefined;
     const { type, ...fields } = description as MediaDescription & Record<string, unknown>;
     const build =
       type === 'photo'

@@ -6,7 +6,7 @@
  * decisions one by one, and bad input: a counted skip, never a throw or an invalid stream.
  */
 import { describe, expect, it } from 'vitest';
-import { acpProvider } from '../../../src/core/mappers/acp.js';
+import { acpProvider } from '../../../src/core/mappers/acp/acp-provider.js';
 import { createAgentMapper } from '../../../src/index.js';
 import { base64Bytes, readFixture, summarize } from '../../helpers/mapped-stream.js';
 import { mapValid, recordingMediaHandler, sequentialIds, steppingClock } from '../../helpers/mappers.js';

@@ -5,7 +5,7 @@
  * the decisions one by one, and bad input: a counted skip, never a throw or an invalid stream.
  */
 import { describe, expect, it } from 'vitest';
-import { codexProvider } from '../../../src/core/mappers/codex.js';
+import { codexProvider } from '../../../src/core/mappers/codex/codex-provider.js';
 import { createAgentMapper } from '../../../src/index.js';
 import { base64Bytes, readFixture, summarize } from '../../helpers/mapped-stream.js';
 import { mapValid, recordingMediaHandler, sequentialIds, steppingClock } from '../../helpers/mappers.js';

@@ -7,6 +7,7 @@
  * @module
  */
 import type { PermissionOption } from '../../protocol/index.js';
+import { jsonObject, nonEmptyString } from '../provider-json.js';
 
 /** The choices Claude Code offers for a tool call, as v2 permission options. */
 export const CLAUDE_PERMISSION_OPTIONS: readonly PermissionOption[] = [
@@ -27,29 +28,19 @@ export interface CanUseToolRequest {
   description?: string;
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
 /**
  * Reads `{ type: 'control_request', request_id, request: { subtype: 'can_use_tool', tool_name, input,
  * tool_use_id?, title?, description? } }`, or returns `undefined` for any other control request.
  */
 export function parseCanUseTool(event: Record<string, unknown>): CanUseToolRequest | undefined {
-  const request = record(event.request);
-  const requestId = nonEmpty(event.request_id);
+  const request = jsonObject(event.request);
+  const requestId = nonEmptyString(event.request_id);
   if (request?.subtype !== 'can_use_tool' || requestId === undefined) return undefined;
-  const toolName = nonEmpty(request.tool_name);
+  const toolName = nonEmptyString(request.tool_name);
   if (toolName === undefined) return undefined;
-  const toolUseId = nonEmpty(request.tool_use_id);
-  const title = nonEmpty(request.title);
-  const description = nonEmpty(request.description) ?? nonEmpty(request.decision_reason);
+  const toolUseId = nonEmptyString(request.tool_use_id);
+  const title = nonEmptyString(request.title);
+  const description = nonEmptyString(request.description) ?? nonEmptyString(request.decision_reason);
   return {
     requestId,
     toolName,
@@ -69,10 +60,10 @@ export function parseCanUseTool(event: Record<string, unknown>): CanUseToolReque
 export function parseControlResponse(
   event: Record<string, unknown>,
 ): { requestId: string; optionId: string } | undefined {
-  const response = record(event.response);
-  const requestId = nonEmpty(response?.request_id);
+  const response = jsonObject(event.response);
+  const requestId = nonEmptyString(response?.request_id);
   if (response?.subtype !== 'success' || requestId === undefined) return undefined;
-  const answer = record(response.response);
+  const answer = jsonObject(response.response);
   if (answer?.behavior === 'allow') {
     const updates = answer.updatedPermissions;
     return {
@@ -89,7 +80,7 @@ export function parseControlResponse(
  * `approved_for_session` is `allow-always`, `approved` `allow-once`, `denied` and `abort` `reject-once`.
  */
 export function legacyPermissionOption(permissions: unknown): string | undefined {
-  const p = record(permissions);
+  const p = jsonObject(permissions);
   if (p === undefined) return undefined;
   switch (p.decision) {
     case 'approved_for_session':

@@ -6,6 +6,7 @@
  * @module
  */
 import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
+import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
 import { MAX_DESCRIPTION_LENGTH } from '../titles.js';
 import {
@@ -18,7 +19,7 @@ import {
 } from './claude-permissions.js';
 import { isSubagentTool, summarizeClaudeTool } from './claude-tools.js';
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 /** Longest `error` text the mapper writes on a `tool-call-end`, in characters. */
 export const MAX_TOOL_ERROR_LENGTH = 4096;
@@ -41,14 +42,6 @@ const NOT_DISPLAYED_TYPES = new Set([
 /** How many assistant message ids the block dedupe remembers. */
 const REMEMBERED_MESSAGES = 64;
 
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
 function errorText(text: string): string {
   const trimmed = text.trim();
   if (trimmed.length === 0) return 'the tool reported an error';
@@ -68,10 +61,10 @@ interface InlineMedia {
 
 /** Reads an `image`/`document` block; `undefined` with a reason for sources that are not inline base64. */
 function inlineMedia(block: Json): InlineMedia | 'unsupported' {
-  const source = record(block.source);
+  const source = jsonObject(block.source);
   const noun = block.type === 'document' ? 'document' : 'image';
   if (source?.type !== 'base64' || typeof source.data !== 'string') return 'unsupported';
-  const mimeType = nonEmpty(source.media_type);
+  const mimeType = nonEmptyString(source.media_type);
   return { data: source.data, noun, ...(mimeType === undefined ? {} : { mimeType }) };
 }
 
@@ -108,7 +101,7 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   async push(event: unknown, context: EventContext): Promise<void> {
-    const e = record(event);
+    const e = jsonObject(event);
     if (e === undefined) {
       this.#writer.skips.skip(
         'unknown-event',
@@ -145,7 +138,7 @@ class ClaudeMapper implements ProviderMapper {
 
   async #dispatch(event: Json, context: EventContext): Promise<void> {
     const type = typeof event.type === 'string' ? event.type : undefined;
-    const uuid = nonEmpty(event.uuid);
+    const uuid = nonEmptyString(event.uuid);
     if (uuid !== undefined && this.#seenUuids.has(uuid)) {
       this.#writer.skips.skip('duplicate', `${type ?? 'event'} ${uuid} written twice`);
       return;
@@ -213,7 +206,7 @@ class ClaudeMapper implements ProviderMapper {
 
   /** Which subagent wrote `event` (see docs/mappers.md, "Subagents"), remembering it for the event's children. */
   #attribute(event: Json): Attribution {
-    const explicit = nonEmpty(event.parent_tool_use_id) ?? nonEmpty(event.parentToolUseId);
+    const explicit = nonEmptyString(event.parent_tool_use_id) ?? nonEmptyString(event.parentToolUseId);
     let found: { parent?: string; agentKey: string } | undefined;
     if (explicit !== undefined) {
       if (this.#writer.callIdOf(explicit) === undefined) {
@@ -223,7 +216,7 @@ class ClaudeMapper implements ProviderMapper {
         found = { parent: explicit, agentKey: explicit };
       }
     } else {
-      const parentUuid = nonEmpty(event.parentUuid);
+      const parentUuid = nonEmptyString(event.parentUuid);
       if (parentUuid !== undefined) found = this.#sidechains.get(parentUuid);
       if (found === undefined && event.isSidechain === true) {
         if (parentUuid !== undefined && !this.#seenUuids.has(parentUuid) && !this.#flushing) {
@@ -234,12 +227,12 @@ class ClaudeMapper implements ProviderMapper {
         const parent = spawning;
         found =
           parent === undefined
-            ? { agentKey: `sidechain:${nonEmpty(event.uuid) ?? 'unknown'}` }
+            ? { agentKey: `sidechain:${nonEmptyString(event.uuid) ?? 'unknown'}` }
             : { parent, agentKey: parent };
       }
     }
     if (found === undefined) return {};
-    const uuid = nonEmpty(event.uuid);
+    const uuid = nonEmptyString(event.uuid);
     if (uuid !== undefined) this.#sidechains.set(uuid, found);
     return {
       ...(found.parent === undefined ? {} : { parent: found.parent }),
@@ -252,11 +245,11 @@ class ClaudeMapper implements ProviderMapper {
    * when it has not come yet), else, at the end or without a prompt, the only Task still waiting.
    */
   #spawningTask(event: Json): string | { waitFor: string } | undefined {
-    const content = record(event.message)?.content;
+    const content = jsonObject(event.message)?.content;
     let prompt: string | undefined;
     if (typeof content === 'string') prompt = content;
     else if (Array.isArray(content)) {
-      const first = record(content[0]);
+      const first = jsonObject(content[0]);
       if (first?.type === 'text' && typeof first.text === 'string') prompt = first.text;
     }
     if (prompt !== undefined) {
@@ -289,7 +282,7 @@ class ClaudeMapper implements ProviderMapper {
   // --- assistant ---
 
   async #assistant(event: Json, place: Placement): Promise<void> {
-    const message = record(event.message);
+    const message = jsonObject(event.message);
     const isApiError =
       event.isApiErrorMessage === true ||
       (typeof event.error === 'string' && message?.model === '<synthetic>');
@@ -299,16 +292,16 @@ class ClaudeMapper implements ProviderMapper {
       return;
     }
     if (typeof content === 'string') {
-      this.#agentText(content, false, nonEmpty(message?.id), place);
+      this.#agentText(content, false, nonEmptyString(message?.id), place);
       return;
     }
     if (!Array.isArray(content)) {
       this.#writer.skips.skip('malformed-event', 'an assistant message without content blocks');
       return;
     }
-    const messageId = nonEmpty(message?.id);
+    const messageId = nonEmptyString(message?.id);
     for (const item of content) {
-      const block = record(item);
+      const block = jsonObject(item);
       if (block === undefined) {
         this.#writer.skips.skip('malformed-event', 'a content block that is not an object');
         continue;
@@ -332,8 +325,8 @@ class ClaudeMapper implements ProviderMapper {
       case 'tool_use':
       case 'server_tool_use':
       case 'mcp_tool_use': {
-        const key = nonEmpty(block.id);
-        const name = nonEmpty(block.name);
+        const key = nonEmptyString(block.id);
+        const name = nonEmptyString(block.name);
         if (key === undefined || name === undefined) {
           this.#writer.skips.skip('malformed-event', `a ${type} block without id or name`);
           return;
@@ -357,9 +350,9 @@ class ClaudeMapper implements ProviderMapper {
         break;
     }
     // Results of server-side tools arrive inside the assistant message (web search, code execution, MCP).
-    const serverResult = type.endsWith('_tool_result') ? nonEmpty(block.tool_use_id) : undefined;
+    const serverResult = type.endsWith('_tool_result') ? nonEmptyString(block.tool_use_id) : undefined;
     if (serverResult !== undefined) {
-      const resultContent = record(block.content);
+      const resultContent = jsonObject(block.content);
       const failed =
         block.is_error === true ||
         (typeof resultContent?.type === 'string' && resultContent.type.endsWith('_error'));
@@ -406,7 +399,7 @@ class ClaudeMapper implements ProviderMapper {
 
   /** Starts a Claude tool call; a subagent call then gets the SDK messages that came before it. */
   async #startTool(key: string, name: string, input: unknown, place: Placement): Promise<void> {
-    const args = record(input) ?? (input === undefined ? {} : { input });
+    const args = jsonObject(input) ?? (input === undefined ? {} : { input });
     const summary = summarizeClaudeTool(name, args);
     const callId = this.#writer.startCall(
       key,
@@ -447,14 +440,14 @@ class ClaudeMapper implements ProviderMapper {
   #apiError(event: Json, content: unknown, place: Placement): void {
     const texts = Array.isArray(content)
       ? content
-          .map((block) => record(block))
+          .map((block) => jsonObject(block))
           .filter((block) => block?.type === 'text' && typeof block.text === 'string')
           .map((block) => block!.text as string)
       : typeof content === 'string'
         ? [content]
         : [];
     const code = [
-      nonEmpty(event.error),
+      nonEmptyString(event.error),
       typeof event.apiErrorStatus === 'number' ? `HTTP ${event.apiErrorStatus}` : undefined,
     ]
       .filter((part) => part !== undefined)
@@ -477,7 +470,7 @@ class ClaudeMapper implements ProviderMapper {
       this.#writer.skips.skip('not-displayed', 'the summary a compaction left for the model');
       return;
     }
-    const content = record(event.message)?.content;
+    const content = jsonObject(event.message)?.content;
     const inSubagent = place.agentId !== undefined;
     if (typeof content === 'string') {
       if (isInterruptText(content)) this.#interrupt(place);
@@ -489,7 +482,7 @@ class ClaudeMapper implements ProviderMapper {
       this.#writer.skips.skip('malformed-event', 'a user message without content');
       return;
     }
-    const blocks = content.map((item) => record(item) ?? {});
+    const blocks = content.map((item) => jsonObject(item) ?? {});
     if (!inSubagent && !blocks.some((block) => block.type === 'tool_result')) {
       await this.#prompt(blocks, place);
       return;
@@ -543,7 +536,7 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   async #toolResult(block: Json, place: Placement): Promise<void> {
-    const key = nonEmpty(block.tool_use_id);
+    const key = nonEmptyString(block.tool_use_id);
     if (key === undefined) {
       this.#writer.skips.skip('malformed-event', 'a tool_result without tool_use_id');
       return;
@@ -561,7 +554,7 @@ class ClaudeMapper implements ProviderMapper {
     if (typeof content === 'string') texts.push(content);
     else if (Array.isArray(content)) {
       for (const item of content) {
-        const part = record(item);
+        const part = jsonObject(item);
         if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
         else if (part?.type === 'image' || part?.type === 'document') {
           const found = inlineMedia(part);
@@ -635,8 +628,8 @@ class ClaudeMapper implements ProviderMapper {
     const at: Placement = time === undefined ? {} : { time };
     const subtype = typeof event.subtype === 'string' ? event.subtype : '';
     if (subtype === 'compact_boundary') {
-      const meta = record(event.compact_metadata) ?? record(event.compactMetadata);
-      const trigger = nonEmpty(meta?.trigger);
+      const meta = jsonObject(event.compact_metadata) ?? jsonObject(event.compactMetadata);
+      const trigger = nonEmptyString(meta?.trigger);
       const tokens = meta?.pre_tokens ?? meta?.preTokens;
       const detail = [
         trigger,
@@ -647,7 +640,7 @@ class ClaudeMapper implements ProviderMapper {
       this.#writer.service(`Context compacted${detail ? ` (${detail})` : ''}`, at);
       return;
     }
-    const content = nonEmpty(event.content);
+    const content = nonEmptyString(event.content);
     if (
       subtype === 'api_error' ||
       (content !== undefined && (event.level === 'error' || event.level === 'warning'))
@@ -665,7 +658,7 @@ class ClaudeMapper implements ProviderMapper {
       return;
     }
     for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
-      const key = nonEmpty(record(denial)?.tool_use_id);
+      const key = nonEmptyString(jsonObject(denial)?.tool_use_id);
       if (key !== undefined && this.#writer.hasPendingPermission(key))
         this.#writer.respondPermission(key, 'reject-once', at);
     }
@@ -682,14 +675,14 @@ class ClaudeMapper implements ProviderMapper {
         ? 'Stopped: the maximum number of turns was reached'
         : subtype === 'error_max_budget_usd'
           ? 'Stopped: the budget was reached'
-          : (nonEmpty(event.result) ?? (errors.join('\n') || 'The turn failed'));
+          : (nonEmptyString(event.result) ?? (errors.join('\n') || 'The turn failed'));
     this.#writer.service(reason, at);
     this.#writer.endTurn('failed', at);
   }
 
   #attachment(event: Json, time: number | undefined): void {
-    const attachment = record(event.attachment);
-    const condition = nonEmpty(attachment?.condition);
+    const attachment = jsonObject(event.attachment);
+    const condition = nonEmptyString(attachment?.condition);
     if (
       attachment?.type !== 'goal_status' ||
       typeof attachment.met !== 'boolean' ||
@@ -698,7 +691,7 @@ class ClaudeMapper implements ProviderMapper {
       this.#writer.skips.skip('not-displayed', `attachment "${String(attachment?.type).slice(0, 40)}"`);
       return;
     }
-    const reason = nonEmpty(attachment.reason);
+    const reason = nonEmptyString(attachment.reason);
     const text = !attachment.met
       ? `Goal set: ${condition}`
       : attachment.sentinel === true
