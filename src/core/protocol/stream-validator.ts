@@ -113,34 +113,111 @@ function wellFormedId(value: unknown): string | undefined {
 }
 
 /**
- * Creates an incremental stream validator for a live stream.
- *
- * @example
- * ```ts
- * const validator = createStreamValidator();
- * socket.on('message', (m) => {
- *   for (const v of validator.push(m)) console.warn(`index ${v.index}: ${v.code}: ${v.message}`);
- * });
- * ```
+ * The stream rules applied one message at a time: the state a stream has built so far (ids, turns,
+ * calls) and one method per rule family. A violation is reported, then the state recovers as the
+ * module comment says.
  */
-export function createStreamValidator(options: StreamValidatorOptions = {}): StreamValidator {
-  const mode = options.mode ?? 'tolerant';
-  const tolerance = Math.max(0, options.timeToleranceMs ?? DEFAULT_TIME_TOLERANCE_MS);
-  const requireTurnStart = options.requireTurnStart ?? false;
+class StreamRuleChecker implements StreamValidator {
+  readonly #mode: ParseMode;
+  readonly #tolerance: number;
+  readonly #requireTurnStart: boolean;
+  readonly #violations: StreamViolation[] = [];
+  readonly #idIndex = new Map<string, number>();
+  readonly #seenTurns = new Set<string>();
+  readonly #calls = new Map<string, CallState>();
+  #index = -1;
+  #latestTime: number | undefined;
+  #openTurn: string | undefined;
+  /** True once the stream has shown a turn boundary (or the head turn was taken as open). */
+  #framed = false;
 
-  const violations: StreamViolation[] = [];
-  const idIndex = new Map<string, number>();
-  const seenTurns = new Set<string>();
-  const calls = new Map<string, CallState>();
-  let index = -1;
-  let latestTime: number | undefined;
-  let openTurn: string | undefined;
-  // True once the stream has shown a turn boundary (or the head turn was taken as open).
-  let framed = false;
+  constructor(options: StreamValidatorOptions) {
+    this.#mode = options.mode ?? 'tolerant';
+    this.#tolerance = Math.max(0, options.timeToleranceMs ?? DEFAULT_TIME_TOLERANCE_MS);
+    this.#requireTurnStart = options.requireTurnStart ?? false;
+  }
 
-  function closeCallsOfTurn(turn: string): string[] {
+  get violations(): readonly StreamViolation[] {
+    return this.#violations;
+  }
+
+  get messageCount(): number {
+    return this.#index + 1;
+  }
+
+  get openTurn(): string | undefined {
+    return this.#openTurn;
+  }
+
+  push(value: unknown): StreamViolation[] {
+    this.#index += 1;
+    const found: StreamViolation[] = [];
+    const at = this.#index;
+    const id = wellFormedId(value);
+    const report: Report = (code, message) => {
+      found.push({ index: at, code, message, ...(id === undefined ? {} : { id }) });
+    };
+    const parsed = parseSessionMessage(value, { mode: this.#mode });
+    if (!parsed.success) {
+      const type =
+        typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+      if (typeof type === 'string' && !(MESSAGE_TYPES as readonly string[]).includes(type)) {
+        report(
+          'UNKNOWN_TYPE',
+          `type ${quote(type.slice(0, 64))} is not one of the 11 Session Protocol v2 types`,
+        );
+      } else {
+        report('SCHEMA', parsed.error.message);
+      }
+    } else {
+      this.#check(parsed.data, report);
+    }
+    this.#violations.push(...found);
+    return found;
+  }
+
+  pushUnreadable(code: 'INVALID_JSON' | 'LINE_TOO_LONG', message: string): StreamViolation {
+    this.#index += 1;
+    const violation: StreamViolation = { index: this.#index, code, message };
+    this.#violations.push(violation);
+    return violation;
+  }
+
+  /** Every rule for one parsed message, in order: stream-wide rules, then the rules of its type. */
+  #check(message: SessionMessage, report: Report): void {
+    this.#checkUniqueId(message, report);
+    this.#checkTime(message, report);
+    this.#checkParent(message, report);
+    if (message.type === 'turn-start') {
+      this.#onTurnStart(message, report);
+      return;
+    }
+    if (message.type === 'turn-end') {
+      this.#onTurnEnd(message, report);
+      return;
+    }
+    if (message.turn !== undefined) this.#checkTurn(message, message.turn, report);
+    switch (message.type) {
+      case 'tool-call-start':
+        this.#onToolCallStart(message, report);
+        break;
+      case 'tool-call-end':
+        this.#onToolCallEnd(message, report);
+        break;
+      case 'permission-request':
+        this.#onPermissionRequest(message, report);
+        break;
+      case 'permission-response':
+        this.#onPermissionResponse(message, report);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #closeCallsOfTurn(turn: string): string[] {
     const leftOpen: string[] = [];
-    for (const [callId, call] of calls) {
+    for (const [callId, call] of this.#calls) {
       if (call.open && call.turn === turn) {
         leftOpen.push(callId);
         call.open = false;
@@ -150,24 +227,30 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
     return leftOpen;
   }
 
+  /** True when a stream may still begin inside (or at the end of) a turn it never saw start: an excerpt's head. */
+  #atExcerptHead(turn: string): boolean {
+    return !this.#requireTurnStart && !this.#framed && !this.#seenTurns.has(turn);
+  }
+
   /** A message carrying `turn`: TURN_NOT_OPEN, TURN_MISMATCH (or the head turn of an excerpt). */
-  function checkTurn(message: SessionMessage, turn: string, report: Report): void {
+  #checkTurn(message: SessionMessage, turn: string, report: Report): void {
+    const openTurn = this.#openTurn;
     if (openTurn === undefined) {
-      if (!requireTurnStart && !framed && !seenTurns.has(turn)) {
+      if (this.#atExcerptHead(turn)) {
         // The head of an excerpt: the turn began before the first message we see.
-        openTurn = turn;
-        seenTurns.add(turn);
-        framed = true;
+        this.#openTurn = turn;
+        this.#seenTurns.add(turn);
+        this.#framed = true;
         return;
       }
       report(
         'TURN_NOT_OPEN',
         `"${message.type}" names turn ${quote(turn)} but no turn is open; emit turn-start first (or drop "turn" from messages between turns)`,
       );
-      if (!seenTurns.has(turn)) {
+      if (!this.#seenTurns.has(turn)) {
         // Recover: report the missing turn-start once, then treat the turn as open.
-        openTurn = turn;
-        seenTurns.add(turn);
+        this.#openTurn = turn;
+        this.#seenTurns.add(turn);
       }
       return;
     }
@@ -180,32 +263,33 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
   }
 
   /** DUPLICATE_ID: ids are unique in the stream. */
-  function checkUniqueId(message: SessionMessage, report: Report): void {
-    const seenAt = idIndex.get(message.id);
+  #checkUniqueId(message: SessionMessage, report: Report): void {
+    const seenAt = this.#idIndex.get(message.id);
     if (seenAt !== undefined) {
       report(
         'DUPLICATE_ID',
         `id ${quote(message.id)} was already used by message ${seenAt}; give every message a fresh id`,
       );
     } else {
-      idIndex.set(message.id, index);
+      this.#idIndex.set(message.id, this.#index);
     }
   }
 
   /** TIME_WENT_BACKWARDS: time never drops more than the tolerance below the latest time seen. */
-  function checkTime(message: SessionMessage, report: Report): void {
-    if (latestTime !== undefined && message.time < latestTime - tolerance) {
+  #checkTime(message: SessionMessage, report: Report): void {
+    const latest = this.#latestTime;
+    if (latest !== undefined && message.time < latest - this.#tolerance) {
       report(
         'TIME_WENT_BACKWARDS',
-        `time ${message.time} is ${latestTime - message.time} ms before the latest time seen (${latestTime}); the tolerance is ${tolerance} ms (is it in seconds instead of milliseconds, or out of order?)`,
+        `time ${message.time} is ${latest - message.time} ms before the latest time seen (${latest}); the tolerance is ${this.#tolerance} ms (is it in seconds instead of milliseconds, or out of order?)`,
       );
     }
-    latestTime = latestTime === undefined ? message.time : Math.max(latestTime, message.time);
+    this.#latestTime = latest === undefined ? message.time : Math.max(latest, message.time);
   }
 
   /** PARENT_UNKNOWN: parentId names a tool call started earlier. */
-  function checkParent(message: SessionMessage, report: Report): void {
-    if (message.parentId !== undefined && !calls.has(message.parentId)) {
+  #checkParent(message: SessionMessage, report: Report): void {
+    if (message.parentId !== undefined && !this.#calls.has(message.parentId)) {
       report(
         'PARENT_UNKNOWN',
         `parentId ${quote(message.parentId)} names no tool call started earlier in the stream; parentId is the callId of the spawning tool-call-start`,
@@ -214,34 +298,34 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
   }
 
   /** turn-start: TURN_ALREADY_OPEN, TURN_ID_REUSED. */
-  function onTurnStart(message: MessageOf<'turn-start'>, report: Report): void {
-    if (openTurn !== undefined) {
+  #onTurnStart(message: MessageOf<'turn-start'>, report: Report): void {
+    if (this.#openTurn !== undefined) {
       report(
         'TURN_ALREADY_OPEN',
-        `turn-start of ${quote(message.turn)} while turn ${quote(openTurn)} is still open; end it with turn-end first`,
+        `turn-start of ${quote(message.turn)} while turn ${quote(this.#openTurn)} is still open; end it with turn-end first`,
       );
       // Recover: the new turn replaces the unfinished one.
-      closeCallsOfTurn(openTurn);
-    } else if (seenTurns.has(message.turn)) {
+      this.#closeCallsOfTurn(this.#openTurn);
+    } else if (this.#seenTurns.has(message.turn)) {
       report('TURN_ID_REUSED', `turn ${quote(message.turn)} was already started; each turn needs a fresh id`);
     }
-    openTurn = message.turn;
-    seenTurns.add(message.turn);
-    framed = true;
-    return;
+    this.#openTurn = message.turn;
+    this.#seenTurns.add(message.turn);
+    this.#framed = true;
   }
 
   /** turn-end: TURN_NOT_OPEN, TURN_MISMATCH, CALL_LEFT_OPEN. */
-  function onTurnEnd(message: MessageOf<'turn-end'>, report: Report): void {
+  #onTurnEnd(message: MessageOf<'turn-end'>, report: Report): void {
+    const openTurn = this.#openTurn;
     if (openTurn === undefined) {
-      if (!requireTurnStart && !framed && !seenTurns.has(message.turn)) {
+      if (this.#atExcerptHead(message.turn)) {
         // An excerpt that begins with the end of a turn.
-        seenTurns.add(message.turn);
-        framed = true;
+        this.#seenTurns.add(message.turn);
+        this.#framed = true;
         return;
       }
       report('TURN_NOT_OPEN', `turn-end of ${quote(message.turn)} but no turn is open`);
-      framed = true;
+      this.#framed = true;
       return;
     }
     if (openTurn !== message.turn) {
@@ -251,7 +335,7 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
       );
       return;
     }
-    const leftOpen = closeCallsOfTurn(openTurn);
+    const leftOpen = this.#closeCallsOfTurn(openTurn);
     if (message.status === 'completed') {
       for (const callId of leftOpen) {
         report(
@@ -260,35 +344,33 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
         );
       }
     }
-    openTurn = undefined;
-    framed = true;
-    return;
+    this.#openTurn = undefined;
+    this.#framed = true;
   }
 
   /** tool-call-start: CALL_ID_REUSED. */
-  function onToolCallStart(message: MessageOf<'tool-call-start'>, report: Report): void {
-    if (calls.has(message.callId)) {
+  #onToolCallStart(message: MessageOf<'tool-call-start'>, report: Report): void {
+    if (this.#calls.has(message.callId)) {
       report(
         'CALL_ID_REUSED',
         `callId ${quote(message.callId)} was already started; each tool call needs a fresh callId`,
       );
       return;
     }
-    calls.set(message.callId, {
+    this.#calls.set(message.callId, {
       // After a turn violation (already reported) the call joins the open turn, so its permission
       // round and end are judged on their own instead of cascading.
-      turn: openTurn ?? message.turn,
+      turn: this.#openTurn ?? message.turn,
       parentId: message.parentId,
       agentId: message.agentId,
       open: true,
       pending: undefined,
     });
-    return;
   }
 
   /** tool-call-end: CALL_NOT_OPEN, CALL_CONTEXT_MISMATCH. */
-  function onToolCallEnd(message: MessageOf<'tool-call-end'>, report: Report): void {
-    const call = calls.get(message.callId);
+  #onToolCallEnd(message: MessageOf<'tool-call-end'>, report: Report): void {
+    const call = this.#calls.get(message.callId);
     if (call === undefined || !call.open) {
       report(
         'CALL_NOT_OPEN',
@@ -306,12 +388,11 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
     }
     call.open = false;
     call.pending = undefined;
-    return;
   }
 
   /** permission-request: PERMISSION_OUTSIDE_CALL, PERMISSION_ALREADY_PENDING. */
-  function onPermissionRequest(message: MessageOf<'permission-request'>, report: Report): void {
-    const call = calls.get(message.callId);
+  #onPermissionRequest(message: MessageOf<'permission-request'>, report: Report): void {
+    const call = this.#calls.get(message.callId);
     if (call === undefined || !call.open) {
       report(
         'PERMISSION_OUTSIDE_CALL',
@@ -326,12 +407,11 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
       );
     }
     call.pending = message;
-    return;
   }
 
   /** permission-response: PERMISSION_RESPONSE_UNMATCHED, PERMISSION_OPTION_UNKNOWN. */
-  function onPermissionResponse(message: MessageOf<'permission-response'>, report: Report): void {
-    const call = calls.get(message.callId);
+  #onPermissionResponse(message: MessageOf<'permission-response'>, report: Report): void {
+    const call = this.#calls.get(message.callId);
     const pending = call?.open ? call.pending : undefined;
     if (call === undefined || pending === undefined) {
       report(
@@ -348,84 +428,22 @@ export function createStreamValidator(options: StreamValidatorOptions = {}): Str
       return; // the request stays unanswered
     }
     call.pending = undefined;
-    return;
   }
+}
 
-  /** Every rule for one parsed message, in order: stream-wide rules, then the rules of its type. */
-  function check(message: SessionMessage, report: Report): void {
-    checkUniqueId(message, report);
-    checkTime(message, report);
-    checkParent(message, report);
-    if (message.type === 'turn-start') {
-      onTurnStart(message, report);
-      return;
-    }
-    if (message.type === 'turn-end') {
-      onTurnEnd(message, report);
-      return;
-    }
-    if (message.turn !== undefined) checkTurn(message, message.turn, report);
-    switch (message.type) {
-      case 'tool-call-start':
-        onToolCallStart(message, report);
-        break;
-      case 'tool-call-end':
-        onToolCallEnd(message, report);
-        break;
-      case 'permission-request':
-        onPermissionRequest(message, report);
-        break;
-      case 'permission-response':
-        onPermissionResponse(message, report);
-        break;
-      default:
-        break;
-    }
-  }
-
-  return {
-    push(value: unknown): StreamViolation[] {
-      index += 1;
-      const found: StreamViolation[] = [];
-      const at = index;
-      const id = wellFormedId(value);
-      const report = (code: StreamViolationCode, message: string) => {
-        found.push({ index: at, code, message, ...(id === undefined ? {} : { id }) });
-      };
-      const parsed = parseSessionMessage(value, { mode });
-      if (!parsed.success) {
-        const type =
-          typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-        if (typeof type === 'string' && !(MESSAGE_TYPES as readonly string[]).includes(type)) {
-          report(
-            'UNKNOWN_TYPE',
-            `type ${quote(type.slice(0, 64))} is not one of the 11 Session Protocol v2 types`,
-          );
-        } else {
-          report('SCHEMA', parsed.error.message);
-        }
-      } else {
-        check(parsed.data, report);
-      }
-      violations.push(...found);
-      return found;
-    },
-    pushUnreadable(code: 'INVALID_JSON' | 'LINE_TOO_LONG', message: string): StreamViolation {
-      index += 1;
-      const violation: StreamViolation = { index, code, message };
-      violations.push(violation);
-      return violation;
-    },
-    get violations() {
-      return violations;
-    },
-    get messageCount() {
-      return index + 1;
-    },
-    get openTurn() {
-      return openTurn;
-    },
-  };
+/**
+ * Creates an incremental stream validator for a live stream.
+ *
+ * @example
+ * ```ts
+ * const validator = createStreamValidator();
+ * socket.on('message', (m) => {
+ *   for (const v of validator.push(m)) console.warn(`index ${v.index}: ${v.code}: ${v.message}`);
+ * });
+ * ```
+ */
+export function createStreamValidator(options: StreamValidatorOptions = {}): StreamValidator {
+  return new StreamRuleChecker(options);
 }
 
 /**

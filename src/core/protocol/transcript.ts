@@ -158,6 +158,205 @@ interface Container {
   groups: Map<string, AgentGroupNode>;
 }
 
+/** The fold's state while it reads a stream: the tree so far, and where the next message goes. */
+class TranscriptFolder {
+  readonly items: TranscriptNode[] = [];
+  readonly calls = new Map<string, ToolCallNode>();
+  readonly turns = new Map<string, TurnNode>();
+  readonly #containers = new WeakMap<object, Container>();
+  readonly #callTurn = new Map<ToolCallNode, TurnNode | undefined>();
+  readonly #top: Container = { children: this.items, owner: undefined, call: undefined, groups: new Map() };
+  #openTurn: TurnNode | undefined;
+
+  /** Adds one message to the tree. */
+  add(message: SessionMessage): void {
+    switch (message.type) {
+      case 'turn-start':
+        this.#turnStart(message);
+        break;
+      case 'turn-end':
+        this.#turnEnd(message);
+        break;
+      case 'tool-call-start':
+        this.#toolCallStart(message);
+        break;
+      case 'tool-call-end':
+        this.#toolCallEnd(message);
+        break;
+      case 'permission-request':
+        this.#permissionRequest(message);
+        break;
+      case 'permission-response':
+        this.#permissionResponse(message);
+        break;
+      default:
+        this.#placeInPlace(message);
+        break;
+    }
+  }
+
+  /** The tree, once every message was added: calls whose turn ended without them are `abandoned`. */
+  finish(): Transcript {
+    for (const [node, turn] of this.#callTurn) {
+      if (node.status === 'running' && turn?.end !== undefined) node.status = 'abandoned';
+    }
+    return { items: this.items, calls: this.calls, turns: this.turns };
+  }
+
+  #turnStart(message: TurnStartMessage): void {
+    const existing = this.turns.get(message.turn);
+    if (existing !== undefined && existing.start === undefined && existing.end === undefined) {
+      existing.start = message; // an implicit head turn whose start arrived late: keep it
+      this.#openTurn = existing;
+      return;
+    }
+    const node = this.#newTurn(message.turn, message.time);
+    node.start = message;
+    this.#openTurn = node;
+  }
+
+  #turnEnd(message: TurnEndMessage): void {
+    let node = this.turns.get(message.turn);
+    if (node === undefined) node = this.#newTurn(message.turn, message.time); // stream began at the end of a turn
+    if (node.end !== undefined) {
+      this.#placeInPlace(message);
+      return;
+    }
+    node.end = message;
+    node.status = message.status;
+    node.endTime = message.time;
+    if (this.#openTurn === node) this.#openTurn = undefined;
+  }
+
+  #toolCallStart(message: ToolCallStartMessage): void {
+    const { container, turn } = this.#placeFor(message);
+    if (this.calls.has(message.callId)) {
+      this.#place(container, message, message.agentId);
+      return;
+    }
+    const node: ToolCallNode = {
+      type: 'tool-call',
+      callId: message.callId,
+      toolName: message.toolName,
+      title: message.title,
+      description: message.description,
+      args: message.args,
+      status: 'running',
+      start: message,
+      startTime: message.time,
+      permissions: [],
+      children: [],
+    };
+    if (message.agentTitle !== undefined) node.agentTitle = message.agentTitle;
+    if (message.parentId !== undefined) node.parentId = message.parentId;
+    if (message.agentId !== undefined) node.agentId = message.agentId;
+    this.calls.set(message.callId, node);
+    this.#callTurn.set(node, turn);
+    this.#place(container, node, message.agentId);
+  }
+
+  #toolCallEnd(message: ToolCallEndMessage): void {
+    const node = this.calls.get(message.callId);
+    if (node === undefined || node.end !== undefined) {
+      this.#placeInPlace(message);
+      return;
+    }
+    node.end = message;
+    node.endTime = message.time;
+    if (message.error !== undefined) {
+      node.status = 'failed';
+      node.error = message.error;
+    } else {
+      node.status = 'completed';
+    }
+  }
+
+  #permissionRequest(message: PermissionRequestMessage): void {
+    const node = this.calls.get(message.callId);
+    if (node === undefined) {
+      this.#placeInPlace(message);
+      return;
+    }
+    node.permissions.push({ request: message, decision: 'pending', requestedAt: message.time });
+  }
+
+  #permissionResponse(message: PermissionResponseMessage): void {
+    const node = this.calls.get(message.callId);
+    const entry = node === undefined ? undefined : lastUnanswered(node.permissions);
+    const chosen = entry?.request.options.find((option) => option.id === message.optionId);
+    if (entry === undefined || chosen === undefined) {
+      this.#placeInPlace(message);
+      return;
+    }
+    entry.response = message;
+    entry.chosen = chosen;
+    entry.kind = chosen.kind;
+    entry.decision = chosen.kind.startsWith('allow') ? 'allowed' : 'rejected';
+    entry.respondedAt = message.time;
+  }
+
+  #containerOf(node: TurnNode | ToolCallNode): Container {
+    let container = this.#containers.get(node);
+    if (container === undefined) {
+      container =
+        node.type === 'turn'
+          ? { children: node.children, owner: undefined, call: undefined, groups: new Map() }
+          : { children: node.children, owner: node.agentId, call: node, groups: new Map() };
+      this.#containers.set(node, container);
+    }
+    return container;
+  }
+
+  #newTurn(turn: string, time: number): TurnNode {
+    const node: TurnNode = { type: 'turn', turn, status: 'open', startTime: time, children: [] };
+    this.turns.set(turn, node);
+    this.items.push(node);
+    return node;
+  }
+
+  /** Where a message goes: its parent call, else its turn, else the open turn, else the top level. */
+  #placeFor(message: SessionMessage): { container: Container; turn: TurnNode | undefined } {
+    const parent = message.parentId === undefined ? undefined : this.calls.get(message.parentId);
+    if (parent !== undefined)
+      return { container: this.#containerOf(parent), turn: this.#callTurn.get(parent) };
+    if (message.turn !== undefined) {
+      let turn = this.turns.get(message.turn);
+      if (turn === undefined) {
+        // The stream began in the middle of this turn.
+        turn = this.#newTurn(message.turn, message.time);
+        this.#openTurn = turn;
+      }
+      return { container: this.#containerOf(turn), turn };
+    }
+    if (this.#openTurn !== undefined)
+      return { container: this.#containerOf(this.#openTurn), turn: this.#openTurn };
+    return { container: this.#top, turn: undefined };
+  }
+
+  /** Puts `node` in `container`, or in its group for `agentId` when another agent wrote it. */
+  #place(container: Container, node: TranscriptNode, agentId: string | undefined): void {
+    if (agentId === undefined || agentId === container.owner) {
+      container.children.push(node);
+      return;
+    }
+    let group = container.groups.get(agentId);
+    if (group === undefined) {
+      group = { type: 'agent', agentId, children: [] };
+      if (container.call !== undefined) {
+        group.parentCallId = container.call.callId;
+        if (container.call.agentTitle !== undefined) group.title = container.call.agentTitle;
+      }
+      container.groups.set(agentId, group);
+      container.children.push(group);
+    }
+    group.children.push(node);
+  }
+
+  #placeInPlace(message: SessionMessage): void {
+    this.#place(this.#placeFor(message).container, message, message.agentId);
+  }
+}
+
 /**
  * Folds a stream of messages into turns, tool calls, subagent groups and permission trails.
  *
@@ -175,174 +374,7 @@ interface Container {
  * ```
  */
 export function foldTranscript(messages: readonly SessionMessage[]): Transcript {
-  const items: TranscriptNode[] = [];
-  const calls = new Map<string, ToolCallNode>();
-  const turns = new Map<string, TurnNode>();
-  const containers = new WeakMap<object, Container>();
-  const callTurn = new Map<ToolCallNode, TurnNode | undefined>();
-  const top: Container = { children: items, owner: undefined, call: undefined, groups: new Map() };
-  let openTurn: TurnNode | undefined;
-
-  const containerOf = (node: TurnNode | ToolCallNode): Container => {
-    let container = containers.get(node);
-    if (container === undefined) {
-      container =
-        node.type === 'turn'
-          ? { children: node.children, owner: undefined, call: undefined, groups: new Map() }
-          : { children: node.children, owner: node.agentId, call: node, groups: new Map() };
-      containers.set(node, container);
-    }
-    return container;
-  };
-
-  const newTurn = (turn: string, time: number): TurnNode => {
-    const node: TurnNode = { type: 'turn', turn, status: 'open', startTime: time, children: [] };
-    turns.set(turn, node);
-    items.push(node);
-    return node;
-  };
-
-  // Where a message goes: its parent call, else its turn, else the open turn, else the top level.
-  const placeFor = (message: SessionMessage): { container: Container; turn: TurnNode | undefined } => {
-    const parent = message.parentId === undefined ? undefined : calls.get(message.parentId);
-    if (parent !== undefined) return { container: containerOf(parent), turn: callTurn.get(parent) };
-    if (message.turn !== undefined) {
-      let turn = turns.get(message.turn);
-      if (turn === undefined) {
-        // The stream began in the middle of this turn.
-        turn = newTurn(message.turn, message.time);
-        openTurn = turn;
-      }
-      return { container: containerOf(turn), turn };
-    }
-    if (openTurn !== undefined) return { container: containerOf(openTurn), turn: openTurn };
-    return { container: top, turn: undefined };
-  };
-
-  const place = (container: Container, node: TranscriptNode, agentId: string | undefined): void => {
-    if (agentId === undefined || agentId === container.owner) {
-      container.children.push(node);
-      return;
-    }
-    let group = container.groups.get(agentId);
-    if (group === undefined) {
-      group = { type: 'agent', agentId, children: [] };
-      if (container.call !== undefined) {
-        group.parentCallId = container.call.callId;
-        if (container.call.agentTitle !== undefined) group.title = container.call.agentTitle;
-      }
-      container.groups.set(agentId, group);
-      container.children.push(group);
-    }
-    group.children.push(node);
-  };
-
-  const placeInPlace = (message: SessionMessage): void => {
-    place(placeFor(message).container, message, message.agentId);
-  };
-
-  for (const message of messages) {
-    switch (message.type) {
-      case 'turn-start': {
-        const existing = turns.get(message.turn);
-        if (existing !== undefined && existing.start === undefined && existing.end === undefined) {
-          existing.start = message; // an implicit head turn whose start arrived late: keep it
-          openTurn = existing;
-          break;
-        }
-        const node = newTurn(message.turn, message.time);
-        node.start = message;
-        openTurn = node;
-        break;
-      }
-      case 'turn-end': {
-        let node = turns.get(message.turn);
-        if (node === undefined) node = newTurn(message.turn, message.time); // stream began at the end of a turn
-        if (node.end !== undefined) {
-          placeInPlace(message);
-          break;
-        }
-        node.end = message;
-        node.status = message.status;
-        node.endTime = message.time;
-        if (openTurn === node) openTurn = undefined;
-        break;
-      }
-      case 'tool-call-start': {
-        const { container, turn } = placeFor(message);
-        if (calls.has(message.callId)) {
-          place(container, message, message.agentId);
-          break;
-        }
-        const node: ToolCallNode = {
-          type: 'tool-call',
-          callId: message.callId,
-          toolName: message.toolName,
-          title: message.title,
-          description: message.description,
-          args: message.args,
-          status: 'running',
-          start: message,
-          startTime: message.time,
-          permissions: [],
-          children: [],
-        };
-        if (message.agentTitle !== undefined) node.agentTitle = message.agentTitle;
-        if (message.parentId !== undefined) node.parentId = message.parentId;
-        if (message.agentId !== undefined) node.agentId = message.agentId;
-        calls.set(message.callId, node);
-        callTurn.set(node, turn);
-        place(container, node, message.agentId);
-        break;
-      }
-      case 'tool-call-end': {
-        const node = calls.get(message.callId);
-        if (node === undefined || node.end !== undefined) {
-          placeInPlace(message);
-          break;
-        }
-        node.end = message;
-        node.endTime = message.time;
-        if (message.error !== undefined) {
-          node.status = 'failed';
-          node.error = message.error;
-        } else {
-          node.status = 'completed';
-        }
-        break;
-      }
-      case 'permission-request': {
-        const node = calls.get(message.callId);
-        if (node === undefined) {
-          placeInPlace(message);
-          break;
-        }
-        node.permissions.push({ request: message, decision: 'pending', requestedAt: message.time });
-        break;
-      }
-      case 'permission-response': {
-        const node = calls.get(message.callId);
-        const entry = node === undefined ? undefined : lastUnanswered(node.permissions);
-        const chosen = entry?.request.options.find((option) => option.id === message.optionId);
-        if (entry === undefined || chosen === undefined) {
-          placeInPlace(message);
-          break;
-        }
-        entry.response = message;
-        entry.chosen = chosen;
-        entry.kind = chosen.kind;
-        entry.decision = chosen.kind.startsWith('allow') ? 'allowed' : 'rejected';
-        entry.respondedAt = message.time;
-        break;
-      }
-      default:
-        placeInPlace(message);
-        break;
-    }
-  }
-
-  for (const [node, turn] of callTurn) {
-    if (node.status === 'running' && turn?.end !== undefined) node.status = 'abandoned';
-  }
-  return { items, calls, turns };
+  const folder = new TranscriptFolder();
+  for (const message of messages) folder.add(message);
+  return folder.finish();
 }
