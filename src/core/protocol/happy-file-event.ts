@@ -1,5 +1,5 @@
 /**
- * The attachment message Happy's app reads today: happy-wire's session envelope with a `file` event
+ * The attachment message Happy's app reads (v1): happy-wire's session envelope with a `file` event
  * (`packages/happy-wire/src/sessionProtocol.ts`, `sessionFileEventSchema`), whose blob is a v1 blob
  * (whole-file secretbox under the session blob key) and whose `ref` is the server's own
  * `sessions/<sid>/attachments/<uuid>.enc`:
