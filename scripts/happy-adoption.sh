@@ -6,7 +6,8 @@
 #                                           ../shared/happy-src. Changes files under packages/ only; refuses
 #                                           (exit 1, nothing changed) a tree the series does not fit.
 #   scripts/happy-adoption.sh test DIR      on a patched DIR, run Happy's own tests of every module the series
-#                                           touches, and the tests it adds (plus tsc on happy-wire)
+#                                           touches, and the tests it adds (plus tsc on happy-wire and the app
+#                                           modules listed in integrations/happy/test-deps.json)
 #   scripts/happy-adoption.sh prepare [DIR] copy ../shared/happy-src to DIR (default .tmp/happy-adoption/tree)
 #                                           and apply the series: what CI and test/node/happy/adoption-e2e use
 #   scripts/happy-adoption.sh edit WORK     a git repository at WORK: the base as one commit, then each patch
@@ -139,28 +140,30 @@ install_deps() {
   printf '%s\n' "$stamp" >"$deps/.stamp"
 }
 
-# The test files of what the series touches: each touched test file, each touched module's tests beside it
-# (name.test.ts, name.spec.ts, __tests__/name.test.ts) and the tests in its folder that import it.
+# The test files of what the series touches in packages/PACKAGE: each touched test file, and every test
+# file of the package that imports a touched module (by a relative path or the package's `@/` alias).
 touched_tests() {
-  local package="$1" list path dir base
+  local package="$1" list
   mapfile -t list < <(patches)
-  git_in_tree apply --numstat "${list[@]}" | awk '{print $3}' | grep "^packages/$package/" | while read -r path; do
-    case "$path" in
-    *.test.ts | *.spec.ts)
-      [ -f "$TREE/$path" ] && echo "$path"
-      continue
-      ;;
-    *.ts | *.tsx) ;;
-    *) continue ;;
-    esac
-    dir="$(dirname "$path")"
-    base="$(basename "${path%.*}")"
-    for candidate in "$dir/$base.test.ts" "$dir/$base.spec.ts" "$dir/__tests__/$base.test.ts" "$(dirname "$dir")/__tests__/$base.test.ts"; do
-      [ -f "$TREE/$candidate" ] && echo "$candidate"
-    done
-    grep -l -E "from '\\./$base'|from \"\\./$base\"" "$TREE/$dir"/*.test.ts "$TREE/$dir"/*.spec.ts 2>/dev/null |
-      sed "s|^$TREE/||" || true
-  done | sort -u
+  git_in_tree apply --numstat "${list[@]}" | awk '{print $3}' | grep "^packages/$package/" |
+    node -e '
+      const fs = require("node:fs"), path = require("node:path");
+      const [tree, root, sourceDir] = process.argv.slice(1);
+      const touched = fs.readFileSync(0, "utf8").split("\n").filter(Boolean).map((p) => path.join(tree, p));
+      const isTest = (file) => /\.(test|spec)\.tsx?$/.test(file);
+      const modules = new Set(touched.filter((file) => !isTest(file) && /\.tsx?$/.test(file)).map((file) => file.replace(/\.tsx?$/, "")));
+      const tests = new Set(touched.filter((file) => isTest(file) && fs.existsSync(file)));
+      const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.name === "node_modules" ? [] : entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]);
+      for (const file of walk(path.join(root, sourceDir)).filter(isTest)) {
+        const source = fs.readFileSync(file, "utf8");
+        for (const [, spec] of source.matchAll(/from\s+["\x27]((?:\.\.?|@)\/[^"\x27]+)["\x27]/g)) {
+          const target = spec.startsWith("@/") ? path.join(root, sourceDir, spec.slice(2)) : path.resolve(path.dirname(file), spec);
+          if (modules.has(target.replace(/\.tsx?$/, ""))) tests.add(file);
+        }
+      }
+      for (const file of [...tests].sort()) console.log(path.relative(root, file));
+    ' "$TREE" "$TREE/packages/$package" "$([ "$package" = happy-app ] && echo sources || echo src)"
 }
 
 write_configs() {
@@ -194,6 +197,30 @@ EOF
 
 # vitest in packages/DIR with CONFIG (empty: the package's own) on the given files; none given: nothing
 # to run, unless ALL is set (the package's whole suite).
+# tsc --noEmit --strict on the app modules listed under "typecheck" in test-deps.json: those compile with
+# only the test packages (the app's own tsconfig needs its whole React Native tree).
+typecheck_app() {
+  local files config="$WORKDIR/deps/tsconfig.app-check.json"
+  files="$(node -e '
+    const list = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).typecheck?.["happy-app"] ?? [];
+    console.log(JSON.stringify(list.map((file) => `${process.argv[2]}/${file}`)));
+  ' "$SERIES/test-deps.json" "$TREE/packages/happy-app")"
+  [ "$files" != "[]" ] || return 0
+  cat >"$config" <<EOF
+{
+  "compilerOptions": {
+    "strict": true, "noEmit": true, "skipLibCheck": true, "target": "ES2022", "module": "ESNext",
+    "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "allowImportingTsExtensions": true,
+    "baseUrl": "$TREE/packages/happy-app",
+    "paths": { "@/*": ["./sources/*"], "@slopus/happy-wire": ["../happy-wire/src/index.ts"] }
+  },
+  "files": $files
+}
+EOF
+  log "happy-app: tsc --noEmit on $(printf '%s' "$files" | tr -d '[]"' | sed "s|$TREE/packages/happy-app/||g")"
+  "$WORKDIR/deps/node_modules/.bin/tsc" -p "$config"
+}
+
 run_vitest() {
   local dir="$1" config="$2"
   shift 2
@@ -218,9 +245,11 @@ test_tree() {
   (cd "$TREE/packages/happy-wire" && "$deps/node_modules/.bin/tsc" --noEmit -p .) || status=1
   ALL=1 run_vitest happy-wire "" || status=1
 
+  typecheck_app || status=1
+
   local app_tests cli_tests
-  mapfile -t app_tests < <(touched_tests happy-app | sed 's|^packages/happy-app/||')
-  mapfile -t cli_tests < <(touched_tests happy-cli | sed 's|^packages/happy-cli/||')
+  mapfile -t app_tests < <(touched_tests happy-app)
+  mapfile -t cli_tests < <(touched_tests happy-cli)
   run_vitest happy-app "$deps/vitest.app.config.mts" "${app_tests[@]}" || status=1
   run_vitest happy-cli "$deps/vitest.cli.config.mts" "${cli_tests[@]}" || status=1
 
@@ -259,7 +288,7 @@ export_series() {
   work="$(cd "$1" && pwd)"
   git -C "$work" rev-parse -q --verify base >/dev/null || die "$work has no 'base' tag (made by $0 edit)"
   rm -f "$SERIES"/*.patch
-  git -C "$work" format-patch -q --zero-commit --no-signature --numbered -o "$SERIES" base..HEAD
+  git -C "$work" format-patch -q --zero-commit --no-signature --no-numbered -o "$SERIES" base..HEAD
   log "wrote $(find "$SERIES" -maxdepth 1 -name '*.patch' | wc -l) patches to $SERIES"
 }
 
