@@ -19,9 +19,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
 import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes, toHex } from '../../src/core/bytes.js';
+import type { HappyServerStore } from '../../src/core/happy/attachment-store.js';
 import type { MediaInput } from '../../src/core/playback/index.js';
 import { videoMessage } from '../../src/core/protocol/index.js';
-import type { HappyServerStore } from '../../src/core/storage/happy-server-store.js';
 import '../../src/node/runtime/index.js';
 import { findOnPath } from '../../src/node/media/ffmpeg-binaries.js';
 import type {

@@ -31,14 +31,13 @@ import {
   decryptDataKey,
   decryptDataKeyAsync,
   decryptLegacy,
-  decryptV1Blob,
   encryptDataKey,
   encryptDataKeyAsync,
   encryptLegacy,
-  encryptV1Blob,
   openBoxForPublicKey,
   openDataKeyBundle,
 } from '../../src/core/envelope/index.js';
+import { decryptV1Blob, encryptV1Blob } from '../../src/core/happy/index.js';
 import { getRuntime, installRuntime, type Runtime } from '../../src/core/runtime/runtime.js';
 import { nodeAesGcm } from '../../src/node/runtime/node-aes-gcm.js';
 import { asAsync } from '../helpers/aes-gcm.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import { randomBytes } from '../../src/core/bytes.js';
-import { encryptV1Blob } from '../../src/core/envelope/index.js';
+import { encryptV1Blob } from '../../src/core/happy/index.js';
 import { downloadMedia } from '../../src/core/playback/index.js';
 import { fileMessage, photoMessage, videoMessage } from '../../src/core/protocol/index.js';
 import { EXPO_WRITE_BYTES } from '../../src/expo/file-sink.js';

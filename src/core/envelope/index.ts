@@ -1,7 +1,7 @@
 /**
  * Public surface of the envelope layer: Happy's encrypted records (legacy secretbox and dataKey
- * AES-256-GCM), the `{ t: "encrypted", c }` envelope, data-key bundles, the key tree and v1 attachment
- * blobs. Layouts, error codes and which key opens what: docs/encryption.md.
+ * AES-256-GCM), the `{ t: "encrypted", c }` envelope, data-key bundles and the key tree. Layouts,
+ * error codes and which key opens what: docs/encryption.md.
  *
  * @module
  */
@@ -50,7 +50,6 @@ export {
   DATA_KEY_OVERHEAD_BYTES,
   DATA_KEY_TAG_BYTES,
   dataKeyCiphertextSize,
-  HAPPY_MAX_ATTACHMENT_BYTES,
   KEY_BYTES,
   LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,
@@ -58,11 +57,8 @@ export {
   PUBLIC_KEY_BYTES,
   SECRETBOX_NONCE_BYTES,
   SECRETBOX_TAG_BYTES,
-  V1_BLOB_MAX_PLAINTEXT_BYTES,
 } from './layout.js';
 export {
-  type AppSessionWrapper,
-  type CliSessionWrapper,
   type OpenedMessage,
   openMessage,
   openMessageAsync,
@@ -71,17 +67,12 @@ export {
   sealMessage,
   sealMessageAsync,
   sealMessages,
-  unwrapSessionContent,
-  wrapForApp,
-  wrapForCli,
 } from './messages.js';
 export type { EncryptOptions } from './nonce.js';
 export {
   boxForPublicKey,
   decryptLegacy,
-  decryptV1Blob,
   encryptLegacy,
-  encryptV1Blob,
   openBoxForPublicKey,
   type PublicKeyBoxOptions,
 } from './secretbox.js';

@@ -39,20 +39,6 @@ export const PUBLIC_KEY_BOX_OVERHEAD_BYTES = PUBLIC_KEY_BYTES + SECRETBOX_NONCE_
 export const DATA_KEY_BUNDLE_BYTES = 1 + PUBLIC_KEY_BOX_OVERHEAD_BYTES + KEY_BYTES;
 
 /**
- * Happy's cap per attachment: 10 MiB (10 485 760 bytes) of **ciphertext**, what its server (`size <=
- * 10485760` at request-upload, `413` above it on upload), its app (`MAX_FILE_SIZE`) and its CLI
- * (`maxContentLength`) all apply to the encrypted blob. The one constant every check of that cap uses.
- */
-export const HAPPY_MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
-
-/**
- * The largest plaintext a v1 attachment blob can carry within {@link HAPPY_MAX_ATTACHMENT_BYTES}:
- * 10 485 720 bytes (the cap minus the 40-byte secretbox overhead). {@link encryptV1Blob} does not
- * enforce it (the caller already holds the bytes); `sendMedia` and `happy-media encrypt --format v1` do.
- */
-export const V1_BLOB_MAX_PLAINTEXT_BYTES = HAPPY_MAX_ATTACHMENT_BYTES - LEGACY_OVERHEAD_BYTES;
-
-/**
  * Size of a legacy record (or v1 blob) for a plaintext of `plaintextBytes` bytes.
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` unless a non-negative integer.

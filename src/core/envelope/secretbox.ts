@@ -1,6 +1,6 @@
 /**
- * NaCl's XSalsa20-Poly1305 formats: the legacy record and the v1 attachment blob (the same secretbox
- * record under different keys), and the box sealed for an X25519 public key.
+ * NaCl's XSalsa20-Poly1305 formats: the legacy record (whose secretbox record Happy's v1 attachment blob
+ * shares, under another key: src/core/happy/v1-blob.ts), and the box sealed for an X25519 public key.
  *
  * ```
  * legacy record      [ nonce 24 | tag 16 | ciphertext n ]                                 overhead 40
@@ -11,11 +11,6 @@
  * **Legacy records** are the variant of sessions that only have the account master secret: NaCl secretbox
  * under that secret, with no version byte (a legacy record is recognised by its session having no data
  * key).
- *
- * **v1 attachment blobs** are a whole file sealed at once with secretbox, no version, no chunking. The key
- * is the master blob key (legacy sessions) or the session blob key (dataKey sessions); see
- * {@link masterBlobKey} and {@link sessionBlobKey}. New media use the chunked v2 format; v1 stays readable
- * and writable for old clients.
  *
  * **The public-key box** seals bytes for an X25519 public key with a fresh ephemeral keypair (Happy's
  * `libsodiumEncryptForPublicKey`; crypto_box = X25519 + XSalsa20-Poly1305). Low-order public keys:
@@ -52,10 +47,10 @@ import {
 import { type EncryptOptions, randomNonce } from './nonce.js';
 
 /**
- * The `[ nonce 24 | secretbox(plaintext) ]` record of both legacy records and v1 blobs: seals `plaintext`
- * under `key` with `nonce` (random when omitted).
+ * The `[ nonce 24 | secretbox(plaintext) ]` record of both legacy records and Happy's v1 attachment blobs
+ * (src/core/happy/v1-blob.ts): seals `plaintext` under `key` with `nonce` (random when omitted).
  */
-function sealSecretboxRecord(
+export function sealSecretboxRecord(
   plaintext: Uint8Array,
   key: Uint8Array,
   keyName: string,
@@ -75,12 +70,12 @@ function sealSecretboxRecord(
 }
 
 /**
- * Opens a record; nothing is returned unless it authenticates.
+ * Opens a `[ nonce 24 | secretbox(plaintext) ]` record; nothing is returned unless it authenticates.
  *
  * @throws {FormatError} `ERR_FORMAT` when shorter than nonce + tag (40 bytes).
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when it does not authenticate under `key`.
  */
-function openSecretboxRecord(
+export function openSecretboxRecord(
   record: Uint8Array,
   key: Uint8Array,
   keyName: string,
@@ -130,35 +125,6 @@ export function encryptLegacy(
  */
 export function decryptLegacy(bytes: Uint8Array, secret: Uint8Array): Uint8Array {
   return openSecretboxRecord(bytes, secret, 'secret', 'bytes', 'legacy layout');
-}
-
-/**
- * Encrypts a whole attachment as a v1 blob.
- *
- * @param key - the 32-byte master or session blob key.
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `key` is not 32 bytes or `nonce` not 24.
- * @example
- * ```ts
- * const blob = encryptV1Blob(fileBytes, sessionBlobKey(sessionDataKey));
- * ```
- */
-export function encryptV1Blob(
-  plaintext: Uint8Array,
-  key: Uint8Array,
-  options: EncryptOptions = {},
-): Uint8Array {
-  return sealSecretboxRecord(plaintext, key, 'key', options.nonce);
-}
-
-/**
- * Decrypts a v1 blob. Returns the bytes only if the whole blob authenticates.
- *
- * @throws {FormatError} `ERR_FORMAT` when shorter than 40 bytes.
- * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `key` is not 32 bytes.
- */
-export function decryptV1Blob(blob: Uint8Array, key: Uint8Array): Uint8Array {
-  return openSecretboxRecord(blob, key, 'key', 'blob', 'v1 blob layout');
 }
 
 /** Options of {@link boxForPublicKey}; fixed values are for test vectors only. */

@@ -1,10 +1,14 @@
 /**
- * Public surface of the Happy account and session client: credentials in the forms Happy's app and CLI
- * keep them, signing in, session keys, appending to and reading a session (docs/happy.md).
+ * Public surface of Happy: the account and session client (credentials in the forms Happy's app and CLI
+ * keep them, signing in, session keys, appending to and reading a session), the session's attachments
+ * as a store, Happy's attachment cap, and Happy's own formats: the v1 `file` event and v1 blob, the
+ * session wrappers, and the reader of every record shape Happy has written (docs/happy.md).
  *
  * @module
  */
 export { createAccountSecret, formatAccountSecret, parseAccountSecret } from './account-secret.js';
+export { HAPPY_MAX_ATTACHMENT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from './attachment-limit.js';
+export { HappyServerStore, type HappyServerStoreOptions } from './attachment-store.js';
 export {
   type AppendedMessage,
   type CreateSessionOptions,
@@ -16,7 +20,20 @@ export {
   type ReadMessagesOptions,
 } from './client.js';
 export { type HappyCredentials, parseHappyCredentials } from './credentials.js';
+export {
+  type HappyFileEvent,
+  type HappyFileEventFields,
+  HappyFileEventSchema,
+  happyFileEvent,
+  parseHappyFileEvent,
+} from './file-event.js';
 export type { HappyApiOptions } from './happy-api.js';
+export {
+  type HappyRecordsSummary,
+  type MapHappyRecordsOptions,
+  mapHappyRecords,
+} from './legacy/map-happy-records.js';
+export type { V1Blob } from './legacy/v1-session.js';
 export {
   accountKeys,
   type HappyAccountKeys,
@@ -31,4 +48,12 @@ export {
   type SessionRecordPosition,
   sealSessionRecord,
 } from './session-records.js';
+export {
+  type AppSessionWrapper,
+  type CliSessionWrapper,
+  unwrapSessionContent,
+  wrapForApp,
+  wrapForCli,
+} from './session-wrapper.js';
 export type { HappySessionRecord } from './transcript.js';
+export { decryptV1Blob, encryptV1Blob } from './v1-blob.js';

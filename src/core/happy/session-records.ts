@@ -28,12 +28,13 @@ import {
   sealJsonRecordAsync,
   sealRaw,
 } from '../envelope/envelope.js';
-import { atMessageIndex, wrapForCli } from '../envelope/messages.js';
+import { atMessageIndex } from '../envelope/messages.js';
 import { FormatError, HappyMediaError } from '../errors.js';
-import { type HappyFileEvent, HappyFileEventSchema } from '../protocol/happy-file-event.js';
 import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';
 import { assertWith } from '../protocol/schema-check.js';
 import { getRuntime } from '../runtime/runtime.js';
+import { type HappyFileEvent, HappyFileEventSchema } from './file-event.js';
+import { wrapForCli } from './session-wrapper.js';
 
 /** What can be appended to a session: a v2 message, or Happy's v1 `file` event (what today's app opens). */
 export type AppendableMessage = SessionMessage | HappyFileEvent;

@@ -17,12 +17,6 @@ export {
 } from './agent-mapper.js';
 export { type MapperClock, systemClock } from './clock.js';
 export {
-  type HappyRecordsSummary,
-  type MapHappyRecordsOptions,
-  mapHappyRecords,
-} from './happy/map-happy-records.js';
-export type { V1Blob } from './happy/v1-session.js';
-export {
   DEFAULT_MAX_MEDIA_BYTES,
   describeMediaMessage,
   type FileDescription,

@@ -14,9 +14,10 @@ import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, mediaBlobContext } fr
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { BlobDecryptor } from '../blob/stream.js';
 import { describeValue } from '../bytes.js';
-import { HAPPY_MAX_ATTACHMENT_BYTES, LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
-import { decryptV1Blob } from '../envelope/secretbox.js';
+import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
+import { decryptV1Blob } from '../happy/v1-blob.js';
 import { checkedTimeoutMs } from '../timeout.js';
 import { type RetryPolicy, retryPolicy } from '../transport/retry.js';
 import {

@@ -5,9 +5,9 @@
  * @module
  */
 import { assertBytes, assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { unwrapSessionContent } from '../envelope/messages.js';
 import { InvalidArgumentError } from '../errors.js';
-import { type HappyFileEvent, parseHappyFileEvent } from '../protocol/happy-file-event.js';
+import { type HappyFileEvent, parseHappyFileEvent } from '../happy/file-event.js';
+import { unwrapSessionContent } from '../happy/session-wrapper.js';
 import type { SessionMessage } from '../protocol/messages.js';
 import { assertSessionMessage } from '../protocol/parse.js';
 import { parseRef } from '../protocol/refs.js';

@@ -48,13 +48,6 @@ export {
   type TurnStatus,
   TurnStatusSchema,
 } from './fields.js';
-export {
-  type HappyFileEvent,
-  type HappyFileEventFields,
-  HappyFileEventSchema,
-  happyFileEvent,
-  parseHappyFileEvent,
-} from './happy-file-event.js';
 export { createMessageId } from './ids.js';
 export {
   DEFAULT_MAX_LINE_BYTES,

@@ -1,6 +1,6 @@
 /**
- * Public surface of the universal storage layer: the {@link BlobStore} contract, writing a new blob
- * whichever side issues the ref, and Happy's attachment server as a store (over `fetch` only).
+ * Public surface of the universal storage layer: the {@link BlobStore} contract and writing a new blob
+ * whichever side issues the ref. Happy's attachment server as a store is Happy's (src/core/happy/).
  *
  * @module
  */
@@ -14,7 +14,3 @@ export {
   mediaRefId,
   type WriteOptions,
 } from './blob-store.js';
-export {
-  HappyServerStore,
-  type HappyServerStoreOptions,
-} from './happy-server-store.js';

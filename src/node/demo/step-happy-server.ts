@@ -8,15 +8,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { decryptV1Blob } from '../../core/envelope/index.js';
-import type { HappySessionRecord } from '../../core/happy/index.js';
-import {
-  type HappyFileEvent,
-  type MediaMessage,
-  turnEnd,
-  turnStart,
-  validateStream,
-} from '../../core/protocol/index.js';
+import type { HappyFileEvent, HappySessionRecord } from '../../core/happy/index.js';
+import { decryptV1Blob } from '../../core/happy/v1-blob.js';
+import { type MediaMessage, turnEnd, turnStart, validateStream } from '../../core/protocol/index.js';
 import { sendToSession } from '../happy/index.js';
 import { openMedia } from '../playback/index.js';
 import { sha256File } from '../playback/media-cache.js';

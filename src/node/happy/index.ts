@@ -4,10 +4,7 @@
  *
  * @module
  */
+
+export { HAPPY_MAX_PLAINTEXT_BYTES } from '../../core/happy/attachment-limit.js';
 export { readHappyCredentialsFile } from './credentials-file.js';
-export {
-  HAPPY_MAX_PLAINTEXT_BYTES,
-  type SendToSessionOptions,
-  type SendToSessionResult,
-  sendToSession,
-} from './send-to-session.js';
+export { type SendToSessionOptions, type SendToSessionResult, sendToSession } from './send-to-session.js';

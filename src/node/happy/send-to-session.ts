@@ -10,12 +10,11 @@
  * @module
  */
 import { stat } from 'node:fs/promises';
-import { ciphertextSize } from '../../core/blob/sizes.js';
 import { describeValue } from '../../core/bytes.js';
-import { HAPPY_MAX_ATTACHMENT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../core/envelope/layout.js';
-import { InvalidArgumentError, LimitError } from '../../core/errors.js';
-import type { HappyClient, HappySession } from '../../core/happy/index.js';
-import type { HappyFileEvent, MediaMessage } from '../../core/protocol/index.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { assertFitsHappyAttachment } from '../../core/happy/attachment-limit.js';
+import type { HappyClient, HappyFileEvent, HappySession } from '../../core/happy/index.js';
+import type { MediaMessage } from '../../core/protocol/index.js';
 import type { MediaProbe } from '../media/index.js';
 import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index.js';
 
@@ -47,46 +46,11 @@ export interface SendToSessionResult {
   probe: MediaProbe;
 }
 
-/** The largest plaintext whose v2 blob fits in `limit` bytes (ciphertextSize grows with the plaintext). */
-function largestV2Plaintext(limit: number): number {
-  let low = 0;
-  let high = limit;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (ciphertextSize(mid) <= limit) low = mid;
-    else high = mid - 1;
-  }
-  return low;
-}
-
-/** The largest file Happy's server carries in each format (v1: the limit minus secretbox's 40 bytes). */
-export const HAPPY_MAX_PLAINTEXT_BYTES = {
-  v1: V1_BLOB_MAX_PLAINTEXT_BYTES,
-  v2: largestV2Plaintext(HAPPY_MAX_ATTACHMENT_BYTES),
-} as const;
-
-/**
- * Refuses a file Happy's server cannot carry, saying what would fit and that the app has no other path.
- *
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when `size` is over the format's limit.
- */
-export function assertFitsHappyAttachment(size: number, format: 'v2' | 'v1', name: string): void {
-  const limit = HAPPY_MAX_PLAINTEXT_BYTES[format];
-  if (size <= limit) return;
-  throw new LimitError(
-    `${name} is ${size} bytes; Happy's server takes at most ${HAPPY_MAX_ATTACHMENT_BYTES} bytes per attachment, ` +
-      `which holds a file of at most ${limit} bytes as ${format} (${HAPPY_MAX_PLAINTEXT_BYTES.v1} as v1, ` +
-      `${HAPPY_MAX_PLAINTEXT_BYTES.v2} as v2). Happy's app fetches attachments only from Happy's server: ` +
-      'it has no S3 or media-server path today, so a larger file cannot reach the app as an attachment. ' +
-      'Send a smaller version (re-encode the video, scale the photo, compress the file); nothing was uploaded',
-  );
-}
-
 /**
  * Sends a file (or stream) into the session and appends its message.
  *
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when the file is larger
- *   than Happy's attachments hold (see {@link HAPPY_MAX_PLAINTEXT_BYTES}).
+ *   than Happy's attachments hold (`HAPPY_MAX_PLAINTEXT_BYTES`).
  * @throws the errors of `sendMedia` (probe, upload) and `HappyClient.appendMessages` (`ERR_NOT_FOUND`,
  *   `ERR_UNAUTHORIZED`, `ERR_UPLOAD_FAILED`); when the append fails, the uploaded blob stays (Happy's
  *   server deletes attachments only with their session).

@@ -23,8 +23,8 @@ import {
   openBlobRandomAccess,
 } from '../../core/blob/index.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
-import { decryptV1Blob } from '../../core/envelope/index.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
+import { decryptV1Blob } from '../../core/happy/v1-blob.js';
 import { expectedPlaintextSize } from '../../core/playback/download-media.js';
 import { mediaFileName } from '../../core/playback/media-names.js';
 import {

@@ -13,22 +13,13 @@ import { open } from 'node:fs/promises';
 import { ciphertextSize, createEncryptStream, mediaBlobContext } from '../../core/blob/index.js';
 import { assertNonNegativeInteger, bytesStream, describeValue } from '../../core/bytes.js';
 import type { EncryptedEnvelope } from '../../core/envelope/index.js';
-import {
-  encryptV1Blob,
-  HAPPY_MAX_ATTACHMENT_BYTES,
-  LEGACY_OVERHEAD_BYTES,
-  sealMessage,
-  sealRaw,
-  V1_BLOB_MAX_PLAINTEXT_BYTES,
-  wrapForApp,
-} from '../../core/envelope/index.js';
-import { AbortedError, HappyMediaError, InvalidArgumentError, LimitError } from '../../core/errors.js';
-import {
-  type BuildOptions,
-  type HappyFileEvent,
-  happyFileEvent,
-  type MediaMessage,
-} from '../../core/protocol/index.js';
+import { LEGACY_OVERHEAD_BYTES, sealMessage, sealRaw } from '../../core/envelope/index.js';
+import { AbortedError, HappyMediaError, InvalidArgumentError } from '../../core/errors.js';
+import { assertFitsHappyAttachment } from '../../core/happy/attachment-limit.js';
+import { type HappyFileEvent, happyFileEvent } from '../../core/happy/file-event.js';
+import { wrapForApp } from '../../core/happy/session-wrapper.js';
+import { encryptV1Blob } from '../../core/happy/v1-blob.js';
+import type { BuildOptions, MediaMessage } from '../../core/protocol/index.js';
 import { mediaMessage } from '../../core/send/media-message.js';
 import { checkSendTarget, type MediaAuthor, type SendTargetOptions } from '../../core/send/send-options.js';
 import { readSizedBody } from '../../core/storage/sized-body.js';
@@ -276,11 +267,8 @@ export async function sendMedia(
     // 2. Encrypt straight into the store, the exact length announced up front. A store with a size
     // limit (Happy's server: 10 MiB) refuses before anything is encrypted or uploaded.
     const v1 = options.format === 'v1';
-    if (v1 && probe.size > V1_BLOB_MAX_PLAINTEXT_BYTES) {
-      throw new LimitError(
-        `a v1 blob holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes of plaintext (Happy's ${HAPPY_MAX_ATTACHMENT_BYTES}-byte attachment cap minus the ${LEGACY_OVERHEAD_BYTES}-byte overhead) but the file has ${probe.size}; nothing was uploaded. Send it as v2 (without --format v1) through an S3 store or a media server, which have no such cap`,
-      );
-    }
+    // A v1 blob is a Happy attachment whatever store holds it: Happy's app reads no bigger one.
+    if (v1) assertFitsHappyAttachment(probe.size, 'v1', probe.name);
     const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);
     assertWithinStoreLimit(store, total);
     let ref: string | undefined;

@@ -5,6 +5,10 @@
  * @module
  */
 
+export {
+  HappyServerStore,
+  type HappyServerStoreOptions,
+} from '../../core/happy/attachment-store.js';
 export { storeRangeSource } from '../../core/playback/store-reads.js';
 export {
   assertWithinStoreLimit,
@@ -16,10 +20,6 @@ export {
   mediaRefId,
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
-export {
-  HappyServerStore,
-  type HappyServerStoreOptions,
-} from '../../core/storage/happy-server-store.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
 export {

@@ -5,8 +5,8 @@
  * @module
  */
 import { InvalidArgumentError } from '../../core/errors.js';
+import { HappyServerStore } from '../../core/happy/attachment-store.js';
 import type { BlobStore } from '../../core/storage/blob-store.js';
-import { HappyServerStore } from '../../core/storage/happy-server-store.js';
 import { HttpBlobStore } from './http-store.js';
 import { LocalBlobStore } from './local-store.js';
 import { S3BlobStore, type S3BlobStoreOptions } from './s3-store.js';

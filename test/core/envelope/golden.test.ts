@@ -12,14 +12,12 @@ import {
   decryptDataKey,
   decryptJson,
   decryptLegacy,
-  decryptV1Blob,
   deriveChild,
   deriveKey,
   deriveRoot,
   encryptDataKey,
   encryptJson,
   encryptLegacy,
-  encryptV1Blob,
   legacyKey,
   masterBlobKey,
   openDataKeyBundle,
@@ -27,6 +25,7 @@ import {
   sealRaw,
   sessionBlobKey,
 } from '../../../src/core/envelope/index.js';
+import { decryptV1Blob, encryptV1Blob } from '../../../src/core/happy/index.js';
 import golden from '../../fixtures/happy-formats.json' with { type: 'json' };
 
 const upper = (bytes: Uint8Array) => toHex(bytes).toUpperCase();

@@ -10,11 +10,9 @@ import {
   parseEnvelope,
   sealMessage,
   sealRaw,
-  unwrapSessionContent,
-  wrapForApp,
-  wrapForCli,
 } from '../../../src/core/envelope/index.js';
 import { HappyMediaError, SchemaError } from '../../../src/core/errors.js';
+import { unwrapSessionContent, wrapForApp, wrapForCli } from '../../../src/core/happy/index.js';
 import type { SessionMessage } from '../../../src/core/protocol/index.js';
 
 function errorOf(fn: () => unknown): HappyMediaError {

@@ -17,11 +17,9 @@ import {
   decryptDataKey,
   decryptJson,
   decryptLegacy,
-  decryptV1Blob,
   encryptDataKey,
   encryptJson,
   encryptLegacy,
-  encryptV1Blob,
   LEGACY_OVERHEAD_BYTES,
   legacyCiphertextSize,
   legacyKey,
@@ -29,6 +27,7 @@ import {
   openDataKeyBundle,
   sessionKey,
 } from '../../../src/core/envelope/index.js';
+import { decryptV1Blob, encryptV1Blob } from '../../../src/core/happy/index.js';
 import { codeOf } from '../../helpers/errors.js';
 
 /** Copies `bytes` into the middle of a bigger buffer, so the view has a non-zero byteOffset. */

@@ -11,7 +11,7 @@ import {
   encryptV1Blob,
   HAPPY_MAX_ATTACHMENT_BYTES,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
-} from '../../../src/core/envelope/index.js';
+} from '../../../src/core/happy/index.js';
 import { downloadMedia, type MediaSink, memorySink } from '../../../src/core/playback/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
 import { fakeFetch } from '../../helpers/fake-fetch.js';

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { encryptV1Blob, wrapForApp, wrapForCli } from '../../../src/core/envelope/index.js';
 import { StorageError } from '../../../src/core/errors.js';
+import { encryptV1Blob, happyFileEvent, wrapForApp, wrapForCli } from '../../../src/core/happy/index.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
-import { happyFileEvent } from '../../../src/core/protocol/index.js';
 import { openExpoMedia } from '../../../src/expo/index.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
 import { type FakeFile, fakeExpoFileSystem } from '../../helpers/fake-expo-file-system.js';

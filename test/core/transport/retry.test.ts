@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { AbortedError, StorageError } from '../../../src/core/errors.js';
+import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
-import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/fetch-range.js';
 import {
   DEFAULT_RETRY_POLICY,

@@ -14,7 +14,7 @@ import {
   unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { toBase64 } from '../../../src/core/bytes.js';
-import { decryptV1Blob } from '../../../src/core/envelope/index.js';
+import { decryptV1Blob } from '../../../src/core/happy/index.js';
 import { testBytes } from '../../core/blob/blob-test-utils.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';

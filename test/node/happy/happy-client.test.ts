@@ -14,14 +14,10 @@ import {
   HappyClient,
   type HappySession,
   type HappySessionRecord,
+  happyFileEvent,
 } from '../../../src/core/happy/index.js';
 import { requestToken } from '../../../src/core/happy/sign-in.js';
-import {
-  foldTranscript,
-  happyFileEvent,
-  textMessage,
-  validateStream,
-} from '../../../src/core/protocol/index.js';
+import { foldTranscript, textMessage, validateStream } from '../../../src/core/protocol/index.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import {

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { AsyncAesGcm } from '../../../src/core/aes-gcm/aes-gcm.js';
 import { fromBase64, randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { dataKey, legacyKey, type SessionKey, sealRaw } from '../../../src/core/envelope/index.js';
+import { happyFileEvent } from '../../../src/core/happy/index.js';
 import {
   openSessionRecord,
   openSessionRecords,
@@ -17,7 +18,7 @@ import {
   sealSessionRecord,
   sealSessionRecords,
 } from '../../../src/core/happy/session-records.js';
-import { happyFileEvent, type SessionMessage, textMessage } from '../../../src/core/protocol/index.js';
+import { type SessionMessage, textMessage } from '../../../src/core/protocol/index.js';
 import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { countedAsync } from '../../helpers/aes-gcm.js';

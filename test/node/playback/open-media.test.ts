@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { encryptV1Blob } from '../../../src/core/envelope/index.js';
+import { encryptV1Blob } from '../../../src/core/happy/index.js';
 import { downloadMedia } from '../../../src/core/playback/download-media.js';
 import type { MediaSink } from '../../../src/core/playback/media-sink.js';
 import { createPrivateDirectory } from '../../../src/node/fs/private-dir.js';

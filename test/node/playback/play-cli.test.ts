@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
-import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
+import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/happy/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { randomBytes } from '../../../src/core/bytes.js';
-import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/envelope/index.js';
+import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/happy/index.js';
 import { type MediaEndpoint, serveMedia } from '../../../src/node/playback/index.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';

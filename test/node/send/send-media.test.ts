@@ -15,15 +15,13 @@ import {
   mediaBlobContext,
   plaintextSize,
 } from '../../../src/core/blob/index.js';
+import { dataKey, legacyKey, openMessage } from '../../../src/core/envelope/index.js';
+import { StorageError } from '../../../src/core/errors.js';
 import {
-  dataKey,
   decryptV1Blob,
   HAPPY_MAX_ATTACHMENT_BYTES,
-  legacyKey,
-  openMessage,
   V1_BLOB_MAX_PLAINTEXT_BYTES,
-} from '../../../src/core/envelope/index.js';
-import { StorageError } from '../../../src/core/errors.js';
+} from '../../../src/core/happy/index.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import type { SendProgress } from '../../../src/node/send/index.js';

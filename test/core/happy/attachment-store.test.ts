@@ -2,12 +2,12 @@
  * HappyServerStore's client logic against a scripted fake of the server: S3 mode (multipart POST with
  * the policy fields then the file, no bearer), retries of 429/5xx and not of 401/403/404, the loopback
  * URL rewrite, and the token never sent to another origin. The behaviour against the real server is in
- * test/node/storage/happy-server-store.test.ts.
+ * test/node/happy/attachment-store.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../src/core/envelope/layout.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../src/core/happy/attachment-limit.js';
+import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
 import type { BlobStore } from '../../../src/core/storage/blob-store.js';
-import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { rejectionOf } from '../../helpers/errors.js';
 

@@ -12,8 +12,8 @@
  * @module
  */
 import * as z from 'zod';
-import { createMessageId } from './ids.js';
-import { assertWith } from './schema-check.js';
+import { createMessageId } from '../protocol/ids.js';
+import { assertWith } from '../protocol/schema-check.js';
 
 /** happy-wire's `file` event, as we emit it (strict: nothing the app does not know). */
 export const HappyFileEventSchema = z.strictObject({

@@ -24,7 +24,6 @@
  * @module
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
-import { HAPPY_MAX_ATTACHMENT_BYTES } from '../envelope/layout.js';
 import {
   AbortedError,
   type HappyMediaError,
@@ -33,18 +32,6 @@ import {
   StorageError,
   UnauthorizedError,
 } from '../errors.js';
-import { errorDetail } from '../happy/error-detail.js';
-import { checkedTimeoutMs, requestSignal } from '../timeout.js';
-import { parseHttpBaseUrl } from '../transport/base-url.js';
-import { checkBearerToken } from '../transport/bearer-token.js';
-import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
-import {
-  isRetryableStatus,
-  markRetryable,
-  type RetryPolicy,
-  retryPolicy,
-  withRetries,
-} from '../transport/retry.js';
 import {
   assertBlobBody,
   assertWithinStoreLimit,
@@ -56,8 +43,21 @@ import {
   type GetOptions,
   mediaRefId,
   type WriteOptions,
-} from './blob-store.js';
-import { readSizedBody, throwIfAborted } from './sized-body.js';
+} from '../storage/blob-store.js';
+import { readSizedBody, throwIfAborted } from '../storage/sized-body.js';
+import { checkedTimeoutMs, requestSignal } from '../timeout.js';
+import { parseHttpBaseUrl } from '../transport/base-url.js';
+import { checkBearerToken } from '../transport/bearer-token.js';
+import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
+import {
+  isRetryableStatus,
+  markRetryable,
+  type RetryPolicy,
+  retryPolicy,
+  withRetries,
+} from '../transport/retry.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from './attachment-limit.js';
+import { errorDetail } from './error-detail.js';
 
 /** Options of {@link HappyServerStore}. */
 export interface HappyServerStoreOptions extends RetryPolicy {

@@ -18,10 +18,11 @@
  *
  * @module
  */
+
+import type { EventContext, MapperProvider, ProviderMapper } from '../../mappers/agent-mapper.js';
+import { claudeMapperProvider } from '../../mappers/claude/claude-provider.js';
+import type { SessionWriter } from '../../mappers/session-writer.js';
 import { MESSAGE_TYPES } from '../../protocol/index.js';
-import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
-import { claudeMapperProvider } from '../claude/claude-provider.js';
-import type { SessionWriter } from '../session-writer.js';
 import { isV1Envelope, type V1Blob, V1SessionReader } from './v1-session.js';
 
 type Json = Record<string, unknown>;

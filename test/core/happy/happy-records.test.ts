@@ -19,7 +19,7 @@ import {
   toolResult,
   toolUse,
   userBlocks,
-} from './claude-fixtures.js';
+} from '../mappers/claude-fixtures.js';
 
 async function read(records: unknown[], options: MapHappyRecordsOptions = {}) {
   const messages: SessionMessage[] = [];

@@ -20,13 +20,12 @@ import {
 } from '../../../src/core/blob/index.js';
 import {
   dataKey,
-  decryptV1Blob,
   type EncryptedEnvelope,
   openRaw,
   sessionBlobKey,
-  unwrapSessionContent,
 } from '../../../src/core/envelope/index.js';
-import { HappyServerStore } from '../../../src/core/storage/happy-server-store.js';
+import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
+import { decryptV1Blob, unwrapSessionContent } from '../../../src/core/happy/index.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
@@ -34,7 +33,7 @@ import { storeRangeSource } from '../../../src/node/storage/index.js';
 import { runCli } from '../../helpers/cli.js';
 import { rejectionOf } from '../../helpers/errors.js';
 import { makeTempDir } from '../../helpers/tmp.js';
-import { collect, describeStoreContract, streamOf } from './store-contract.js';
+import { collect, describeStoreContract, streamOf } from '../storage/store-contract.js';
 
 const run = promisify(execFile);
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
