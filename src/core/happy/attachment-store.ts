@@ -2,7 +2,8 @@
  * Happy's own server (happy-server's attachment routes) as a {@link BlobStore}, over `fetch` only, so it
  * runs wherever the universal entry runs (Node, browsers, React Native).
  *
- * The four legs, each retried on 408/429/5xx and network failures with bounded backoff, never on
+ * The four legs go through Happy's one request path (happy-api.ts: its timeout, retry policy and mapping
+ * of error statuses), each retried on 408/429/5xx and network failures with bounded backoff, never on
  * 401 (`ERR_UNAUTHORIZED`: the token), 403 or 404, and each named in every error:
  * ```
  * request-upload    POST /v1/sessions/:sid/attachments/request-upload {filename, size} → {ref, uploadUrl, method, formFields?}
@@ -17,21 +18,14 @@
  *
  * Capabilities (docs/storage.md): `create`, `get`, `head` and the ref mapping (`serverRef`, `mediaRef`);
  * no `put` (the server issues refs) and no `delete` (there is no route to delete one attachment: they go
- * with their session). Blobs are at most 10 MiB (10 485 760 bytes of ciphertext) and an upload is held
+ * with their session). Blobs are at most Happy's attachment cap (attachment-limit.ts) and an upload is held
  * in memory (the server buffers it whole too); local mode ignores `Range` (a `200` with the whole
  * body), which {@link fetchRange} turns into the asked bytes.
  *
  * @module
  */
 import { assertNonNegativeInteger, describeValue } from '../bytes.js';
-import {
-  AbortedError,
-  type HappyMediaError,
-  InvalidArgumentError,
-  LimitError,
-  StorageError,
-  UnauthorizedError,
-} from '../errors.js';
+import { type HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
 import {
   assertBlobBody,
   assertWithinStoreLimit,
@@ -45,35 +39,38 @@ import {
   type WriteOptions,
 } from '../storage/blob-store.js';
 import { readSizedBody, throwIfAborted } from '../storage/sized-body.js';
-import { checkedTimeoutMs, requestSignal } from '../timeout.js';
-import { parseHttpBaseUrl } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
-import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
-import {
-  isRetryableStatus,
-  markRetryable,
-  type RetryPolicy,
-  retryPolicy,
-  withRetries,
-} from '../transport/retry.js';
+import { fetchRange } from '../transport/fetch-range.js';
+import { isRetryableStatus, type RetryPolicy } from '../transport/retry.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from './attachment-limit.js';
-import { errorDetail } from './error-detail.js';
+import { HappyApi, type HappyApiOptions, legCode, type StatusMeaning } from './happy-api.js';
 
 /** Options of {@link HappyServerStore}. */
-export interface HappyServerStoreOptions extends RetryPolicy {
+export interface HappyServerStoreOptions extends RetryPolicy, HappyApiOptions {
   /** The server's base URL, e.g. `https://api.cluster-fluster.com` or `http://127.0.0.1:3005`. */
   url: string;
   /** The account's bearer token (what `POST /v1/auth` returned; Happy's CLI keeps it in its credentials). */
   token: string;
   /** The session the attachments belong to (only its owner can upload or read them). */
   sessionId: string;
-  /** The `fetch` to use (default: the global one). */
-  fetch?: FetchFunction;
-  /** Time allowed for each response head in ms (default 60 000). */
-  timeoutMs?: number;
 }
 
 type Leg = 'request-upload' | 'upload' | 'request-download' | 'download';
+
+/** The API a store made by {@link attachmentStoreOn} shares with its client, by the options it was given. */
+const sharedApis = new WeakMap<HappyServerStoreOptions, HappyApi>();
+
+/**
+ * The attachments of session `sessionId` over `api`, the request path, `fetch` and retry policy of the
+ * client that signed in (HappyClient.attachmentStore).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` as {@link HappyServerStore}'s constructor.
+ */
+export function attachmentStoreOn(api: HappyApi, token: string, sessionId: string): HappyServerStore {
+  const options: HappyServerStoreOptions = { url: api.url, token, sessionId };
+  sharedApis.set(options, api);
+  return new HappyServerStore(options);
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -83,10 +80,6 @@ const DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
 
 function invalidRef(message: string): StorageError {
   return new StorageError(message, { code: 'ERR_INVALID_REF' });
-}
-
-function codeOf(leg: Leg): 'ERR_UPLOAD_FAILED' | 'ERR_DOWNLOAD_FAILED' {
-  return leg === 'request-upload' || leg === 'upload' ? 'ERR_UPLOAD_FAILED' : 'ERR_DOWNLOAD_FAILED';
 }
 
 /**
@@ -106,12 +99,9 @@ export class HappyServerStore implements BlobStore {
   readonly sessionId: string;
   /** Happy's per-attachment limit ({@link HAPPY_MAX_ATTACHMENT_BYTES}). */
   readonly maxBlobBytes = HAPPY_MAX_ATTACHMENT_BYTES;
-  private readonly origin: string;
-  private readonly token: string;
-  private readonly doFetch: FetchFunction;
-  private readonly retryPolicy: Required<RetryPolicy>;
-  private readonly timeoutMs: number;
-  private readonly downloadUrls = new Map<string, { url: string; until: number }>();
+  readonly #api: HappyApi;
+  readonly #token: string;
+  readonly #downloadUrls = new Map<string, { url: string; until: number }>();
 
   /**
    * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a URL that is not http(s) or carries
@@ -123,7 +113,7 @@ export class HappyServerStore implements BlobStore {
         `expected \`{ url, token, sessionId }\` for \`options\` but received ${describeValue(options)}`,
       );
     }
-    const base = parseHttpBaseUrl(options.url, 'url');
+    const api = sharedApis.get(options) ?? new HappyApi(options);
     if (typeof options.token !== 'string' || options.token.trim() === '') {
       throw new InvalidArgumentError(
         "expected the account's bearer token for `token` but received none (Happy's server refuses every attachment route without it)",
@@ -134,18 +124,10 @@ export class HappyServerStore implements BlobStore {
         `expected a session id (1-128 of A-Z a-z 0-9 _ -) for \`sessionId\` but received ${describeValue(options.sessionId)}`,
       );
     }
-    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-      throw new InvalidArgumentError(
-        `expected a function for \`fetch\` but received ${describeValue(options.fetch)}`,
-      );
-    }
-    this.url = base.href.replace(/\/+$/, '');
-    this.origin = base.origin;
-    this.token = checkBearerToken(options.token.trim(), 'token');
+    this.#api = api;
+    this.url = api.url;
+    this.#token = checkBearerToken(options.token.trim(), 'token');
     this.sessionId = options.sessionId;
-    this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.retryPolicy = retryPolicy(options);
-    this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   }
 
   /**
@@ -183,71 +165,18 @@ export class HappyServerStore implements BlobStore {
     return `media/${match[2]}`;
   }
 
-  private retrying<T>(leg: Leg, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
-    return withRetries(attempt, { ...this.retryPolicy, ...(signal ? { signal } : {}) }).catch(
-      (error: unknown) => {
-        if (signal?.aborted && !(error instanceof AbortedError)) {
-          throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-        }
-        throw error;
-      },
-    );
-  }
-
-  /** One fetch with a head timeout; network failures become retryable errors of `leg`. */
-  private async send(leg: Leg, url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
-    throwIfAborted(signal);
-    const requestAbort = requestSignal(signal, this.timeoutMs);
-    try {
-      return await this.doFetch(url, { ...init, signal: requestAbort.signal });
-    } catch (cause) {
-      if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-      const what = requestAbort.timedOut
-        ? `no answer within ${this.timeoutMs} ms`
-        : 'could not reach the server';
-      throw markRetryable(
-        new StorageError(`${leg} failed: ${what} (${new URL(url).origin})`, { code: codeOf(leg), cause }),
-      );
-    } finally {
-      requestAbort.release();
-    }
-  }
-
-  /** The error for an error status of `leg`. */
-  private async statusError(leg: Leg, response: Response): Promise<HappyMediaError> {
-    const status = response.status;
-    const detail = await errorDetail(response);
-    const suffix = detail ? `: ${detail}` : '';
-    if (status === 401) {
-      // The token itself: one code for it, whatever leg met it (HappyClient's requests say the same).
-      return new UnauthorizedError(
-        `${leg} failed: Happy's server refused the token (401${suffix}); check the token (HAPPY_MEDIA_TOKEN or --token-file) and that it is of this server`,
-      );
-    }
-    if (status === 403) {
-      return new StorageError(
-        `${leg} failed: the request was refused (403${suffix}); check that the token belongs to the session's account (a presigned URL may also have expired)`,
-        { code: codeOf(leg) },
-      );
-    }
-    if (status === 413 || (status === 400 && leg === 'request-upload' && /too big|too large/i.test(detail))) {
-      return new LimitError(
-        `${leg} failed: Happy's server refused the blob as too large (${status}${suffix}); its limit is ${HAPPY_MAX_ATTACHMENT_BYTES} bytes. Send larger media through an S3 store or a media server`,
-      );
-    }
-    if (status === 404) {
-      const what =
+  /** What the statuses of `leg` mean for this session's attachments. */
+  private meaning(leg: Leg): StatusMeaning {
+    return {
+      notFound:
         leg === 'download'
           ? 'the attachment is not on the server'
-          : `session ${this.sessionId} was not found or belongs to another account`;
-      return new StorageError(`${leg} failed: ${what} (404${suffix})`, {
-        code: leg === 'download' || leg === 'request-download' ? 'ERR_NOT_FOUND' : codeOf(leg),
-      });
-    }
-    const error = new StorageError(`${leg} failed: Happy's server answered ${status}${suffix}`, {
-      code: codeOf(leg),
-    });
-    return isRetryableStatus(status) ? markRetryable(error) : error;
+          : `session ${this.sessionId} was not found or belongs to another account`,
+      notFoundCode: leg === 'download' || leg === 'request-download' ? 'ERR_NOT_FOUND' : legCode(leg),
+      forbidden:
+        "check that the token belongs to the session's account (a presigned URL may also have expired)",
+      tooLarge: `its limit is ${HAPPY_MAX_ATTACHMENT_BYTES} bytes of ciphertext per attachment`,
+    };
   }
 
   /** POSTs JSON to one of the session's attachment routes and returns the parsed answer. */
@@ -256,27 +185,14 @@ export class HappyServerStore implements BlobStore {
     body: object,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const url = `${this.url}/v1/sessions/${encodeURIComponent(this.sessionId)}/attachments/${leg}`;
-    return this.retrying(leg, signal, async () => {
-      const response = await this.send(
-        leg,
-        url,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        },
-        signal,
-      );
-      if (response.status !== 200) throw await this.statusError(leg, response);
-      try {
-        return await response.json();
-      } catch (cause) {
-        throw new StorageError(`${leg} failed: Happy's server answered 200 without JSON`, {
-          code: codeOf(leg),
-          cause,
-        });
-      }
+    return this.#api.request({
+      leg,
+      method: 'POST',
+      path: `/v1/sessions/${encodeURIComponent(this.sessionId)}/attachments/${leg}`,
+      body,
+      token: this.#token,
+      ...this.meaning(leg),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -292,20 +208,21 @@ export class HappyServerStore implements BlobStore {
       url = new URL(String(raw));
     } catch (cause) {
       throw new StorageError(`${leg} failed: Happy's server handed out an unusable URL`, {
-        code: codeOf(leg),
+        code: legCode(leg),
         cause,
       });
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new StorageError(`${leg} failed: Happy's server handed out a ${url.protocol} URL`, {
-        code: codeOf(leg),
+        code: legCode(leg),
       });
     }
-    if (LOOPBACK_HOSTS.has(url.hostname) && url.origin !== this.origin) {
-      url = new URL(`${url.pathname}${url.search}`, this.origin);
+    const origin = this.#api.origin;
+    if (LOOPBACK_HOSTS.has(url.hostname) && url.origin !== origin) {
+      url = new URL(`${url.pathname}${url.search}`, origin);
     }
-    const own = url.origin === this.origin;
-    return { url: url.href, headers: own ? { authorization: `Bearer ${this.token}` } : {} };
+    const own = url.origin === origin;
+    return { url: url.href, headers: own ? { authorization: `Bearer ${this.#token}` } : {} };
   }
 
   /**
@@ -363,7 +280,7 @@ export class HappyServerStore implements BlobStore {
     }
 
     const method = issued.method === 'POST' ? 'POST' : 'PUT';
-    await this.retrying('upload', signal, async () => {
+    await this.#api.retrying('upload', signal, () => {
       let init: RequestInit;
       if (method === 'PUT') {
         init = {
@@ -383,9 +300,12 @@ export class HappyServerStore implements BlobStore {
         form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), 'blob');
         init = { method: 'POST', headers: target.headers, body: form };
       }
-      const response = await this.send('upload', target.url, init, signal);
-      if (response.status < 200 || response.status > 299) throw await this.statusError('upload', response);
-      await response.body?.cancel().catch(() => {});
+      return this.#api.exchange('upload', target.url, init, signal, async (response) => {
+        if (response.status < 200 || response.status > 299) {
+          throw await this.#api.statusError('upload', response, this.meaning('upload'));
+        }
+        await response.body?.cancel().catch(() => {});
+      });
     });
     onProgress?.(size, size);
     return { ref };
@@ -400,7 +320,7 @@ export class HappyServerStore implements BlobStore {
     signal?: AbortSignal,
   ): Promise<{ url: string; headers: Record<string, string>; reused: boolean }> {
     const serverRef = this.serverRef(ref);
-    const cached = this.downloadUrls.get(ref);
+    const cached = this.#downloadUrls.get(ref);
     if (cached && cached.until > Date.now()) {
       return { ...this.resolveUrl('download', cached.url), reused: true };
     }
@@ -408,9 +328,9 @@ export class HappyServerStore implements BlobStore {
       downloadUrl?: unknown;
     };
     const resolved = this.resolveUrl('request-download', answer?.downloadUrl);
-    this.downloadUrls.set(ref, { url: String(answer.downloadUrl), until: Date.now() + DOWNLOAD_URL_TTL_MS });
-    if (this.downloadUrls.size > 256)
-      this.downloadUrls.delete(this.downloadUrls.keys().next().value as string);
+    this.#downloadUrls.set(ref, { url: String(answer.downloadUrl), until: Date.now() + DOWNLOAD_URL_TTL_MS });
+    if (this.#downloadUrls.size > 256)
+      this.#downloadUrls.delete(this.#downloadUrls.keys().next().value as string);
     return { ...resolved, reused: false };
   }
 
@@ -433,12 +353,12 @@ export class HappyServerStore implements BlobStore {
       let refused = false;
       const statusError = (response: Response) => {
         refused = response.status === 403;
-        return this.statusError('download', response);
+        return this.#api.statusError('download', response, this.meaning('download'));
       };
       try {
         return await read(target, statusError);
       } catch (error) {
-        this.downloadUrls.delete(ref);
+        this.#downloadUrls.delete(ref);
         if (!(refused && target.reused) || signal?.aborted) throw error;
       }
     }
@@ -466,13 +386,13 @@ export class HappyServerStore implements BlobStore {
       return emptyStream();
     }
     return this.withDownloadUrl(ref, signal, async (target, statusError) => {
-      const got = await this.retrying('download', signal, () =>
+      const got = await this.#api.retrying('download', signal, () =>
         fetchRange(target.url, {
           ...(range ? { range } : {}),
           headers: target.headers,
-          fetch: this.doFetch,
+          fetch: this.#api.fetch,
           ...(signal ? { signal } : {}),
-          timeoutMs: this.timeoutMs,
+          timeoutMs: this.#api.policy.timeoutMs,
           leg: 'download',
           what: ref,
           statusError,
@@ -492,22 +412,29 @@ export class HappyServerStore implements BlobStore {
    */
   async head(ref: string): Promise<{ size: number }> {
     const size = await this.withDownloadUrl(ref, undefined, (target, statusError) =>
-      this.retrying('download', undefined, async () => {
-        const response = await this.send('download', target.url, { method: 'HEAD', headers: target.headers });
-        await response.body?.cancel().catch(() => {});
-        if (response.status === 200) {
-          const length = Number(response.headers.get('content-length'));
-          if (Number.isSafeInteger(length) && length >= 0) return length;
-        } else if (response.status === 404 || response.status === 401 || isRetryableStatus(response.status)) {
-          throw await this.statusError('download', response);
-        }
+      this.#api.retrying('download', undefined, async () => {
+        const length = await this.#api.exchange(
+          'download',
+          target.url,
+          { method: 'HEAD', headers: target.headers },
+          undefined,
+          async (response) => {
+            if (response.status === 404 || response.status === 401 || isRetryableStatus(response.status)) {
+              throw await statusError(response);
+            }
+            await response.body?.cancel().catch(() => {});
+            const told = Number(response.headers.get('content-length'));
+            return response.status === 200 && Number.isSafeInteger(told) && told >= 0 ? told : undefined;
+          },
+        );
+        if (length !== undefined) return length;
         // HEAD refused (a presigned GET URL refuses it with 403) or without a length: one ranged GET
         // tells the size; its 403 is the URL's own refusal.
         const probe = await fetchRange(target.url, {
           range: { offset: 0, length: 1 },
           headers: target.headers,
-          fetch: this.doFetch,
-          timeoutMs: this.timeoutMs,
+          fetch: this.#api.fetch,
+          timeoutMs: this.#api.policy.timeoutMs,
           leg: 'download',
           what: ref,
           statusError,

@@ -17,7 +17,7 @@ import { boxDataKey, createDataKey } from '../envelope/data-key.js';
 import { assertSessionKey, dataKey, decryptJson, encryptJson, legacyKey } from '../envelope/envelope.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
-import { HappyServerStore } from './attachment-store.js';
+import { attachmentStoreOn, type HappyServerStore } from './attachment-store.js';
 import type { HappyCredentials } from './credentials.js';
 import { HappyApi, type HappyApiOptions, parseAnswer } from './happy-api.js';
 import type { HappyRecordsSummary } from './legacy/map-happy-records.js';
@@ -588,23 +588,12 @@ export class HappyClient {
   }
 
   /**
-   * The session's attachments as a {@link HappyServerStore} (same server, token, `fetch` and retry
-   * policy): upload with it, then append the message that names the blob.
+   * The session's attachments as a {@link HappyServerStore} on this client's request path (its server,
+   * token, `fetch` and retry policy): upload with it, then append the message that names the blob.
    *
    * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a bad session.
    */
   attachmentStore(session: HappySession): HappyServerStore {
-    const target = assertSession(session);
-    const { retries, retryDelayMs, maxRetryDelayMs, timeoutMs } = this.#api.policy;
-    return new HappyServerStore({
-      url: this.url,
-      token: this.#token,
-      sessionId: target.id,
-      fetch: this.#api.fetch,
-      retries,
-      retryDelayMs,
-      maxRetryDelayMs,
-      timeoutMs,
-    });
+    return attachmentStoreOn(this.#api, this.#token, assertSession(session).id);
   }
 }

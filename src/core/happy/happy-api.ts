@@ -1,11 +1,13 @@
 /**
- * JSON requests to Happy's server API (sign-in, sessions, session messages), over `fetch` only.
+ * Requests to Happy's server, over `fetch` only: the JSON API (sign-in, sessions, session messages) and
+ * the legs of a session's attachments (attachment-store.ts) go through this one request path.
  *
  * One request per call, each named by its leg in every error, with a head-and-body timeout, and retried
  * under the project's one policy (transport/retry.ts): network failures, timeouts, `408`, `429` and
  * `5xx` are retried with capped exponential backoff and jitter; `401` ({@link UnauthorizedError}),
- * `404` (`ERR_NOT_FOUND`) and other answers never are. Retrying a write is safe only because every write
- * this client makes is idempotent on the server (a session per tag, a message per `localId`).
+ * `403`, `404` and other answers never are. Retrying a write is safe only because every write this client
+ * makes is idempotent on the server (a session per tag, a message per `localId`, an upload to a URL issued
+ * for it).
  *
  * @internal Not exported from the package: {@link HappyClient} is the API.
  * @module
@@ -14,7 +16,7 @@ import type * as z from 'zod';
 import { describeValue } from '../bytes.js';
 import {
   AbortedError,
-  type HappyMediaError,
+  HappyMediaError,
   InvalidArgumentError,
   LimitError,
   StorageError,
@@ -39,7 +41,11 @@ export type HappyApiLeg =
   | 'list-sessions'
   | 'create-session'
   | 'append-messages'
-  | 'read-messages';
+  | 'read-messages'
+  | 'request-upload'
+  | 'upload'
+  | 'request-download'
+  | 'download';
 
 /** Options every Happy client shares: the server, the `fetch`, and the retry and timeout policy. */
 export interface HappyApiOptions extends RetryPolicy {
@@ -51,26 +57,46 @@ export interface HappyApiOptions extends RetryPolicy {
   timeoutMs?: number;
 }
 
-/** One request: its leg, method, path (below the base URL), JSON body, and what a 404 means. */
-export interface HappyApiRequest {
+/** What an error status means for one request, where it says more than the status alone. */
+export interface StatusMeaning {
+  /** What a `404` means, e.g. "session X was not found or belongs to another account". */
+  notFound?: string;
+  /** The code of a `404` (default `ERR_NOT_FOUND`). */
+  notFoundCode?: StorageErrorCode;
+  /** What a `403` means. */
+  forbidden?: string;
+  /** What to add to a refusal as too large (`413`, or Happy's `400` "Too big"). */
+  tooLarge?: string;
+}
+
+/** One request: its leg, method, path (below the base URL), JSON body, and what its statuses mean. */
+export interface HappyApiRequest extends StatusMeaning {
   leg: HappyApiLeg;
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
   /** The bearer token (absent only for sign-in). */
   token?: string;
-  /** What a `404` means here, e.g. "session X was not found or belongs to another account". */
-  notFound?: string;
   signal?: AbortSignal;
 }
 
-function codeOf(leg: HappyApiLeg): StorageErrorCode {
-  if (leg === 'append-messages') return 'ERR_UPLOAD_FAILED';
-  if (leg === 'read-messages') return 'ERR_DOWNLOAD_FAILED';
+/** The code of every failure of `leg` that has no code of its own. */
+export function legCode(leg: HappyApiLeg): StorageErrorCode {
+  if (leg === 'append-messages' || leg === 'request-upload' || leg === 'upload') return 'ERR_UPLOAD_FAILED';
+  if (leg === 'read-messages' || leg === 'request-download' || leg === 'download')
+    return 'ERR_DOWNLOAD_FAILED';
   return 'ERR_STORAGE';
 }
 
-/** The transport under {@link HappyClient}: base URL, `fetch`, retries and timeouts, error mapping. */
+/** The abort error of `leg`, keeping the signal's reason. */
+function aborted(leg: HappyApiLeg, signal: AbortSignal): AbortedError {
+  return new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+}
+
+/**
+ * The one way to Happy's server, for the account's API (HappyClient) and the session's attachments
+ * (HappyServerStore) alike: base URL, `fetch`, retries and timeouts, and the mapping of error statuses.
+ */
 export class HappyApi {
   /** The server's base URL, without a trailing slash. */
   readonly url: string;
@@ -78,7 +104,7 @@ export class HappyApi {
   readonly origin: string;
   /** The `fetch` requests go through. */
   readonly fetch: FetchFunction;
-  /** Retry and timeout policy, as given (attachment stores of the same server reuse it). */
+  /** Retry and timeout policy, as given. */
   readonly policy: Required<RetryPolicy> & { timeoutMs: number };
 
   /**
@@ -110,57 +136,84 @@ export class HappyApi {
    * Sends the request (retrying what heals) and returns the parsed JSON of a `200` answer.
    *
    * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` for `401`.
-   * @throws {StorageError} `ERR_NOT_FOUND` for `404`; the leg's code (`ERR_UPLOAD_FAILED` for appends,
-   *   `ERR_DOWNLOAD_FAILED` for reads, `ERR_STORAGE` otherwise) for any other failure, after the retries.
-   * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for `413`.
+   * @throws {StorageError} `ERR_NOT_FOUND` for `404` (unless the request says otherwise); the leg's code
+   *   ({@link legCode}) for any other failure, after the retries.
+   * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a refusal as too large.
    * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts.
    */
   request(request: HappyApiRequest): Promise<unknown> {
-    const { signal } = request;
-    return withRetries(() => this.once(request), { ...this.policy, ...(signal ? { signal } : {}) }).catch(
-      (error: unknown) => {
-        if (signal?.aborted && !(error instanceof AbortedError)) {
-          throw new AbortedError(`${request.leg} was aborted`, { cause: signal.reason });
-        }
-        throw error;
-      },
-    );
-  }
-
-  private async once(request: HappyApiRequest): Promise<unknown> {
     const { leg, signal } = request;
-    if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
-    const timeoutMs = this.policy.timeoutMs;
-    const requestAbort = requestSignal(signal, timeoutMs);
-    const failed = (what: string, cause?: unknown) =>
-      markRetryable(
-        new StorageError(`${leg} failed: ${what} (${this.origin})`, { code: codeOf(leg), cause }),
-      );
-    try {
-      let response: Response;
-      try {
-        response = await this.fetch(`${this.url}${request.path}`, {
+    return this.retrying(leg, signal, () =>
+      this.exchange(
+        leg,
+        `${this.url}${request.path}`,
+        {
           method: request.method,
           headers: {
             ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
             ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          signal: requestAbort.signal,
-        });
+        },
+        signal,
+        async (response) => {
+          if (response.status !== 200) throw await this.statusError(leg, response, request);
+          return this.readJson(leg, response);
+        },
+      ),
+    );
+  }
+
+  /**
+   * Runs `attempt` under the retry policy; once `signal` aborted, whatever it threw is `ERR_ABORTED`.
+   *
+   * @throws what the last attempt threw, or {@link AbortedError}.
+   */
+  retrying<T>(leg: HappyApiLeg, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+    return withRetries(attempt, { ...this.policy, ...(signal ? { signal } : {}) }).catch((error: unknown) => {
+      if (signal?.aborted && !(error instanceof AbortedError)) throw aborted(leg, signal);
+      throw error;
+    });
+  }
+
+  /**
+   * One `fetch` of `url`, and `read` of its answer, both within the timeout: a network failure, a body
+   * cut off or a timeout is a retryable error of `leg` naming only the URL's origin. What `read` throws of
+   * the library's own errors passes as it is.
+   *
+   * @throws {StorageError} the leg's code, marked retryable.
+   * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts.
+   */
+  async exchange<T>(
+    leg: HappyApiLeg,
+    url: string,
+    init: RequestInit,
+    signal: AbortSignal | undefined,
+    read: (response: Response) => Promise<T>,
+  ): Promise<T> {
+    if (signal?.aborted) throw aborted(leg, signal);
+    const timeoutMs = this.policy.timeoutMs;
+    const requestAbort = requestSignal(signal, timeoutMs);
+    const failed = (what: string, cause: unknown) =>
+      markRetryable(
+        new StorageError(`${leg} failed: ${what} (${new URL(url).origin})`, { code: legCode(leg), cause }),
+      );
+    try {
+      let response: Response;
+      try {
+        response = await this.fetch(url, { ...init, signal: requestAbort.signal });
       } catch (cause) {
-        if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+        if (signal?.aborted) throw aborted(leg, signal);
         throw failed(
           requestAbort.timedOut ? `no answer within ${timeoutMs} ms` : 'could not reach the server',
           cause,
         );
       }
-      if (response.status !== 200) throw await this.statusError(request, response);
-      let text: string;
       try {
-        text = await response.text();
+        return await read(response);
       } catch (cause) {
-        if (signal?.aborted) throw new AbortedError(`${leg} was aborted`, { cause: signal.reason });
+        if (signal?.aborted) throw aborted(leg, signal);
+        if (cause instanceof HappyMediaError) throw cause;
         throw failed(
           requestAbort.timedOut
             ? `the answer did not arrive within ${timeoutMs} ms`
@@ -168,21 +221,39 @@ export class HappyApi {
           cause,
         );
       }
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new StorageError(
-          `${leg} failed: the server answered 200 without JSON (${this.origin}); is it Happy's server?`,
-          { code: codeOf(leg) },
-        );
-      }
     } finally {
       requestAbort.release();
     }
   }
 
-  private async statusError(request: HappyApiRequest, response: Response): Promise<HappyMediaError> {
-    const { leg } = request;
+  /**
+   * The JSON of a `200` answer (read within {@link HappyApi.exchange}).
+   *
+   * @throws {StorageError} the leg's code for a body that is not JSON.
+   */
+  async readJson(leg: HappyApiLeg, response: Response): Promise<unknown> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new StorageError(
+        `${leg} failed: Happy's server answered 200 without JSON (${this.origin}); is it Happy's server?`,
+        { code: legCode(leg) },
+      );
+    }
+  }
+
+  /**
+   * The error for an error status of `leg`: `401` is the token (`ERR_UNAUTHORIZED`, whatever the leg),
+   * `404` and `403` say what the request says they mean, a refusal as too large is `ERR_LIMIT_EXCEEDED`,
+   * `408`/`429`/`5xx` are retryable errors of the leg's code, anything else is not retried. The server's
+   * own words (its JSON error body) are added.
+   */
+  async statusError(
+    leg: HappyApiLeg,
+    response: Response,
+    meaning: StatusMeaning = {},
+  ): Promise<HappyMediaError> {
     const status = response.status;
     const detail = await errorDetail(response);
     const suffix = detail ? `: ${detail}` : '';
@@ -195,15 +266,24 @@ export class HappyApi {
     }
     if (status === 404) {
       return new StorageError(
-        `${leg} failed: ${request.notFound ?? `Happy's server has no such route; is ${this.origin} Happy's server?`} (404${suffix})`,
-        { code: 'ERR_NOT_FOUND' },
+        `${leg} failed: ${meaning.notFound ?? `Happy's server has no such route; is ${this.origin} Happy's server?`} (404${suffix})`,
+        { code: meaning.notFoundCode ?? 'ERR_NOT_FOUND' },
       );
     }
-    if (status === 413) {
-      return new LimitError(`${leg} failed: Happy's server refused the request as too large (413${suffix})`);
+    if (status === 403) {
+      return new StorageError(
+        `${leg} failed: the request was refused (403${suffix})${meaning.forbidden ? `; ${meaning.forbidden}` : ''}`,
+        { code: legCode(leg) },
+      );
+    }
+    // Happy's server refuses an attachment over its cap at request-upload with 400 "Too big".
+    if (status === 413 || (status === 400 && /too big|too large/i.test(detail))) {
+      return new LimitError(
+        `${leg} failed: Happy's server refused the request as too large (${status}${suffix})${meaning.tooLarge ? `; ${meaning.tooLarge}` : ''}`,
+      );
     }
     const error = new StorageError(`${leg} failed: Happy's server answered ${status}${suffix}`, {
-      code: codeOf(leg),
+      code: legCode(leg),
     });
     return isRetryableStatus(status) ? markRetryable(error) : error;
   }
@@ -225,6 +305,6 @@ export function parseAnswer<S extends z.ZodType>(
   if (result.success) return result.data;
   const where = result.error.issues[0]?.path.join('.') || 'the answer';
   throw new StorageError(`${leg} failed: Happy's server answered without ${what} (at \`${where}\`)`, {
-    code: codeOf(leg),
+    code: legCode(leg),
   });
 }

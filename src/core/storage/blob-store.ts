@@ -184,7 +184,7 @@ export function assertWithinStoreLimit(
   if (limit !== undefined && size > limit) {
     throw new LimitError(
       `the encrypted blob is ${size} bytes, more than the ${limit}-byte limit of ${what}; nothing was uploaded. ` +
-        'Send larger media through an S3 store (--store s3://bucket/prefix) or a media server (happy-media serve, --store http://host:port)',
+        'Send larger media through an S3 store or a media server, which have no such cap',
     );
   }
 }

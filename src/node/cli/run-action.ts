@@ -8,6 +8,23 @@
 import { HappyMediaError } from '../../index.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
+/** What the CLI adds to an error of the library: the flags or commands that act on it. */
+const hints = new WeakMap<object, string>();
+
+/**
+ * Attaches `hint` to `error`, printed as `happy-media: hint: …` under it: the library's messages name
+ * options, never the CLI's flags, so the CLI adds them. Returns `error`, to be thrown on.
+ *
+ * @example
+ * ```ts
+ * await sendMedia(file, { store }).catch((error) => { throw withHint(error, storeErrorHint(spec, error)); });
+ * ```
+ */
+export function withHint(error: unknown, hint: string | undefined): unknown {
+  if (hint && typeof error === 'object' && error !== null) hints.set(error, hint);
+  return error;
+}
+
 /** Formats any thrown value as the CLI's one-line error. */
 export function formatCliError(error: unknown): string {
   if (error instanceof HappyMediaError) return `happy-media: ${error.code}: ${error.message}`;
@@ -18,6 +35,8 @@ export function formatCliError(error: unknown): string {
 /** Prints the error and sets the exit code; returns the code for callers that want it. */
 export function reportCliError(error: unknown): number {
   process.stderr.write(`${formatCliError(error)}\n`);
+  const hint = typeof error === 'object' && error !== null ? hints.get(error) : undefined;
+  if (hint) process.stderr.write(`happy-media: hint: ${hint}\n`);
   if (process.env.HAPPY_MEDIA_DEBUG === '1' && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }

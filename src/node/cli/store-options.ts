@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type BlobStore, defaultBlobDir, openStore, UsageError } from '../index.js';
+import { type BlobStore, defaultBlobDir, HappyMediaError, openStore, UsageError } from '../index.js';
 import { resolveToken, storeOf } from './commands/serve.js';
 
 /** The store-related flags of `send` and `play`. */
@@ -20,6 +20,21 @@ export interface StoreFlags {
 /** True when `spec` names Happy's own server (`happy+http://…`, `happy+https://…`). */
 export function isHappyServerSpec(spec: string): boolean {
   return /^happy\+https?:\/\//i.test(spec);
+}
+
+/**
+ * The flags that act on a store's failure: a token Happy's server refused comes from `HAPPY_MEDIA_TOKEN`
+ * or `--token-file`; a blob over a store's cap goes to an S3 store or a media server.
+ */
+export function storeErrorHint(spec: string, error: unknown): string | undefined {
+  if (!(error instanceof HappyMediaError)) return undefined;
+  if (error.code === 'ERR_UNAUTHORIZED' && isHappyServerSpec(spec)) {
+    return 'check the token in HAPPY_MEDIA_TOKEN or --token-file, and that it is of this server';
+  }
+  if (error.code === 'ERR_LIMIT_EXCEEDED') {
+    return 'send larger media to an S3 store (--store s3://bucket/prefix) or a media server (happy-media serve, then --store http://host:port)';
+  }
+  return undefined;
 }
 
 /**

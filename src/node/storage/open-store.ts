@@ -49,12 +49,12 @@ export function openStore(spec: string, options: OpenStoreOptions = {}): BlobSto
     const sessionId = options.sessionId ?? (process.env.HAPPY_MEDIA_SESSION || undefined);
     if (!token) {
       throw new InvalidArgumentError(
-        "expected a token for Happy's server: set HAPPY_MEDIA_TOKEN or pass --token-file (the account's bearer token)",
+        "expected the account's bearer token for Happy's server in `options.token` or HAPPY_MEDIA_TOKEN but received none",
       );
     }
     if (!sessionId) {
       throw new InvalidArgumentError(
-        "expected a session for Happy's server: pass --session ID (or set HAPPY_MEDIA_SESSION)",
+        "expected the session for Happy's server in `options.sessionId` or HAPPY_MEDIA_SESSION but received none",
       );
     }
     return new HappyServerStore({ url: spec.slice('happy+'.length), token, sessionId });

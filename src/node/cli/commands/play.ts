@@ -36,9 +36,9 @@ import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from
 import { optionalIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { resolveKey } from '../key-source.js';
-import { runAction } from '../run-action.js';
+import { runAction, withHint } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
-import { openCliStore } from '../store-options.js';
+import { openCliStore, storeErrorHint } from '../store-options.js';
 
 /** Default cache budget of the CLI (bytes). */
 const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
@@ -146,10 +146,14 @@ async function resolveTarget(target: string, flags: PlayFlags, store: BlobStore)
 async function fromStore(
   target: string,
   flags: PlayFlags,
-): Promise<{ store: BlobStore; blobKey: Uint8Array; input: MediaInput }> {
+): Promise<{ store: BlobStore; blobKey: Uint8Array; input: MediaInput; spec: string }> {
   const blobKey = await resolveKey({ key: flags.key, keyFile: flags.keyFile });
-  const { store } = await openCliStore(flags);
-  return { store, blobKey, input: await resolveTarget(target, flags, store) };
+  const { store, spec } = await openCliStore(flags);
+  try {
+    return { store, blobKey, input: await resolveTarget(target, flags, store), spec };
+  } catch (error) {
+    throw withHint(error, storeErrorHint(spec, error));
+  }
 }
 
 /** MESSAGE_ID in a Happy session: the store, key and message all come from the session. */
@@ -285,8 +289,8 @@ export function registerPlay(program: Command): void {
       const retries = optionalIntegerFlag(flags.retries, '--retries', { max: 100 });
       const deadlines = parseDeadlines(flags);
       const happy = flags.happy !== undefined || flags.secretFile !== undefined;
-      const { store, blobKey, input } = happy
-        ? await fromSession(target, flags)
+      const { store, blobKey, input, spec } = happy
+        ? { ...(await fromSession(target, flags)), spec: undefined }
         : await fromStore(target, flags);
       const hintOnFailure = !happy && target.startsWith('sessions/') && flags.format === undefined;
       try {
@@ -294,8 +298,8 @@ export function registerPlay(program: Command): void {
       } catch (error) {
         // Authentication failures all read the same (no detail); what is added here depends only on what
         // the user typed, so it tells nothing about the blob.
-        if (hintOnFailure && error instanceof DecryptionError) process.stderr.write(V1_HINT);
-        throw error;
+        if (hintOnFailure && error instanceof DecryptionError) throw withHint(error, V1_HINT);
+        throw withHint(error, spec === undefined ? undefined : storeErrorHint(spec, error));
       }
     }),
   );
@@ -306,7 +310,7 @@ export function registerPlay(program: Command): void {
  * attachments, and the ones Happy's app sends are v1 blobs, which a bare ref is not taken to be.
  */
 const V1_HINT =
-  "happy-media: hint: a sessions/…/attachments/….enc ref played without --format is read as a v2 blob; attachments sent by Happy's app are v1 blobs: add --format v1, or play the message that names it\n";
+  "a sessions/…/attachments/….enc ref played without --format is read as a v2 blob; attachments sent by Happy's app are v1 blobs: add --format v1, or play the message that names it";
 
 /** Plays `input`: a loopback URL with --serve, else the verified file's path in the cache. */
 async function playInput(

@@ -24,8 +24,8 @@ import { importOptional } from '../../optional-dependency.js';
 import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
 import { interruptible } from '../interrupt.js';
 import { decodeKey, resolveKey } from '../key-source.js';
-import { runAction } from '../run-action.js';
-import { openCliStore } from '../store-options.js';
+import { runAction, withHint } from '../run-action.js';
+import { openCliStore, storeErrorHint } from '../store-options.js';
 
 interface SendCliOptions extends HappyFlags {
   store?: string;
@@ -208,7 +208,7 @@ export function registerSend(program: Command): void {
       if (!seal && options.variant !== undefined) {
         throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
       }
-      const { store } = await openCliStore(options);
+      const { store, spec } = await openCliStore(options);
       const progress = await progressReporter();
       try {
         const result = await interruptible((signal) =>
@@ -222,7 +222,9 @@ export function registerSend(program: Command): void {
             onProgress: progress.update,
             ...(options.format ? { format: options.format } : {}),
           }),
-        );
+        ).catch((error: unknown) => {
+          throw withHint(error, storeErrorHint(spec, error));
+        });
         progress.stop();
         const out = result.envelope
           ? { message: result.message, envelope: result.envelope }
