@@ -39,7 +39,7 @@ const run = promisify(execFile);
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
 if (!SERVER) {
   console.warn(
-    "happy-server-store.test: skipped: HAPPY_MEDIA_HAPPY_SERVER_URL is not set (start Happy's server with scripts/happy-server.sh install/start DIR and source DIR/env)",
+    "attachment-store.test: skipped: HAPPY_MEDIA_HAPPY_SERVER_URL is not set (start Happy's server with scripts/happy-server.sh install/start DIR and source DIR/env)",
   );
 }
 
