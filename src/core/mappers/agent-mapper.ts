@@ -13,6 +13,7 @@
 import { describeValue } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SessionMessage, TurnStatus } from '../protocol/index.js';
+import { ContentIds } from './content-ids.js';
 import { getMapperProvider } from './providers.js';
 import { SessionWriter, type SessionWriterOptions } from './session-writer.js';
 import type { SkipCounts } from './skips.js';
@@ -53,7 +54,11 @@ export interface MapperProvider {
   readonly legacyContentType?: string;
 }
 
-/** Options of {@link createAgentMapper}: the writer's. */
+/**
+ * Options of {@link createAgentMapper}: the writer's. Without `createId`, every id follows from the
+ * events read so far (`content-ids.ts`): the same log maps to the same ids, whoever maps it, however
+ * it is read, and however often.
+ */
 export type AgentMapperOptions = SessionWriterOptions;
 
 /** A running mapper: feed provider events in order, get v2 messages out. */
@@ -70,6 +75,15 @@ export interface AgentMapper {
    * @throws {StreamError} `ERR_STREAM_INVALID` only with `verify: true`, when a mapper bug would write an invalid stream.
    */
   push(event: unknown, context?: EventContext): Promise<SessionMessage[]>;
+  /**
+   * Reads one provider event as {@link AgentMapper.push} would, changing the mapper's state exactly as
+   * push does, but uploads nothing and returns only the ids of the messages push would have returned.
+   * A mapper restarted on a log it has partly mapped replays the events it already wrote, then pushes
+   * the rest: the messages it writes then are the ones (ids included) a single run writes from there.
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` after {@link AgentMapper.end}.
+   */
+  replay(event: unknown, context?: EventContext): Promise<string[]>;
   /**
    * Input ended: flushes buffered events, ends every open call and the open turn (`status`, default
    * `completed` when no call was left open and `cancelled` otherwise), and resolves with the last
@@ -108,7 +122,11 @@ export function createAgentMapper(
       `expected a MapperProvider { name, summary, create } for \`provider\` but received ${describeValue(provider)}`,
     );
   }
-  const writer = new SessionWriter(options);
+  // Ids follow from the events read (content-ids.ts) unless the caller brings its own id seam.
+  const ids = options.createId === undefined ? new ContentIds() : undefined;
+  const writer = new SessionWriter(
+    ids === undefined ? options : { ...options, createId: () => ids.createId() },
+  );
   const handler = provider.create(writer);
   let queue: Promise<unknown> = Promise.resolve();
   let ended = false;
@@ -119,24 +137,35 @@ export function createAgentMapper(
     return run;
   };
 
+  const read = (event: unknown, context: EventContext): Promise<void> => {
+    ids?.nextEvent(event, context.recordId);
+    return Promise.resolve(handler.push(event, context));
+  };
+  const refuseEnded = () =>
+    Promise.reject(new InvalidArgumentError('the mapper has ended: create a new one for a new stream'));
+
   return {
     provider: provider.name,
     writer,
     push(event, context = {}) {
-      if (ended) {
-        return Promise.reject(
-          new InvalidArgumentError('the mapper has ended: create a new one for a new stream'),
-        );
-      }
+      if (ended) return refuseEnded();
       return serialised(async () => {
-        await handler.push(event, context);
+        await read(event, context);
         return writer.take();
+      });
+    },
+    replay(event, context = {}) {
+      if (ended) return refuseEnded();
+      return serialised(async () => {
+        await writer.replay(() => read(event, context));
+        return writer.take().map((message) => message.id);
       });
     },
     end(options = {}) {
       if (ended) return Promise.resolve([]);
       ended = true;
       return serialised(async () => {
+        ids?.nextEnd();
         await handler.end?.();
         if (options.close !== false) {
           writer.endTurn(options.status ?? (writer.openCalls().length > 0 ? 'cancelled' : 'completed'));

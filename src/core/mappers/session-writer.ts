@@ -53,6 +53,7 @@ import {
   type MediaData,
   type MediaDescription,
   type MediaHandler,
+  type MediaUpload,
   mediaFileName,
   sniffInlineMimeType,
 } from './media.js';
@@ -63,7 +64,11 @@ import { type MapperSkip, SkipCounter } from './skips.js';
 export interface SessionWriterOptions {
   /** Where times come from when the provider gives none; default the system clock (`Date.now()`). */
   clock?: MapperClock;
-  /** Creates message, turn, call and agent ids; default cuid2 (`createMessageId`). */
+  /**
+   * Creates message, turn, call and agent ids. A writer on its own defaults to fresh random ids
+   * (`createMessageId`); a mapper (`createAgentMapper`) defaults to ids derived from the events
+   * it reads, so the same log always maps to the same ids.
+   */
   createId?: () => string;
   /** Uploads media (images in prompts and tool results). Without it, media become a `service` note. */
   media?: MediaHandler;
@@ -154,6 +159,17 @@ function formatBytes(size: number): string {
   return `${(size / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
+/** What a replayed upload is described as: a file (the state it leaves is a successful upload's; nothing is uploaded). */
+function replayedUpload(upload: MediaUpload): MediaDescription {
+  return {
+    type: 'file',
+    ref: 'media/replayed',
+    name: upload.name,
+    size: upload.bytes.length,
+    mimeType: upload.mimeType ?? 'application/octet-stream',
+  };
+}
+
 /**
  * The stateful emitter of v2 messages that every provider mapper writes through (see the module
  * comment). Not re-entrant: one mapper feeds one writer, one event at a time (`createAgentMapper`
@@ -193,6 +209,8 @@ export class SessionWriter {
   readonly #callIds = new Set<string>();
   readonly #agents = new Map<string, string>();
   #mediaCount = 0;
+  /** Replaying: media is described as uploaded without calling the handler (see {@link SessionWriter.replay}). */
+  #replaying = false;
 
   constructor(options: SessionWriterOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -628,15 +646,15 @@ export class SessionWriter {
     }
     let description: MediaDescription;
     try {
-      description = await this.#media(
-        {
-          bytes,
-          ...(mimeType === undefined ? {} : { mimeType }),
-          name: info.name ?? mediaFileName(mimeType, index),
-          role: info.role,
-        },
-        this.#signal === undefined ? {} : { signal: this.#signal },
-      );
+      const upload: MediaUpload = {
+        bytes,
+        ...(mimeType === undefined ? {} : { mimeType }),
+        name: info.name ?? mediaFileName(mimeType, index),
+        role: info.role,
+      };
+      description = this.#replaying
+        ? replayedUpload(upload)
+        : await this.#media(upload, this.#signal === undefined ? {} : { signal: this.#signal });
     } catch (error) {
       const code = error instanceof HappyMediaError ? error.code : 'an error';
       this.skips.skip('media-upload-failed', `${noun} ${index}: ${code}`);
@@ -690,6 +708,21 @@ export class SessionWriter {
       throw error;
     }
     return this.#emit(message);
+  }
+
+  /**
+   * Runs `task` (provider events written again to rebuild the state of an earlier run) with media
+   * described as uploaded, without calling the media handler: every message, id and state change is
+   * what the earlier run made, except that a media message describes no real upload. A mapper resumed
+   * on a log replays what it already wrote this way ({@link AgentMapper.replay}).
+   */
+  async replay<T>(task: () => Promise<T>): Promise<T> {
+    this.#replaying = true;
+    try {
+      return await task();
+    } finally {
+      this.#replaying = false;
+    }
   }
 
   // --- v2 input ---

@@ -1,0 +1,217 @@
+/**
+ * Ids a mapper derives from the log: mapping the same log again writes the same messages (ids
+ * included), different logs share no ids, a change in the log changes the ids from there on only, and a
+ * mapper restarted on a log it had partly mapped (replaying what it had read, then pushing the rest)
+ * writes exactly what one run writes from that point, uploading nothing twice.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentMapperOptions,
+  createAgentMapper,
+  type MediaDescription,
+  type MediaHandler,
+  type MediaUpload,
+  type SessionMessage,
+  SessionWriter,
+} from '../../../src/index.js';
+import { readFixture } from '../../helpers/mapped-stream.js';
+import { expectValidStream, FAKE_THUMBHASH, steppingClock } from '../../helpers/mappers.js';
+import {
+  assistant,
+  image,
+  prompt,
+  resetFixtures,
+  text,
+  thinking,
+  toolResult,
+  toolUse,
+  userBlocks,
+} from './claude-fixtures.js';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** A Claude session with a subagent whose sidechain is stored before its Task, a tool result image and thinking. */
+function claudeSession(): unknown[] {
+  resetFixtures();
+  const ask = prompt('Look at the screenshot and check the tests');
+  const think = assistant('msg_1', [thinking('Two things to do')], { parentUuid: ask.uuid as string });
+  const task = assistant('msg_1', [
+    toolUse('toolu_task', 'Task', { description: 'Run tests', prompt: 'Run the tests' }),
+  ]);
+  const sideAsk = prompt('Run the tests', { sidechain: true });
+  const sideRun = assistant('msg_2', [toolUse('toolu_bash', 'Bash', { command: 'npm test' })], {
+    sidechain: true,
+    parentUuid: sideAsk.uuid as string,
+  });
+  const sideResult = userBlocks([toolResult('toolu_bash', 'ok')], {
+    sidechain: true,
+    parentUuid: sideRun.uuid as string,
+  });
+  const shot = assistant('msg_3', [toolUse('toolu_shot', 'Screenshot', {})]);
+  const shotResult = userBlocks([toolResult('toolu_shot', [image(PNG, 'image/png')])]);
+  const taskResult = userBlocks([toolResult('toolu_task', 'All tests pass')]);
+  const answer = assistant('msg_4', [text('The tests pass and the screenshot shows the login page.')]);
+  const next = prompt('Thanks');
+  const again = assistant('msg_5', [text('You are welcome.')]);
+  // The sidechain is stored before its Task: the mapper waits for it.
+  return [ask, think, sideAsk, sideRun, task, sideResult, shot, shotResult, taskResult, answer, next, again];
+}
+
+const LOGS: readonly [name: string, provider: string, events: () => unknown[]][] = [
+  ['a Claude session', 'claude', claudeSession],
+  ['codex exec --json', 'codex', () => readFixture('codex/exec-json.jsonl')],
+  ['a Codex rollout', 'codex', () => readFixture('codex/rollout.jsonl')],
+  ['Codex protocol events', 'codex', () => readFixture('codex/events-approvals.jsonl')],
+  ['an ACP prompt turn', 'acp', () => readFixture('acp/prompt-turn.jsonl')],
+  ['an ACP history replay', 'acp', () => readFixture('acp/load-replay.jsonl')],
+  ['an ACP cancelled turn', 'acp', () => readFixture('acp/cancel.jsonl')],
+];
+
+/** A media handler whose description follows from the bytes alone, and that records what it uploaded. */
+function contentMediaHandler(): { handler: MediaHandler; uploads: MediaUpload[] } {
+  const uploads: MediaUpload[] = [];
+  const handler: MediaHandler = async (upload) => {
+    uploads.push(upload);
+    let sum = 0;
+    for (const byte of upload.bytes) sum = (sum * 31 + byte) >>> 0;
+    const ref = `media/b${upload.bytes.length}-${sum.toString(36)}`;
+    const description: MediaDescription = upload.mimeType?.startsWith('image/')
+      ? { type: 'photo', ref, thumbhash: FAKE_THUMBHASH, width: 1, height: 1 }
+      : {
+          type: 'file',
+          ref,
+          name: upload.name,
+          size: upload.bytes.length,
+          mimeType: 'application/octet-stream',
+        };
+    return description;
+  };
+  return { handler, uploads };
+}
+
+function options(media: MediaHandler): AgentMapperOptions {
+  return { media, clock: steppingClock(), verify: true };
+}
+
+/** One run: the messages each event wrote, then the end's. */
+async function mapPerEvent(provider: string, events: readonly unknown[], media: MediaHandler) {
+  const mapper = createAgentMapper(provider, options(media));
+  const perEvent: SessionMessage[][] = [];
+  for (const event of events) perEvent.push(await mapper.push(event));
+  const end = await mapper.end();
+  return { perEvent, end };
+}
+
+describe('ids follow from the log', () => {
+  it.each(LOGS)('%s maps to the same messages, ids included, every time', async (_name, provider, events) => {
+    const first = await mapPerEvent(provider, events(), contentMediaHandler().handler);
+    const second = await mapPerEvent(provider, events(), contentMediaHandler().handler);
+    expect(second).toEqual(first);
+    const messages = [...first.perEvent.flat(), ...first.end];
+    expect(messages.length).toBeGreaterThan(3);
+    expectValidStream(messages);
+    // Every id the writer made has cuid2's shape (callIds and prompts the provider named are its own).
+    const made = messages.filter((message) => message.type !== 'permission-response').map((m) => m.id);
+    for (const id of made) expect(id).toMatch(/^[a-z][0-9a-z]{23}$/);
+  });
+
+  it('different logs share no id', async () => {
+    const seen = new Map<string, string>();
+    for (const [name, provider, events] of LOGS) {
+      const { perEvent, end } = await mapPerEvent(provider, events(), contentMediaHandler().handler);
+      for (const message of [...perEvent.flat(), ...end]) {
+        expect(seen.get(message.id), `${name} reuses an id of ${seen.get(message.id)}`).toBeUndefined();
+        seen.set(message.id, name);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(100);
+  });
+
+  it('a change in the log keeps the ids before it and changes every id from there on', async () => {
+    const events = readFixture('codex/exec-json.jsonl');
+    const changedAt = Math.floor(events.length / 2);
+    const changed = events.map((event, index) =>
+      index === changedAt ? { ...(event as object), note: 'edited' } : event,
+    );
+    const original = await mapPerEvent('codex', events, contentMediaHandler().handler);
+    const edited = await mapPerEvent('codex', changed, contentMediaHandler().handler);
+    const ids = (run: typeof original, from: number, to: number) =>
+      run.perEvent
+        .slice(from, to)
+        .flat()
+        .map((message) => message.id);
+    expect(ids(edited, 0, changedAt)).toEqual(ids(original, 0, changedAt));
+    const after = new Set(ids(original, changedAt, events.length));
+    expect(after.size).toBeGreaterThan(0);
+    for (const id of ids(edited, changedAt, events.length)) expect(after.has(id)).toBe(false);
+  });
+
+  it('the same event twice in one log gets two sets of ids', async () => {
+    const line = {
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: 's',
+        update: {
+          sessionUpdate: 'agent_message_chunk',
+          messageId: 'm',
+          content: { type: 'text', text: 'hi' },
+        },
+      },
+    };
+    const other = { ...line, params: { ...line.params, update: { ...line.params.update, messageId: 'n' } } };
+    const { perEvent, end } = await mapPerEvent(
+      'acp',
+      [line, other, line, other],
+      contentMediaHandler().handler,
+    );
+    const messages = [...perEvent.flat(), ...end];
+    expect(messages.filter((message) => message.type === 'text')).toHaveLength(4);
+    expectValidStream(messages);
+  });
+
+  it("a caller's createId still names every id, and a writer used on its own makes fresh ones", async () => {
+    let n = 0;
+    const mapper = createAgentMapper('claude', { createId: () => `mine-${++n}` });
+    const written = [...(await mapper.push(prompt('hi'))), ...(await mapper.end())];
+    expect(written.map((message) => message.id)).toEqual(['mine-1']);
+    const one = new SessionWriter();
+    const two = new SessionWriter();
+    expect(one.userText('hi').id).not.toBe(two.userText('hi').id);
+  });
+});
+
+describe('a mapper resumed on a log it had partly mapped', () => {
+  it.each(LOGS)(
+    '%s: replaying the first N events, then pushing the rest, writes what one run writes from N, for every N',
+    async (_name, provider, makeEvents) => {
+      const events = makeEvents();
+      const single = contentMediaHandler();
+      const whole = await mapPerEvent(provider, events, single.handler);
+      expect(single.uploads.length + whole.perEvent.flat().length).toBeGreaterThan(0);
+      for (let resumeAt = 0; resumeAt <= events.length; resumeAt++) {
+        const resumed = contentMediaHandler();
+        const mapper = createAgentMapper(provider, options(resumed.handler));
+        for (let i = 0; i < resumeAt; i++) {
+          expect(await mapper.replay(events[i])).toEqual(whole.perEvent[i]!.map((message) => message.id));
+        }
+        expect(resumed.uploads).toEqual([]);
+        for (let i = resumeAt; i < events.length; i++)
+          expect(await mapper.push(events[i])).toEqual(whole.perEvent[i]);
+        expect(await mapper.end()).toEqual(whole.end);
+        const uploadedAfter = whole.perEvent
+          .slice(resumeAt)
+          .flat()
+          .filter((m) => m.type === 'photo' || m.type === 'file');
+        expect(resumed.uploads).toHaveLength(uploadedAfter.filter((m) => m.ref.startsWith('media/')).length);
+      }
+    },
+  );
+
+  it('refuses to replay after the end', async () => {
+    const mapper = createAgentMapper('claude');
+    await mapper.end();
+    await expect(mapper.replay(prompt('late'))).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+  });
+});
