@@ -170,12 +170,15 @@ export {
 } from './core/happy/index.js';
 // Mapping agent output into v2: the provider mappers and the kit they share (docs/mappers.md).
 export {
+  type AgentLogFormat,
   type AgentMapper,
   type AgentMapperOptions,
   CALL_UNFINISHED_ERROR,
   type CallFields,
   createAgentMapper,
+  type DetectedAgentLog,
   describeMediaMessage,
+  detectAgentLog,
   type EventContext,
   type FileDescription,
   getMapperProvider,

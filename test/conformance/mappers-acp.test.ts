@@ -7,6 +7,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { detectAgentLog } from '../../src/index.js';
 import { corpusPath, hasCorpus } from '../helpers/corpus.js';
 import { summarize } from '../helpers/mapped-stream.js';
 import { mapValid, recordingMediaHandler, sequentialIds, steppingClock } from '../helpers/mappers.js';
@@ -84,6 +85,7 @@ describe.skipIf(!hasCorpus)('ACP spec examples (corpus) through the ACP mapper',
         .filter((example) => example.name.startsWith(`${page}__`) && 'jsonrpc' in example.value)
         .map((example) => example.value);
       expect(events.length).toBeGreaterThan(0);
+      expect(detectAgentLog(events)).toMatchObject({ provider: 'acp' });
       const { summary } = await map(events);
       const want = expected(events);
       const written = [...summary.userTexts, ...summary.agentTexts, ...summary.thinking].join('\n');

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
 import {
   assertSessionMessage,
+  detectAgentLog,
   foldTranscript,
   type MapHappyRecordsOptions,
   mapHappyRecords,
@@ -172,6 +173,7 @@ describe.skipIf(!hasCorpus)('conformance: Claude Code logs (corpus protocol/happ
     expect(files.length).toBeGreaterThanOrEqual(11);
     for (const file of files) {
       const lines = await jsonl(file);
+      expect(detectAgentLog(lines), file).toMatchObject({ provider: 'claude', format: 'claude-session' });
       const { messages, skipped } = await mapValid('claude', lines);
       expectNothingLost(lines, messages);
       expect(skipped.byReason['unknown-event'] ?? 0, file).toBe(0);
@@ -263,6 +265,7 @@ describe.skipIf(!hasCorpus)("conformance: Happy's app traces (legacy records)", 
   it('every trace maps to one valid stream with every text and tool call, subagents under their Task', async () => {
     for (const file of ['trace_0.json', 'trace_1.json', 'trace_2.json']) {
       const records = await trace(file);
+      expect(detectAgentLog(records), file).toMatchObject({ provider: 'happy' });
       const { messages, summary } = await readAll(records);
       const lines = claudeLines(records);
       expectNothingLost(lines, messages);

@@ -150,6 +150,7 @@ const UNIVERSAL = [
   'SessionWriter',
   'createAgentMapper',
   'describeMediaMessage',
+  'detectAgentLog',
   'getMapperProvider',
   'mapAgentOutput',
   'mapHappyRecords',

@@ -16,6 +16,7 @@ export {
   type ProviderMapper,
 } from './agent-mapper.js';
 export { type MapperClock, systemClock } from './clock.js';
+export { type AgentLogFormat, type DetectedAgentLog, detectAgentLog } from './detect.js';
 export {
   DEFAULT_MAX_MEDIA_BYTES,
   describeMediaMessage,

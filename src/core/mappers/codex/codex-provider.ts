@@ -5,7 +5,8 @@
  *
  * - `codex exec --json` events (`exec-reader.ts`);
  * - session rollout lines `{ timestamp, type, payload }` (`rollout-reader.ts`);
- * - protocol events (`EventMsg`), bare or as `{ id, msg }` (`event-reader.ts`), and approval answers as
+ * - protocol events (`EventMsg`), bare, as `{ id, msg }` or in `codex mcp`'s `codex/event`
+ *   notifications (`event-reader.ts`), and approval answers as
  *   submissions `{ id, op: { type: 'exec_approval' | 'patch_approval', … } }` (`CodexSession`);
  * - Happy's legacy `{ type: 'codex', data }` records, through {@link ProviderMapper.pushLegacy}
  *   (`legacy-reader.ts`).
@@ -36,12 +37,14 @@ class CodexMapper implements ProviderMapper {
     this.#rollout = new RolloutReader(this.#session, this.#events);
   }
 
-  async push(event: unknown, context: EventContext): Promise<void> {
+  async push(line: unknown, context: EventContext): Promise<void> {
     const place = { time: context.time };
-    if (!isJsonObject(event)) {
-      this.#session.writer.skips.skip('unknown-event', `a ${typeName(event)} instead of an object`);
+    if (!isJsonObject(line)) {
+      this.#session.writer.skips.skip('unknown-event', `a ${typeName(line)} instead of an object`);
       return;
     }
+    // `codex mcp` sends its events as JSON-RPC notifications: `{ method: 'codex/event', params: { id, msg } }`.
+    const event = line.method === 'codex/event' && isJsonObject(line.params) ? line.params : line;
     if (isRolloutLine(event)) await this.#rollout.read(event);
     else if (isJsonObject(event.msg)) await this.#events.read(event.msg, 'events', place);
     else if (isJsonObject(event.op)) this.#session.answerApproval(event, place);
