@@ -37,12 +37,18 @@ export function sequentialIds(prefix = 'id'): () => string {
 /** A valid ThumbHash (base64) for fake photo descriptions. */
 export const FAKE_THUMBHASH = '3OcRJYB4d3h/iIeHeEh3eIhw+j2w';
 
-/** A media handler that records every upload and describes images as photos, the rest as files. */
-export function recordingMediaHandler(): { handler: MediaHandler; uploads: MediaUpload[] } {
+/**
+ * A media handler that records every upload and describes images as photos, the rest as files; refs
+ * are `media/upload-N` in upload order, or what `refOf` makes of the upload.
+ */
+export function recordingMediaHandler(refOf?: (upload: MediaUpload) => string): {
+  handler: MediaHandler;
+  uploads: MediaUpload[];
+} {
   const uploads: MediaUpload[] = [];
   const handler: MediaHandler = async (upload) => {
     uploads.push(upload);
-    const ref = `media/upload-${uploads.length}`;
+    const ref = refOf?.(upload) ?? `media/upload-${uploads.length}`;
     const description: MediaDescription = upload.mimeType?.startsWith('image/')
       ? { type: 'photo', ref, thumbhash: FAKE_THUMBHASH, width: 1, height: 1 }
       : {

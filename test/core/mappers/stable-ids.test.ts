@@ -8,14 +8,13 @@ import { describe, expect, it } from 'vitest';
 import {
   type AgentMapperOptions,
   createAgentMapper,
-  type MediaDescription,
   type MediaHandler,
   type MediaUpload,
   type SessionMessage,
   SessionWriter,
 } from '../../../src/index.js';
 import { readFixture } from '../../helpers/mapped-stream.js';
-import { expectValidStream, FAKE_THUMBHASH, steppingClock } from '../../helpers/mappers.js';
+import { expectValidStream, recordingMediaHandler, steppingClock } from '../../helpers/mappers.js';
 import {
   assistant,
   image,
@@ -68,26 +67,13 @@ const LOGS: readonly [name: string, provider: string, events: () => unknown[]][]
   ['an ACP cancelled turn', 'acp', () => readFixture('acp/cancel.jsonl')],
 ];
 
-/** A media handler whose description follows from the bytes alone, and that records what it uploaded. */
+/** A media handler whose refs follow from the bytes alone, so two runs describe an image alike. */
 function contentMediaHandler(): { handler: MediaHandler; uploads: MediaUpload[] } {
-  const uploads: MediaUpload[] = [];
-  const handler: MediaHandler = async (upload) => {
-    uploads.push(upload);
+  return recordingMediaHandler((upload) => {
     let sum = 0;
     for (const byte of upload.bytes) sum = (sum * 31 + byte) >>> 0;
-    const ref = `media/b${upload.bytes.length}-${sum.toString(36)}`;
-    const description: MediaDescription = upload.mimeType?.startsWith('image/')
-      ? { type: 'photo', ref, thumbhash: FAKE_THUMBHASH, width: 1, height: 1 }
-      : {
-          type: 'file',
-          ref,
-          name: upload.name,
-          size: upload.bytes.length,
-          mimeType: 'application/octet-stream',
-        };
-    return description;
-  };
-  return { handler, uploads };
+    return `media/b${upload.bytes.length}-${sum.toString(36)}`;
+  });
 }
 
 function options(media: MediaHandler): AgentMapperOptions {
