@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { SkipSuite } from './context.js';
 
@@ -68,6 +68,45 @@ export async function photo12mp(dir: string): Promise<string> {
       .jpeg({ quality: 88 })
       .toFile(`${tmp}.jpg`);
     await rename(`${tmp}.jpg`, tmp);
+  });
+}
+
+/** libheif's decoder on the PATH (`heif-dec`, or `heif-convert` before libheif 1.17), if any. */
+export function heifDecoderOnPath(): string | undefined {
+  for (const name of ['heif-dec', 'heif-convert']) {
+    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
+    }
+  }
+  return undefined;
+}
+
+/** libheif's encoder (Debian: libheif-examples), which writes HEIC with or without a thumbnail item. */
+export const HEIF_ENC = process.env.HEIF_ENC_PATH ?? 'heif-enc';
+
+/** True when {@link HEIF_ENC} starts. */
+export async function hasHeifEnc(): Promise<boolean> {
+  try {
+    await run(HEIF_ENC, ['--list-encoders'], { timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The 12 MP JPEG ({@link photo12mp}) as a HEIC of the same pixel size (quality 80), with a 320 px
+ * thumbnail item as phones write one, or without. heif-enc takes ~20 s for each; cached.
+ */
+export async function heic12mp(dir: string, thumbnail: boolean): Promise<string> {
+  const jpeg = await photo12mp(dir);
+  const name = `photo-12mp-${thumbnail ? 'thumbnail' : 'no-thumbnail'}.heic`;
+  return cached(join(dir, name), async (tmp) => {
+    const out = `${tmp}.heic`;
+    await run(HEIF_ENC, ['-q', '80', ...(thumbnail ? ['-t', '320'] : []), '-o', out, jpeg], {
+      timeout: 300_000,
+    });
+    await rename(out, tmp);
   });
 }
 

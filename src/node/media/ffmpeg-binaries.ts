@@ -1,5 +1,6 @@
 /**
- * Which ffmpeg and ffprobe binaries run: the one place that decides.
+ * Which ffmpeg and ffprobe binaries run: the one place that decides (and which system HEIF decoder,
+ * {@link heifDecoderBinary}: option → `HEIF_DEC_PATH` → the `PATH`, nothing bundled).
  *
  * Order: an explicit option (`ffmpegPath`/`ffprobePath`) → the `FFMPEG_PATH`/`FFPROBE_PATH` environment
  * variable → a system binary on the `PATH` → the binary bundled through `@ffmpeg-installer/ffmpeg` and
@@ -194,4 +195,24 @@ export function locateBinary(tool: ToolName, explicit?: string): LocatedBinary {
   const bundled = bundledBinary(tool).path;
   if (bundled) return { path: bundled, source: 'bundled' };
   return { path: tool, source: 'missing' };
+}
+
+/** The environment variable naming the system HEIF decoder. */
+export const HEIF_DEC_ENV = 'HEIF_DEC_PATH';
+
+/**
+ * The system HEIF decoder to use, or undefined for none: `explicit` (a path, or `false` for none) →
+ * `HEIF_DEC_PATH` → `heif-dec` or `heif-convert` on the `PATH`.
+ *
+ * @example
+ * ```ts
+ * heifDecoderBinary(); // '/usr/bin/heif-convert' on Debian 12 with libheif-examples
+ * ```
+ */
+export function heifDecoderBinary(explicit?: string | false): string | undefined {
+  if (explicit === false) return undefined;
+  if (explicit !== undefined) return explicit;
+  const fromEnv = process.env[HEIF_DEC_ENV];
+  if (fromEnv) return fromEnv;
+  return findOnPath('heif-dec') ?? findOnPath('heif-convert');
 }

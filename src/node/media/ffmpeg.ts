@@ -103,6 +103,9 @@ export interface RunToolOptions {
 
 export type { ToolName } from './ffmpeg-binaries.js';
 
+/** A tool {@link runTool} starts: ffprobe, ffmpeg, or the system HEIF decoder (heif-dec.ts). */
+export type ChildTool = ToolName | 'heif-dec';
+
 /** The one message for a missing binary (with why the bundled one is not there, when it is not). */
 export function ffmpegMissingMessage(tool: ToolName, binary: string): string {
   const env = BINARY_ENV[tool];
@@ -120,10 +123,10 @@ export function ffmpegMissingMessage(tool: ToolName, binary: string): string {
 /** What ffmpeg and ffprobe print when an allocation failed (under `ulimit -d`, or a real shortage). */
 const OUT_OF_MEMORY = /Cannot allocate memory|out of memory|ENOMEM/i;
 
-/** A child that could not be started: `ERR_FFMPEG_MISSING` when the binary is missing or not executable. */
-function missingBinary(tool: ToolName, binary: string, error: unknown): ProbeError {
+/** A child that could not be started: `ERR_FFMPEG_MISSING` when ffmpeg or ffprobe is missing or not executable. */
+function missingBinary(tool: ChildTool, binary: string, error: unknown): ProbeError {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT' || code === 'EACCES' || error instanceof DiskError) {
+  if (tool !== 'heif-dec' && (code === 'ENOENT' || code === 'EACCES' || error instanceof DiskError)) {
     return new ProbeError(ffmpegMissingMessage(tool, binary), { code: 'ERR_FFMPEG_MISSING', cause: error });
   }
   return new ProbeError(`${tool} could not be run: ${(error as Error).message}`, { cause: error });
@@ -137,13 +140,14 @@ export function inputArgument(path: string): string {
 /**
  * Runs `binary args…` and resolves with its stdout once it has exited with status 0.
  *
- * @throws {ProbeError} `ERR_FFMPEG_MISSING` when the binary cannot be started; `ERR_PROBE_TIMEOUT` when
+ * @throws {ProbeError} `ERR_FFMPEG_MISSING` when ffmpeg or ffprobe cannot be started (another tool:
+ *   `ERR_PROBE_FAILED`); `ERR_PROBE_TIMEOUT` when
  *   it ran past `timeoutMs` (it is killed); `ERR_PROBE_FAILED` on a non-zero exit or a crash (signal).
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when it printed more than `maxOutputBytes` (it is killed).
  * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts (it is killed).
  */
 export function runTool(
-  tool: ToolName,
+  tool: ChildTool,
   binary: string,
   args: readonly string[],
   options: RunToolOptions,

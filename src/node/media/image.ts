@@ -118,10 +118,15 @@ async function headerWithinLimit(
   return meta;
 }
 
-/** The one decode: orient, shrink to ≤100×100 (never enlarge), sRGB, 8-bit RGBA. */
-async function smallRgba(image: Sharp): Promise<{ width: number; height: number; data: Buffer }> {
-  const { data, info } = await image
-    .autoOrient()
+/**
+ * The one decode: orient (unless the pixels already are: a decoder's output), shrink to ≤100×100 (never
+ * enlarge), sRGB, 8-bit RGBA.
+ */
+async function smallRgba(
+  image: Sharp,
+  orient = true,
+): Promise<{ width: number; height: number; data: Buffer }> {
+  const { data, info } = await (orient ? image.autoOrient() : image)
     .resize({
       width: THUMBHASH_MAX_SIDE,
       height: THUMBHASH_MAX_SIDE,
@@ -218,5 +223,30 @@ export async function thumbhashFromPixels(width: number, height: number, rgba: U
     return thumbhashFromRgba(small.width, small.height, small.data);
   } catch (error) {
     throw wrap(error, 'the decoded pixels');
+  }
+}
+
+/**
+ * Displayed size and ThumbHash of a picture another decoder wrote (libheif's `heif-dec`): its pixels are
+ * already turned, mirrored and cropped, so an EXIF orientation it may have copied is not applied again.
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` above the pixel limit.
+ * @throws {ProbeError} `ERR_PROBE_FAILED` when sharp cannot decode it.
+ */
+export async function probeDecodedPicture(path: string, maxInputPixels: number): Promise<PictureProbe> {
+  const sharp = await loadSharp();
+  try {
+    const meta = await headerWithinLimit(sharp, path, maxInputPixels);
+    if (!meta.width || !meta.height)
+      throw new ProbeError('sharp could not decode the picture: it reports no size');
+    const small = await smallRgba(sharp(path, inputOptions(maxInputPixels)), false);
+    return {
+      width: meta.width,
+      height: meta.height,
+      thumbhash: thumbhashFromRgba(small.width, small.height, small.data),
+    };
+  } catch (error) {
+    if (error instanceof LimitError || error instanceof ProbeError) throw error;
+    throw wrap(error, 'the decoded picture');
   }
 }

@@ -6,7 +6,7 @@
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError, LimitError } from '../../core/errors.js';
 import { checkedTimeoutMs } from '../../core/timeout.js';
-import { locateBinary, type ToolName } from './ffmpeg-binaries.js';
+import { heifDecoderBinary, locateBinary, type ToolName } from './ffmpeg-binaries.js';
 
 /** Options of {@link probeMedia} and the lower-level probes. All limits are optional. */
 export interface ProbeOptions {
@@ -39,6 +39,12 @@ export interface ProbeOptions {
    * optional dependency `@ffmpeg-installer/ffmpeg`.
    */
   ffmpegPath?: string;
+  /**
+   * The system HEIF decoder (libheif's `heif-dec`, or `heif-convert` before libheif 1.17), used for a
+   * HEIC without a thumbnail item; `false` for none (libheif in WebAssembly only). Default: env
+   * `HEIF_DEC_PATH`, else `heif-dec` or `heif-convert` on the `PATH`, else none.
+   */
+  heifDecPath?: string | false;
   /** Cancels the probe: children are killed, temp files removed, and the promise rejects with `ERR_ABORTED`. */
   signal?: AbortSignal;
 }
@@ -91,6 +97,8 @@ export interface ResolvedProbeOptions {
   maxHeicBytes: number;
   ffprobePath: string;
   ffmpegPath: string;
+  /** The system HEIF decoder, or undefined for none. */
+  heifDecPath: string | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -108,6 +116,19 @@ function binary(value: string | undefined, name: string, tool: ToolName): string
     throw new InvalidArgumentError(`expected a non-empty path for \`${name}\` but received ${typeof chosen}`);
   }
   return chosen;
+}
+
+function heifDecoder(value: string | false | undefined): string | undefined {
+  if (
+    value !== undefined &&
+    value !== false &&
+    (typeof value !== 'string' || value === '' || value.includes('\0'))
+  ) {
+    throw new InvalidArgumentError(
+      `expected a path or false for \`heifDecPath\` but received ${typeof value === 'string' ? 'an empty or NUL-containing string' : typeof value}`,
+    );
+  }
+  return heifDecoderBinary(value);
 }
 
 /**
@@ -137,6 +158,7 @@ export function resolveProbeOptions(options: ProbeOptions = {}): ResolvedProbeOp
     maxHeicBytes: positive(options.maxHeicBytes, 'maxHeicBytes', DEFAULT_MAX_HEIC_BYTES),
     ffprobePath: binary(options.ffprobePath, 'ffprobePath', 'ffprobe'),
     ffmpegPath: binary(options.ffmpegPath, 'ffmpegPath', 'ffmpeg'),
+    heifDecPath: heifDecoder(options.heifDecPath),
     signal: options.signal,
   };
 }

@@ -25,8 +25,8 @@ import { unreadableInput } from '../../core/unreadable-input.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
 import { ffprobe } from './ffmpeg.js';
-import { decodeHeicFile, HEIF_STILL_TYPES } from './heic.js';
-import { probeImage, sharpDecodes, thumbhashFromPixels } from './image.js';
+import { HEIF_STILL_TYPES, probeAvifThumbnail, probeHeic } from './heic.js';
+import { probeImage, sharpDecodes } from './image.js';
 import { id3AudioStart, OCTET_STREAM, sniffMimeType } from './mime.js';
 import { type ProbeOptions, type ResolvedProbeOptions, resolveProbeOptions } from './options.js';
 import type { MediaProbe, ProbeStreamInput } from './types.js';
@@ -86,7 +86,9 @@ async function probePhoto(
   };
   if (sharpDecodes(mimeType)) {
     try {
-      return await probeImage(path, mimeType === 'image/svg+xml', limits);
+      // An AVIF with a thumbnail item is hashed from it, as a HEIC is (heic.ts); sharp decodes the rest.
+      const fromThumbnail = mimeType === 'image/avif' ? await probeAvifThumbnail(path, options) : undefined;
+      return fromThumbnail ?? (await probeImage(path, mimeType === 'image/svg+xml', limits));
     } catch (error) {
       if (!degradable(error)) throw error;
       if (error instanceof ProbeError && FFMPEG_RETRY_AFTER_SHARP.has(mimeType))
@@ -96,12 +98,7 @@ async function probePhoto(
   }
   if (HEIF_STILL_TYPES.has(mimeType)) {
     try {
-      const decoded = await decodeHeicFile(path, {
-        maxBytes: options.maxHeicBytes,
-        maxPixels: options.maxInputPixels,
-      });
-      const thumbhash = await thumbhashFromPixels(decoded.width, decoded.height, decoded.rgba);
-      return { width: decoded.width, height: decoded.height, thumbhash };
+      return await probeHeic(path, options);
     } catch (error) {
       if (!degradable(error)) throw error;
       if (error instanceof LimitError) return { failed: reason(error) };

@@ -1,7 +1,8 @@
 /**
  * Builds small HEIF files whose primary item is a derived image (a `grid` or an `iovl` overlay of HEVC
  * tiles), the layout of iPhone photos and of many camera HEICs, with control over what the real-world
- * files vary in: whether the tiles are marked hidden, and where the primary item sits in the item list.
+ * files vary in: whether the tiles are marked hidden, where the primary item sits in the item list, a
+ * thumbnail item beside the picture, an `irot` turn, and Exif and XMP items.
  * Tiles are encoded by ffmpeg (libx265), one solid colour each, then boxed here (ISO/IEC 23008-12).
  */
 import { execFile } from 'node:child_process';
@@ -84,9 +85,10 @@ function hvcC(nals: Buffer[]): Buffer {
   );
 }
 
-/** One solid-colour HEVC frame of `width`×`height` from ffmpeg, as Annex B NAL units. */
+/** One HEVC frame of `width`×`height` from ffmpeg, as Annex B NAL units: a solid colour, or a lavfi graph. */
 async function encodeTile(ffmpeg: string, dir: string, colour: string, width: number, height: number) {
-  const out = join(dir, `tile-${colour}.hevc`);
+  const source = colour.includes('[') ? colour : `color=c=${colour}:size=${width}x${height}`;
+  const out = join(dir, `tile-${process.pid}-${Math.random().toString(36).slice(2)}.hevc`);
   await run(ffmpeg, [
     '-hide_banner',
     '-v',
@@ -95,7 +97,7 @@ async function encodeTile(ffmpeg: string, dir: string, colour: string, width: nu
     '-f',
     'lavfi',
     '-i',
-    `color=c=${colour}:size=${width}x${height}`,
+    source,
     '-frames:v',
     '1',
     '-pix_fmt',
@@ -113,6 +115,16 @@ async function encodeTile(ffmpeg: string, dir: string, colour: string, width: nu
   return nals;
 }
 
+/** A lavfi graph drawing the four tile colours as quadrants of a `width`×`height` picture. */
+function quadrants(width: number, height: number): string {
+  const size = `${width / 2}x${height / 2}`;
+  const [a, b, c, d] = TILE_COLOURS;
+  return (
+    `color=c=${a}:s=${size}[a];color=c=${b}:s=${size}[b];color=c=${c}:s=${size}[c];color=c=${d}:s=${size}[d];` +
+    '[a][b]hstack[top];[c][d]hstack[bottom];[top][bottom]vstack'
+  );
+}
+
 /** How the derived primary image is put together. */
 export interface DerivedHeifOptions {
   /** `grid` (tiles side by side) or `iovl` (tiles placed on a canvas at offsets). */
@@ -121,6 +133,19 @@ export interface DerivedHeifOptions {
   hiddenTiles: boolean;
   /** Put the primary item first or last in the item list. */
   primary: 'first' | 'last';
+  /**
+   * A thumbnail item (`thmb`): its coded size, and a solid colour (default: the same four quadrants as
+   * the picture, i.e. the picture shrunk).
+   */
+  thumbnail?: { width: number; height: number; colour?: string };
+  /** An `irot` on the picture (and its thumbnail), in quarter turns counter-clockwise. */
+  rotation?: 1 | 2 | 3;
+  /** An `Exif` item describing the picture (`cdsc`): the TIFF bytes, stored after a 4-byte offset of 0. */
+  exif?: Uint8Array;
+  /** An XMP packet (`mime` item, `application/rdf+xml`) describing the picture. */
+  xmp?: string;
+  /** Tiles (and the picture) this many times {@link DERIVED_SIZE} on each side (default 1). */
+  scale?: number;
 }
 
 /** Size of the whole picture, and of each of its four tiles (2×2). */
@@ -130,14 +155,21 @@ export const TILE_COLOURS = ['red', 'lime', 'blue', 'white'] as const;
 
 /**
  * A HEIC whose primary item is a 960×640 `grid` or `iovl` of four 480×320 HEVC tiles (red, green, blue,
- * white), encoded with `ffmpeg` (needs libx265).
+ * white), encoded with `ffmpeg` (needs libx265); optionally with a thumbnail item, a rotation, an Exif
+ * item and an XMP item.
  */
 export async function buildDerivedHeif(
   ffmpeg: string,
   dir: string,
   options: DerivedHeifOptions,
 ): Promise<Buffer> {
-  const { width, height, tileWidth, tileHeight } = DERIVED_SIZE;
+  const scale = options.scale ?? 1;
+  const [width, height, tileWidth, tileHeight] = [
+    DERIVED_SIZE.width,
+    DERIVED_SIZE.height,
+    DERIVED_SIZE.tileWidth,
+    DERIVED_SIZE.tileHeight,
+  ].map((n) => n * scale) as [number, number, number, number];
   const tiles = [];
   for (const colour of TILE_COLOURS) tiles.push(await encodeTile(ffmpeg, dir, colour, tileWidth, tileHeight));
   const tileData = tiles.map((nals) =>
@@ -158,46 +190,90 @@ export async function buildDerivedHeif(
           ...[0, 1, 2, 3].flatMap((i) => [u16((i % 2) * tileWidth), u16(Math.floor(i / 2) * tileHeight)]),
         ]);
 
-  // Item ids: tiles 1–4, the derived image 5; the item list order decides where the primary sits.
+  // Item ids: tiles 1–4, the derived image 5, the thumbnail 6, Exif 7, XMP 8; the item list order
+  // decides where the primary sits.
   const tileIds = [1, 2, 3, 4];
   const derivedId = 5;
-  const order = options.primary === 'first' ? [derivedId, ...tileIds] : [...tileIds, derivedId];
-  const infe = (id: number) =>
-    id === derivedId
-      ? fullBox('infe', 2, 0, u16(id), u16(0), Buffer.from(options.kind, 'latin1'), u8(0))
-      : fullBox(
-          'infe',
-          2,
-          options.hiddenTiles ? 1 : 0,
-          u16(id),
-          u16(0),
-          Buffer.from('hvc1', 'latin1'),
-          u8(0),
-        );
+  const thumbId = 6;
+  const exifId = 7;
+  const xmpId = 8;
+  const extras = [
+    ...(options.thumbnail ? [thumbId] : []),
+    ...(options.exif ? [exifId] : []),
+    ...(options.xmp ? [xmpId] : []),
+  ];
+  const order = [
+    ...(options.primary === 'first' ? [derivedId, ...tileIds] : [...tileIds, derivedId]),
+    ...extras,
+  ];
+  const infe = (id: number) => {
+    if (id === derivedId) {
+      return fullBox('infe', 2, 0, u16(id), u16(0), Buffer.from(options.kind, 'latin1'), u8(0));
+    }
+    if (id === thumbId) return fullBox('infe', 2, 0, u16(id), u16(0), Buffer.from('hvc1', 'latin1'), u8(0));
+    if (id === exifId) return fullBox('infe', 2, 1, u16(id), u16(0), Buffer.from('Exif', 'latin1'), u8(0));
+    if (id === xmpId) {
+      const type = Buffer.from('application/rdf+xml\0', 'latin1');
+      return fullBox('infe', 2, 1, u16(id), u16(0), Buffer.from('mime', 'latin1'), u8(0), type);
+    }
+    return fullBox(
+      'infe',
+      2,
+      options.hiddenTiles ? 1 : 0,
+      u16(id),
+      u16(0),
+      Buffer.from('hvc1', 'latin1'),
+      u8(0),
+    );
+  };
   const iinf = fullBox('iinf', 0, 0, u16(order.length), ...order.map(infe));
+  const reference = (type: string, from: number, to: number[]) =>
+    box(type, u16(from), u16(to.length), ...to.map((id) => u16(id)));
   const iref = fullBox(
     'iref',
     0,
     0,
-    box('dimg', u16(derivedId), u16(tileIds.length), ...tileIds.map((id) => u16(id))),
+    reference('dimg', derivedId, tileIds),
+    ...(options.thumbnail ? [reference('thmb', thumbId, [derivedId])] : []),
+    ...(options.exif ? [reference('cdsc', exifId, [derivedId])] : []),
+    ...(options.xmp ? [reference('cdsc', xmpId, [derivedId])] : []),
   );
-  // Properties: 1 hvcC (all tiles share it: same encoder settings), 2 tile ispe, 3 picture ispe.
+  const thumbNals = options.thumbnail
+    ? await encodeTile(
+        ffmpeg,
+        dir,
+        options.thumbnail.colour ?? quadrants(options.thumbnail.width, options.thumbnail.height),
+        options.thumbnail.width,
+        options.thumbnail.height,
+      )
+    : undefined;
+  // Properties: 1 hvcC (all tiles share it: same encoder settings), 2 tile ispe, 3 picture ispe,
+  // 4 irot, 5 thumbnail hvcC, 6 thumbnail ispe.
   const ipco = box(
     'ipco',
     hvcC(tiles[0]!),
     fullBox('ispe', 0, 0, u32(tileWidth), u32(tileHeight)),
     fullBox('ispe', 0, 0, u32(width), u32(height)),
+    box('irot', u8(options.rotation ?? 0)),
+    ...(thumbNals && options.thumbnail
+      ? [hvcC(thumbNals), fullBox('ispe', 0, 0, u32(options.thumbnail.width), u32(options.thumbnail.height))]
+      : []),
   );
+  const rotate = options.rotation ? [u8(0x80 | 4)] : [];
   const ipma = fullBox(
     'ipma',
     0,
     0,
-    u32(order.length),
-    ...order.map((id) =>
-      id === derivedId
-        ? Buffer.concat([u16(id), u8(1), u8(3)])
-        : Buffer.concat([u16(id), u8(2), u8(0x80 | 1), u8(2)]),
-    ),
+    u32(order.filter((id) => id !== exifId && id !== xmpId).length),
+    ...order
+      .filter((id) => id !== exifId && id !== xmpId)
+      .map((id) =>
+        id === derivedId
+          ? Buffer.concat([u16(id), u8(1 + rotate.length), u8(3), ...rotate])
+          : id === thumbId
+            ? Buffer.concat([u16(id), u8(2 + rotate.length), u8(0x80 | 5), u8(6), ...rotate])
+            : Buffer.concat([u16(id), u8(2), u8(0x80 | 1), u8(2)]),
+      ),
   );
   const pitm = fullBox('pitm', 0, 0, u16(derivedId));
   const hdlr = fullBox('hdlr', 0, 0, u32(0), Buffer.from('pict', 'latin1'), u32(0), u32(0), u32(0), u8(0));
@@ -205,6 +281,14 @@ export async function buildDerivedHeif(
     ...tileIds.map((id, i) => [id, tileData[i]!] as const),
     [derivedId, derivedData],
   ]);
+  if (thumbNals) {
+    data.set(
+      thumbId,
+      Buffer.concat(thumbNals.filter((n) => nalType(n) < 32).flatMap((n) => [u32(n.length), n])),
+    );
+  }
+  if (options.exif) data.set(exifId, Buffer.concat([u32(0), Buffer.from(options.exif)]));
+  if (options.xmp) data.set(xmpId, Buffer.from(options.xmp, 'utf8'));
   const iloc = (offsets: Map<number, number>) =>
     fullBox(
       'iloc',
