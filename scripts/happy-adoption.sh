@@ -140,8 +140,8 @@ install_deps() {
   printf '%s\n' "$stamp" >"$deps/.stamp"
 }
 
-# The test files of what the series touches in packages/PACKAGE: each touched test file, and every test
-# file of the package that imports a touched module (by a relative path or the package's `@/` alias).
+# The unit test files of what the series touches in packages/PACKAGE: each touched test file, and every
+# test file of the package that imports a touched module (by a relative path or the package's `@/` alias).
 touched_tests() {
   local package="$1" list
   mapfile -t list < <(patches)
@@ -150,7 +150,8 @@ touched_tests() {
       const fs = require("node:fs"), path = require("node:path");
       const [tree, root, sourceDir] = process.argv.slice(1);
       const touched = fs.readFileSync(0, "utf8").split("\n").filter(Boolean).map((p) => path.join(tree, p));
-      const isTest = (file) => /\.(test|spec)\.tsx?$/.test(file);
+      // Unit tests only: *.integration.test.ts need a running agent and server (Happy runs them apart).
+      const isTest = (file) => /\.(test|spec)\.tsx?$/.test(file) && !/\.integration\.test\./.test(file);
       const modules = new Set(touched.filter((file) => !isTest(file) && /\.tsx?$/.test(file)).map((file) => file.replace(/\.tsx?$/, "")));
       const tests = new Set(touched.filter((file) => isTest(file) && fs.existsSync(file)));
       const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -193,6 +194,40 @@ export default defineConfig({
   test: { environment: 'node', globals: false, cache: false },
 });
 EOF
+}
+
+# vitest in packages/DIR with CONFIG (empty: the package's own) on the given files; none given: nothing
+# to run, unless ALL is set (the package's whole suite).
+# tsc --noEmit --strict on the modules of PACKAGE listed under "typecheck" in test-deps.json: those compile
+# with only the test packages (the packages' own tsconfig needs their whole dependency tree).
+typecheck() {
+  local package="$1" sources files config="$WORKDIR/deps/tsconfig.$1-check.json" options
+  files="$(node -e '
+    const [list, root, pkg] = process.argv.slice(1);
+    const files = JSON.parse(require("node:fs").readFileSync(list, "utf8")).typecheck?.[pkg] ?? [];
+    console.log(JSON.stringify(files.map((file) => `${root}/${file}`)));
+  ' "$SERIES/test-deps.json" "$TREE/packages/$package" "$package")"
+  [ "$files" != "[]" ] || return 0
+  if [ "$package" = happy-app ]; then
+    sources=sources
+    options='"lib": ["ES2022", "DOM"], "types": [], "allowImportingTsExtensions": true'
+  else
+    sources=src
+    options='"lib": ["ES2022"], "types": ["node"], "typeRoots": ["'"$WORKDIR"'/deps/node_modules/@types"], "experimentalDecorators": true'
+  fi
+  cat >"$config" <<EOF
+{
+  "compilerOptions": {
+    "strict": true, "noEmit": true, "skipLibCheck": true, "target": "ES2022", "module": "ESNext",
+    "moduleResolution": "bundler", $options,
+    "baseUrl": "$TREE/packages/$package",
+    "paths": { "@/*": ["./$sources/*"], "@slopus/happy-wire": ["../happy-wire/src/index.ts"] }
+  },
+  "files": $files
+}
+EOF
+  log "$package: tsc --noEmit on $(printf '%s' "$files" | tr -d '[]"' | sed "s|$TREE/packages/$package/||g")"
+  "$WORKDIR/deps/node_modules/.bin/tsc" -p "$config"
 }
 
 # vitest in packages/DIR with CONFIG (empty: the package's own) on the given files; none given: nothing
@@ -245,7 +280,8 @@ test_tree() {
   (cd "$TREE/packages/happy-wire" && "$deps/node_modules/.bin/tsc" --noEmit -p .) || status=1
   ALL=1 run_vitest happy-wire "" || status=1
 
-  typecheck_app || status=1
+  typecheck happy-app || status=1
+  typecheck happy-cli || status=1
 
   local app_tests cli_tests
   mapfile -t app_tests < <(touched_tests happy-app)
