@@ -422,3 +422,41 @@ describe('acp: bad input is a counted skip, never a throw or an invalid stream',
     });
   });
 });
+
+describe('acp 1.x session state updates', () => {
+  it('does not display usage_update, session_info_update and config_option_update, and a message streams on across them', async () => {
+    const { messages, summary, skipped } = await map([
+      prompt(1, 'Rename the module'),
+      chunk('Renaming ', 'm1'),
+      update({
+        sessionUpdate: 'usage_update',
+        used: 53000,
+        size: 200000,
+        cost: { amount: 0.045, currency: 'USD' },
+      }),
+      chunk('the module ', 'm1'),
+      update({
+        sessionUpdate: 'session_info_update',
+        title: 'Rename the module',
+        updatedAt: '2026-03-01T10:00:00Z',
+      }),
+      update({
+        sessionUpdate: 'config_option_update',
+        configOptions: [
+          {
+            id: 'model',
+            name: 'Model',
+            type: 'select',
+            currentValue: 'fast',
+            options: [{ value: 'fast', name: 'Fast' }],
+          },
+        ],
+      }),
+      chunk('now.', 'm1'),
+      stop(1),
+    ]);
+    expect(summary.agentTexts).toEqual(['Renaming the module now.']);
+    expect(messages.map((m) => m.type)).toEqual(['text', 'turn-start', 'text', 'turn-end']);
+    expect(skipped.byReason).toEqual({ 'not-displayed': 3 });
+  });
+});

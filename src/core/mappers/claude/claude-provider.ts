@@ -37,6 +37,8 @@ const NOT_DISPLAYED_TYPES = new Set([
   'auth_status',
   'keep_alive',
   'control_cancel_request',
+  // Usage windows (the status line's "approaching your limit"); a limit that stops a turn is also an API error message, written as such.
+  'rate_limit_event',
 ]);
 
 /** How many assistant message ids the block dedupe remembers. */
@@ -94,6 +96,8 @@ class ClaudeMapper implements ProviderMapper {
   readonly #requests = new Map<string, string>();
   /** Tool name of every call started, by key (to match requests that do not name their call). */
   readonly #toolNames = new Map<string, string>();
+  /** The writer's message count just after the last prompt: equal while the prompt is unanswered. */
+  #afterPrompt: number | undefined;
   #flushing = false;
 
   constructor(writer: SessionWriter) {
@@ -175,6 +179,11 @@ class ClaudeMapper implements ProviderMapper {
         break;
       case 'control_response':
         this.#controlResponse(event, time);
+        break;
+      case 'conversation_reset':
+        this.#writer.service('Conversation cleared: the agent starts again from an empty context', {
+          ...(time === undefined ? {} : { time }),
+        });
         break;
       default:
         if (type !== undefined && NOT_DISPLAYED_TYPES.has(type)) {
@@ -463,7 +472,7 @@ class ClaudeMapper implements ProviderMapper {
 
   async #user(event: Json, place: Placement): Promise<void> {
     if (event.isMeta === true || event.isSynthetic === true) {
-      this.#writer.skips.skip('not-displayed', 'a context message for the model (isMeta)');
+      await this.#contextMessage(event, place);
       return;
     }
     if (event.isCompactSummary === true) {
@@ -493,6 +502,25 @@ class ClaudeMapper implements ProviderMapper {
     }
   }
 
+  /**
+   * A message Claude Code wrote for the model (`isMeta`, `isSynthetic`: a slash command's expansion, a
+   * hook's context): its text is not displayed, but images in it are the user's (an image pasted into a
+   * slash command is sent with the expansion) and are kept as the user's photos.
+   */
+  async #contextMessage(event: Json, place: Placement): Promise<void> {
+    const content = jsonObject(event.message)?.content;
+    const media = Array.isArray(content)
+      ? content
+          .map((item) => jsonObject(item) ?? {})
+          .filter((b) => b.type === 'image' || b.type === 'document')
+      : [];
+    if (media.length === 0 || (Array.isArray(content) && media.length < content.length)) {
+      this.#writer.skips.skip('not-displayed', 'a context message for the model (isMeta)');
+    }
+    for (const block of media)
+      await this.#userBlock(block, place.agentId === undefined ? 'user' : 'agent', place);
+  }
+
   /** A prompt: ends the turn before it (the agent answered it), then the user's text and media. */
   async #prompt(blocks: Json[], place: Placement): Promise<void> {
     const texts = blocks.filter((block) => block.type === 'text' && typeof block.text === 'string');
@@ -506,6 +534,12 @@ class ClaudeMapper implements ProviderMapper {
     }
     this.#writer.endTurn('completed', place);
     for (const block of blocks) await this.#userBlock(block, 'user', place);
+    this.#afterPrompt = this.#writer.messageCount;
+  }
+
+  /** True when a prompt was written and nothing after it: the agent has not begun to answer. */
+  #promptUnanswered(): boolean {
+    return this.#writer.openTurn === undefined && this.#afterPrompt === this.#writer.messageCount;
   }
 
   /** A text, image or document block on the user side (`role`: `agent` inside a subagent). */
@@ -615,9 +649,13 @@ class ClaudeMapper implements ProviderMapper {
     }
   }
 
-  /** The user stopped the agent: a service note and the turn ends `cancelled`. */
+  /**
+   * The user stopped the agent: a service note and the turn ends `cancelled`. Stopped before it wrote
+   * anything, the answer is still a turn, empty and cancelled, so the prompt's outcome shows.
+   */
   #interrupt(place: Placement): void {
     const at: Placement = place.time === undefined ? {} : { time: place.time };
+    if (this.#promptUnanswered()) this.#writer.startTurn(at);
     this.#writer.service('Interrupted by the user', at);
     this.#writer.endTurn('cancelled', at);
   }
@@ -640,6 +678,10 @@ class ClaudeMapper implements ProviderMapper {
       this.#writer.service(`Context compacted${detail ? ` (${detail})` : ''}`, at);
       return;
     }
+    if (subtype === 'task_notification') {
+      this.#taskNotification(event, at);
+      return;
+    }
     const content = nonEmptyString(event.content);
     if (
       subtype === 'api_error' ||
@@ -651,8 +693,28 @@ class ClaudeMapper implements ProviderMapper {
     this.#writer.skips.skip('not-displayed', `system message "${subtype.slice(0, 40)}"`);
   }
 
+  /**
+   * A task (a background command or subagent) ended. While the call that started it is open, its end
+   * says so and the notification is not displayed; a task that outlived its call (run in the background)
+   * gets a `service` note with its summary.
+   */
+  #taskNotification(event: Json, at: Placement): void {
+    const call = nonEmptyString(event.tool_use_id);
+    if (call !== undefined && this.#writer.isCallOpen(call)) {
+      this.#writer.skips.skip('not-displayed', 'a task notification of a call still running');
+      return;
+    }
+    const status =
+      event.status === 'failed' ? 'failed' : event.status === 'stopped' ? 'was stopped' : 'finished';
+    const summary = nonEmptyString(event.summary) ?? nonEmptyString(event.description);
+    this.#writer.service(`Background task ${status}${summary ? `: ${summary}` : ''}`, at);
+  }
+
   #result(event: Json, time: number | undefined): void {
     const at: Placement = time === undefined ? {} : { time };
+    const failed = event.subtype !== 'success' || event.is_error === true;
+    // A prompt that failed before any answer still gets its turn, so the failure shows.
+    if (failed && this.#promptUnanswered()) this.#writer.startTurn(at);
     if (this.#writer.openTurn === undefined) {
       this.#writer.skips.skip('not-displayed', 'a result after its turn ended');
       return;

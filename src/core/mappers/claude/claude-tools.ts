@@ -127,6 +127,8 @@ export function summarizeClaudeTool(toolName: string, input: Record<string, unkn
       return { title: 'Present the plan', description: describe(text(input, 'plan'), '') };
     case 'AskUserQuestion':
       return { title: 'Ask the user', description: '' };
+    case 'advisor':
+      return { title: 'Consult the advisor', description: 'A stronger model reviews the work so far' };
     default:
       break;
   }
