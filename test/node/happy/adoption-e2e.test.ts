@@ -4,7 +4,10 @@
  * round, a screenshot from a tool result, a subagent, a failed call, a video, a file, then a v1 file
  * event), `happy-media transcript --records` reads it back, and Happy's own app code, patched by the
  * series in integrations/happy/, turns the records into the app's messages: the normalizer
- * (`normalizeRawMessage`) and the reducer, compiled from the patched tree as they are.
+ * (`normalizeRawMessage`) and the reducer, compiled from the patched tree as they are. Then the
+ * patched media path (sync/attachmentMedia.ts, what the chat's file view loads through) fetches each
+ * attachment from the server, verified: the photo's bytes in memory, the video, the file and the v1
+ * photo as files in an expo-file-system (this repository's in-memory one), each equal to what was sent.
  *
  * Needs HAPPY_MEDIA_HAPPY_SERVER_URL (scripts/happy-server.sh) and the patched tree with its test
  * packages (`scripts/happy-adoption.sh prepare && scripts/happy-adoption.sh test .tmp/happy-adoption/tree`,
@@ -18,6 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAccountSecret } from '../../../src/index.js';
 import { runCli } from '../../helpers/cli.js';
+import { fakeExpoFileSystem } from '../../helpers/fake-expo-file-system.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { type AdoptionSession, writeAdoptionSession } from './helpers/adoption-session.js';
 
@@ -62,6 +66,9 @@ interface PatchedApp {
     messages: AppValue[],
     agentState?: unknown,
   ): { messages: AppValue[]; hasReadyEvent?: boolean };
+  createAttachmentStore(options: { serverUrl: string; token: string; sessionId: string }): AppValue;
+  loadAttachmentBytes(input: AppValue, source: AppValue): Promise<Uint8Array>;
+  openAttachmentFile(input: AppValue, source: AppValue): Promise<{ uri: string }>;
 }
 
 /**
@@ -77,6 +84,7 @@ async function loadPatchedApp(dir: string): Promise<PatchedApp> {
       contents: [
         "export { normalizeRawMessage } from '@/sync/typesRaw';",
         "export { createReducer, reducer } from '@/sync/reducer/reducer';",
+        "export { createAttachmentStore, loadAttachmentBytes, openAttachmentFile } from '@/sync/attachmentMedia';",
       ].join('\n'),
       resolveDir: APP,
       loader: 'ts',
@@ -237,6 +245,39 @@ describe.skipIf(skipReason !== undefined)(
       ]);
       // Reading the same records again changes nothing (the app re-reads on reconnect).
       expect(app.reducer(state, normalized()).messages).toEqual([]);
+    });
+
+    it("the patched media path brings each attachment back from the server, verified: the photo's bytes, the video, the file and the v1 photo as files", async () => {
+      const files = normalized()
+        .filter((message: AppValue) => message.role === 'agent' && message.content[0]?.name === 'file')
+        .map((message: AppValue) => message.content[0].input);
+      const source = {
+        store: app.createAttachmentStore({
+          serverUrl: SERVER as string,
+          token: written.token,
+          sessionId: written.session.id,
+        }),
+        blobKey: written.session.blobKey,
+      };
+      // The photo, as the chat shows it: its bytes in memory.
+      expect(await app.loadAttachmentBytes(files[0], source)).toEqual(written.media.screenshot);
+
+      // Video, file and the v1 photo as verified files in the app's cache, cached by ref.
+      const fileSystem = fakeExpoFileSystem();
+      const expected = [written.media.video, written.media.log, written.media.v1Photo];
+      for (const [index, input] of files.slice(1).entries()) {
+        const { uri } = await app.openAttachmentFile(input, { ...source, fileSystem });
+        expect(new fileSystem.File(uri).bytesSync()).toEqual(expected[index]);
+        const writes = fileSystem.calls.length;
+        expect((await app.openAttachmentFile(input, { ...source, fileSystem })).uri).toBe(uri);
+        expect(fileSystem.calls.length).toBe(writes); // the second open is the cached file
+      }
+
+      // Another key opens nothing.
+      const wrongKey = { ...source, blobKey: new Uint8Array(32) };
+      await expect(app.loadAttachmentBytes(files[0], wrongKey)).rejects.toMatchObject({
+        code: 'ERR_DECRYPTION_FAILED',
+      });
     });
   },
 );

@@ -9,12 +9,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toBase64 } from '../../../../src/core/bytes.js';
 import {
-  createAccountSecret,
   createAgentMapper,
-  HappyClient,
+  type HappyClient,
   type HappySession,
   type SessionMessage,
 } from '../../../../src/index.js';
+import { createHappyAccount } from '../../../../src/node/demo/happy-account.js';
 import { sendMediaHandler, sendToSession } from '../../../../src/node/index.js';
 import {
   assistant,
@@ -43,6 +43,8 @@ export interface AdoptionMedia {
 /** What {@link writeAdoptionSession} made. */
 export interface AdoptionSession {
   secret: Uint8Array;
+  /** The account's bearer token (what Happy's app holds beside the secret). */
+  token: string;
   client: HappyClient;
   session: HappySession;
   media: AdoptionMedia;
@@ -53,11 +55,7 @@ export interface AdoptionSession {
 /** Writes the session on the server at `url`; `dir` is a private temp dir for the files sent. */
 export async function writeAdoptionSession(url: string, dir: string): Promise<AdoptionSession> {
   resetFixtures();
-  const secret = createAccountSecret();
-  const client = await HappyClient.connect({ url, credentials: { kind: 'secret', secret } });
-  const session = await client.createSession({
-    metadata: { path: '/work/project', host: 'laptop', name: 'v2 adoption' },
-  });
+  const { secret, token, client, session } = await createHappyAccount(url, { name: 'v2 adoption' });
   const media: AdoptionMedia = {
     screenshot: await makePng(96, 64),
     video: await makeMp4(dir, 1),
@@ -111,5 +109,5 @@ export async function writeAdoptionSession(url: string, dir: string): Promise<Ad
   await append(await mapper.end());
   // Today's app sends a picked photo as a v1 file event, beside what a v2 CLI writes.
   await sendToSession(v1Path, { client, session, role: 'user', format: 'v1' });
-  return { secret, client, session, media, messages };
+  return { secret, token, client, session, media, messages };
 }
