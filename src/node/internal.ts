@@ -17,7 +17,9 @@ import './runtime/index.js';
 // the loop that drives one, and the one sequential file path (read ahead, written behind, all or nothing).
 export { BlobDecryptor, BlobEncryptor, pumpEngine } from '../core/blob/stream.js';
 // Byte helpers of the CLI's options and inputs (`--context-hex`, a whole v1 input, map's buffered input).
-export { bytesStream, fromHex, joinBytes } from '../core/bytes.js';
+export { bytesStream, equalBytes, fromHex, joinBytes } from '../core/bytes.js';
+// `account import`: credentials pasted on stdin, bounded and refused as a secret file's are.
+export { MAX_CREDENTIALS_TEXT_LENGTH } from '../core/happy/credentials.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
@@ -41,6 +43,7 @@ export { sweepPendingRecords } from './fs/pending-record.js';
 export { readFileAhead } from './fs/read-ahead.js';
 export { sweepTempRoot } from './fs/sweep.js';
 export { NOT_A_REGULAR_FILE, readFailureReason } from './fs/unreadable-input.js';
+export { credentialsFromText } from './happy/credentials-file.js';
 // `serve --host`: loopback unless told otherwise.
 export { checkListenHost } from './http/listen-host.js';
 // defaultCacheDir is public too; listed here so every CLI start can sweep without loading the Node entry.

@@ -82,8 +82,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'download, verify and decrypt a media message to a private file (or stream it)',
     load: async () => (await import('./commands/play.js')).registerPlay,
   },
+  account: {
+    summary: "your Happy account's secret file: create, import, show it for Happy's app",
+    load: async () => (await import('./commands/account.js')).registerAccount,
+  },
   sessions: {
-    summary: "list the account's sessions on Happy's server",
+    summary: "list the account's sessions on Happy's server, or create one",
     load: async () => (await import('./commands/sessions.js')).registerSessions,
   },
   transcript: {

@@ -8,6 +8,7 @@
  */
 import { type BlobStore, defaultBlobDir, HappyMediaError, openStore, UsageError } from '../index.js';
 import { resolveToken, storeOf } from './commands/serve.js';
+import { checkHappyStoreKeys, type HappyStoreKeys } from './happy-store-keys.js';
 
 /** The store-related flags of `send` and `play`. */
 export interface StoreFlags {
@@ -38,13 +39,19 @@ export function storeErrorHint(spec: string, error: unknown): string | undefined
 }
 
 /**
- * Opens the store the flags name (default: `HAPPY_MEDIA_STORE`, else the local blob directory).
+ * Opens the store the flags name (default: `HAPPY_MEDIA_STORE`, else the local blob directory). For
+ * Happy's server with `keys` (an upload), the keys are checked against the session first
+ * (happy-store-keys.ts).
  *
  * @throws {UsageError} `ERR_USAGE` (exit 2) for a Happy server store without a token or a session, or
- *   with `--token` (never read from argv for Happy's server), an unreadable or malformed token, or a
- *   `--store` the library refuses (`s3://` without a bucket, a directory that is a file).
+ *   with `--token` (never read from argv for Happy's server), an unreadable or malformed token, a
+ *   `--store` the library refuses (`s3://` without a bucket, a directory that is a file), or keys the
+ *   session shows are not its own.
  */
-export async function openCliStore(flags: StoreFlags): Promise<{ store: BlobStore; spec: string }> {
+export async function openCliStore(
+  flags: StoreFlags,
+  keys?: HappyStoreKeys,
+): Promise<{ store: BlobStore; spec: string }> {
   const spec = flags.store ?? (process.env.HAPPY_MEDIA_STORE || defaultBlobDir());
   if (isHappyServerSpec(spec) && flags.token !== undefined) {
     // The account's token opens every session of the account: argv (visible in ps) never carries it.
@@ -65,10 +72,14 @@ export async function openCliStore(flags: StoreFlags): Promise<{ store: BlobStor
         "Happy's server needs the session: pass --session ID (or set HAPPY_MEDIA_SESSION)",
       );
     }
-    return { store: storeOf(() => openStore(spec, { token, sessionId }), '--store'), spec };
+    const store = storeOf(() => openStore(spec, { token, sessionId }), '--store');
+    if (keys) await checkHappyStoreKeys(spec, sessionId, keys);
+    return { store, spec };
   }
   if (flags.session !== undefined) {
-    throw new UsageError('--session applies only to a Happy server store (--store happy+https://host)');
+    throw new UsageError(
+      '--session goes with Happy: alone (with --happy URL or HAPPY_MEDIA_HAPPY_SERVER_URL and the secret file), or with a Happy server store (--store happy+https://host)',
+    );
   }
   return { store: storeOf(() => openStore(spec, token === undefined ? {} : { token }), '--store'), spec };
 }

@@ -3,7 +3,7 @@
  * 32-byte account secret signs in (`POST /v1/auth`, a signed challenge), and the session is created as
  * Happy's CLI creates one (a random data key boxed for the account's content public key, metadata sealed
  * with it), so Happy's app, signed in with the same secret, opens it. For the demo, the tests and
- * `scripts/happy-account.mjs`.
+ * `happy-media account create` and `sessions create` (the CLI's own commands) do the same for a user.
  *
  * @module
  */

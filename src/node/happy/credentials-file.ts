@@ -4,8 +4,11 @@
  * never from argv or an environment variable's value (the CLI's `HAPPY_MEDIA_SECRET_FILE` names a file).
  *
  * As with key files (`key-source.ts`), every way the file can be wrong is bad usage (`ERR_USAGE`, exit
- * status 2): missing, unreadable, not a regular file, too big, or not credentials. No message ever
- * contains the file's contents.
+ * status 2): missing, unreadable, not a regular file, too big, or not credentials. A file that is
+ * evidently something else is refused before anyone signs in with it, saying what it looks like: a bare
+ * standard-base64 32-byte key is what `happy-media keygen` writes (a blob or session key; signing in with
+ * it would make a new, empty account), and a JSON Web Token is a bearer token. No message ever contains
+ * the file's contents.
  *
  * @module
  */
@@ -14,12 +17,29 @@ import { HappyMediaError, UsageError } from '../../core/errors.js';
 import { MAX_CREDENTIALS_TEXT_LENGTH } from '../../core/happy/credentials.js';
 import { type HappyCredentials, parseHappyCredentials } from '../../core/happy/index.js';
 
+/** A 32-byte key as `happy-media keygen` writes it: standard base64, padded. */
+const KEYGEN_KEY = /^[A-Za-z0-9+/]{43}=$/;
+/** A JSON Web Token (Happy's server issues its bearer tokens as one): three base64url parts. */
+const JSON_WEB_TOKEN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** What the text evidently is instead of credentials, as the rest of a sentence; `undefined` when it may be credentials. */
+function evidentlyNotASecret(text: string): string | undefined {
+  if (KEYGEN_KEY.test(text)) {
+    return "a bare base64 32-byte key, the form `happy-media keygen` writes for blob and session keys (--key-file, --seal-key-file), not an account secret: signing in with it would make a new, empty account. The account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key as it is (make a new account with: happy-media account create)";
+  }
+  if (JSON_WEB_TOKEN.test(text)) {
+    return "a bearer token (what HAPPY_MEDIA_TOKEN or --token-file take), not the account secret: the account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key";
+  }
+  return undefined;
+}
+
 /**
  * Reads and parses the credentials file at `path`.
  *
  * @param source - how the file was named, for messages (e.g. `--secret-file`).
  * @throws {UsageError} `ERR_USAGE` when the file is missing, unreadable, not a regular file, larger than
- *   64 KiB, or holds no credentials (the reason is given, never the contents).
+ *   64 KiB, holds no credentials, or evidently holds something else: a bare base64 key as `keygen`
+ *   writes it, or a bearer token (the reason is given, never the contents).
  * @example
  * ```ts
  * const credentials = await readHappyCredentialsFile(join(homedir(), '.happy', 'access.key'));
@@ -53,11 +73,24 @@ export async function readHappyCredentialsFile(
       },
     );
   }
+  return credentialsFromText(text, `${source} "${path}"`);
+}
+
+/**
+ * The credentials in `text` read from a file or a pipe (`where` names it in messages), refused as
+ * {@link readHappyCredentialsFile} refuses them.
+ *
+ * @internal The CLI's `account import` reads stdin with it; not exported from `happy-media/node`.
+ * @throws {UsageError} `ERR_USAGE` for text that holds no credentials or evidently something else.
+ */
+export function credentialsFromText(text: string, where: string): HappyCredentials {
+  const other = evidentlyNotASecret(text.trim());
+  if (other !== undefined) throw new UsageError(`${where} holds ${other}`);
   try {
     return parseHappyCredentials(text);
   } catch (error) {
     if (!(error instanceof HappyMediaError)) throw error;
-    throw new UsageError(`${source} "${path}" holds no Happy credentials: ${error.message}`, {
+    throw new UsageError(`${where} holds no Happy credentials: ${error.message}`, {
       cause: error,
     });
   }

@@ -1,13 +1,11 @@
 /**
  * HappyServerStore against Happy's REAL server (slopus/happy happy-server, standalone mode, started by
  * scripts/happy-server.sh; .ci/run exports HAPPY_MEDIA_HAPPY_SERVER_URL). Without the server every test
- * here is skipped with the reason printed. Fresh accounts come from scripts/happy-account.mjs.
+ * here is skipped with the reason printed. Fresh accounts come from test/helpers/happy-account.ts.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,17 +23,17 @@ import {
   sessionBlobKey,
 } from '../../../src/core/envelope/index.js';
 import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
-import { decryptV1Blob, unwrapSessionContent } from '../../../src/core/happy/index.js';
+import { decryptV1Blob, formatAccountSecret, unwrapSessionContent } from '../../../src/core/happy/index.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import { storeRangeSource } from '../../../src/node/storage/index.js';
 import { runCli } from '../../helpers/cli.js';
 import { rejectionOf } from '../../helpers/errors.js';
+import { newHappyAccount } from '../../helpers/happy-account.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { collect, describeStoreContract, streamOf } from '../storage/store-contract.js';
 
-const run = promisify(execFile);
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
 if (!SERVER) {
   console.warn(
@@ -47,13 +45,14 @@ interface Account {
   url: string;
   token: string;
   sessionId: string;
+  /** The account secret and the session's blob key (the CLI's key check reads them). */
+  secret: Uint8Array;
+  blobKey: Uint8Array;
 }
 
 async function newAccount(): Promise<Account> {
-  const { stdout } = await run(process.execPath, ['scripts/happy-account.mjs', SERVER as string], {
-    timeout: 30_000,
-  });
-  return JSON.parse(stdout) as Account;
+  const { url, token, sessionId, secret, session } = await newHappyAccount(SERVER as string);
+  return { url, token, sessionId, secret, blobKey: session.blobKey };
 }
 
 /** A fetch that records every request (method and path), to prove what was (not) sent. */
@@ -317,10 +316,13 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     await sharp(Buffer.from(randomBytes(32 * 32 * 3)), { raw: { width: 32, height: 32, channels: 3 } })
       .png()
       .toFile(photo);
+    // The session's own blob key, checked against the session (its bundle opened with the secret) first.
     const keyFile = join(tmp.dir, 'blob.key');
-    await writeFile(keyFile, Buffer.from(randomBytes(32)).toString('base64'), { mode: 0o600 });
+    await writeFile(keyFile, Buffer.from(owner.blobKey).toString('base64'), { mode: 0o600 });
+    const secretFile = join(tmp.dir, 'owner.secret');
+    await writeFile(secretFile, formatAccountSecret(owner.secret), { mode: 0o600 });
     const spec = `happy+${owner.url}`;
-    const env = { HAPPY_MEDIA_TOKEN: owner.token };
+    const env = { HAPPY_MEDIA_TOKEN: owner.token, HAPPY_MEDIA_SECRET_FILE: secretFile };
     const sent = await runCli(
       ['send', photo, '--store', spec, '--session', owner.sessionId, '--key-file', keyFile, '--format', 'v1'],
       { env },

@@ -198,7 +198,11 @@ describe.skipIf(!SERVER)("happy-media CLI against Happy's real server", () => {
     );
     const r = await happy(['sessions', '--secret-file', linkedForm]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^happy-media: ERR_UNAUTHORIZED: /);
+    // The flag names another file than HAPPY_MEDIA_SECRET_FILE: a note says which one is used.
+    expect(r.stderr).toMatch(
+      /^happy-media: note: using the secret file ".*linked-access.key" from --secret-file, not /,
+    );
+    expect(r.stderr).toMatch(/^happy-media: ERR_UNAUTHORIZED: /m);
     expect(r.stderr).not.toContain('not-a-token');
   });
 

@@ -11,6 +11,7 @@ import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/happy/index.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
+import { newHappyAccount } from '../../helpers/happy-account.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 
@@ -345,16 +346,7 @@ describe('happy-media play --open', () => {
 const HAPPY = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
 describe.skipIf(!HAPPY)('happy-media play of a bare sessions/… ref', () => {
   it('without --format: ERR_DECRYPTION_FAILED and a hint to use --format v1; with it, it plays', async () => {
-    const { execFile } = await import('node:child_process');
-    const { promisify } = await import('node:util');
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['scripts/happy-account.mjs', HAPPY as string],
-      {
-        timeout: 30_000,
-      },
-    );
-    const account = JSON.parse(stdout) as { url: string; token: string; sessionId: string };
+    const account = await newHappyAccount(HAPPY as string);
     const env = { HAPPY_MEDIA_TOKEN: account.token, HAPPY_MEDIA_SESSION: account.sessionId };
     const happyStore = `happy+${account.url}`;
     const source = join(tmp.dir, 'app-photo.bin');

@@ -32,7 +32,13 @@ import {
   toMediaRequest,
 } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
-import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import {
+  addHappyOptions,
+  connectHappy,
+  type HappyFlags,
+  openHappySession,
+  talksToHappyAccount,
+} from '../happy-options.js';
 import { optionalIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { resolveKey } from '../key-source.js';
@@ -156,9 +162,40 @@ async function fromStore(
   }
 }
 
-/** MESSAGE_ID in a Happy session: the store, key and message all come from the session. */
+/** The flags that name a store or a key: with any of them (and no --happy), `play` reads from that store. */
+const STORE_FLAGS = [
+  ['store', '--store'],
+  ['key', '--key'],
+  ['keyFile', '--key-file'],
+  ['token', '--token'],
+  ['tokenFile', '--token-file'],
+] as const;
+
+/**
+ * Whether `target` names a message file rather than a message id: `-` (stdin) or an existing file. A
+ * target that looks like a path (a `/`, or ending in `.json`) but is no file is refused: no message id
+ * has that shape.
+ *
+ * @throws {UsageError} `ERR_USAGE` for a path-like target that is not a regular file.
+ */
+async function isMessageFile(target: string): Promise<boolean> {
+  if (target === '-') return true;
+  const info = await stat(target).catch(() => undefined);
+  if (info?.isFile()) return true;
+  if (/[/\\]|\.json$/i.test(target)) {
+    throw new UsageError(
+      `expected a message id of the session or a message .json file but "${target.slice(0, 200)}" is ${info ? 'not a regular file' : 'no file'}`,
+    );
+  }
+  return false;
+}
+
+/**
+ * MESSAGE_ID in a Happy session, or a MESSAGE.json (or `-`) whose blob is in that session: the store and
+ * key come from the session; the message from the session (an id) or the file.
+ */
 async function fromSession(
-  id: string,
+  target: string,
   flags: PlayFlags,
 ): Promise<{ store: BlobStore; blobKey: Uint8Array; input: MediaInput }> {
   const refused = (
@@ -180,10 +217,14 @@ async function fromSession(
       `${refused.join(', ')} cannot go with --happy: the session's message gives the blob, its key and its format`,
     );
   }
+  const messageFile = await isMessageFile(target);
   const client = await connectHappy(flags);
   const session = await openHappySession(client, flags.session);
   const store = client.attachmentStore(session);
-  return { store, blobKey: session.blobKey, input: await findSessionMedia(client, session, id) };
+  const input = messageFile
+    ? await resolveTarget(target, flags, store)
+    : await findSessionMedia(client, session, target);
+  return { store, blobKey: session.blobKey, input };
 }
 
 /** `--timeout` and `--idle-timeout` as download options (checked, clamped to what a timer can wait). */
@@ -237,7 +278,7 @@ export function registerPlay(program: Command): void {
     )
     .argument(
       '<REF|MESSAGE.json|MESSAGE_ID>',
-      'a media/<id> ref, a message JSON file, or - for stdin; with --happy, the id of a message in the session',
+      'a media/<id> ref, a message JSON file, or - for stdin; with --happy, the id of a message in the session (or a message JSON file whose blob is in the session)',
     )
     .option(
       '--store <DIR|URL|s3://...>',
@@ -288,7 +329,7 @@ export function registerPlay(program: Command): void {
     runAction(async (target: string, flags: PlayFlags) => {
       const retries = optionalIntegerFlag(flags.retries, '--retries', { max: 100 });
       const deadlines = parseDeadlines(flags);
-      const happy = flags.happy !== undefined || flags.secretFile !== undefined;
+      const happy = talksToHappyAccount(flags, STORE_FLAGS, true);
       const { store, blobKey, input, spec } = happy
         ? { ...(await fromSession(target, flags)), spec: undefined }
         : await fromStore(target, flags);

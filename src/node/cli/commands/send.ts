@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
   defaultBlobDir,
@@ -21,7 +21,13 @@ import {
   UsageError,
 } from '../../index.js';
 import { importOptional } from '../../optional-dependency.js';
-import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from '../happy-options.js';
+import {
+  addHappyOptions,
+  connectHappy,
+  type HappyFlags,
+  openHappySession,
+  talksToHappyAccount,
+} from '../happy-options.js';
 import { interruptible } from '../interrupt.js';
 import { decodeKey, resolveKey } from '../key-source.js';
 import { runAction, withHint } from '../run-action.js';
@@ -120,6 +126,20 @@ const NOT_WITH_HAPPY: [keyof SendCliOptions, string][] = [
 ];
 
 /**
+ * Refuses an empty file before anything is read or uploaded: a 0-byte photo, video or file is nothing to
+ * show, and a message sent into a session stays there. A path that cannot be examined is left to the
+ * pipeline, which says why it cannot be read.
+ *
+ * @throws {UsageError} `ERR_USAGE` for a regular file of 0 bytes.
+ */
+async function refuseEmptyFile(file: string): Promise<void> {
+  const info = await stat(file).catch(() => undefined);
+  if (info?.isFile() && info.size === 0) {
+    throw new UsageError(`"${file}" is empty (0 bytes): there is nothing to send; nothing was uploaded`);
+  }
+}
+
+/**
  * `send FILE --happy URL --session ID`: probe → encrypt → upload to the session's attachments → build the
  * message → append it to the session; prints `{ message, seq }`.
  */
@@ -199,7 +219,8 @@ export function registerSend(program: Command): void {
     );
   addHappyOptions(command).action(
     runAction(async (file: string, options: SendCliOptions) => {
-      if (options.happy !== undefined || options.secretFile !== undefined) {
+      await refuseEmptyFile(file);
+      if (talksToHappyAccount(options, NOT_WITH_HAPPY, true)) {
         await sendIntoSession(file, options);
         return;
       }
@@ -208,7 +229,8 @@ export function registerSend(program: Command): void {
       if (!seal && options.variant !== undefined) {
         throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
       }
-      const { store, spec } = await openCliStore(options);
+      const sealKey = seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined;
+      const { store, spec } = await openCliStore(options, { blobKey, ...(sealKey ? { sealKey } : {}) });
       const progress = await progressReporter();
       try {
         const result = await interruptible((signal) =>
@@ -217,7 +239,7 @@ export function registerSend(program: Command): void {
             blobKey,
             role: options.role,
             turn: options.turn,
-            sealKey: seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined,
+            sealKey,
             signal,
             onProgress: progress.update,
             ...(options.format ? { format: options.format } : {}),

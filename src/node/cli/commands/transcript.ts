@@ -49,7 +49,7 @@ export function registerTranscript(program: Command): void {
       runAction(async (sessionId: string, flags: TranscriptFlags) => {
         const after = optionalIntegerFlag(flags.after, '--after') ?? 0;
         const client = await connectHappy(flags);
-        const session = await openHappySession(client, sessionId);
+        const session = await openHappySession(client, sessionId, 'the SESSION argument');
         const records = client.readMessages(session, { after });
         let legacy = 0;
         for (;;) {
