@@ -34,7 +34,10 @@ HAPPY_SRC="${HAPPY_SRC:-$REPO/../shared/happy-src}"
 # The commit the series is written against (slopus/happy).
 BASE_COMMIT=2c8ecacc
 
-log() { printf 'happy-adoption: %s\n' "$*" >&2; }
+# npm's cache and logs stay under .tmp/happy-adoption too, never in the home directory.
+export npm_config_cache="$WORKDIR/npm-cache" npm_config_update_notifier=false npm_config_fund=false
+
+log() { printf 'happy-adoption: [%ss] %s\n' "$SECONDS" "$*" >&2; }
 die() {
   log "$*"
   exit 1
@@ -132,8 +135,8 @@ install_deps() {
   mv "$deps/package.json.next" "$deps/package.json"
   rm -f "$deps/package-lock.json"
   log "installing the test dependencies (npm registry; cache in $WORKDIR/npm-cache)"
-  (cd "$deps" && npm install --no-audit --no-fund --no-package-lock --loglevel=error \
-    --cache "$WORKDIR/npm-cache" --ignore-scripts) >"$WORKDIR/install.log" 2>&1 || {
+  (cd "$deps" && npm install --no-audit --no-fund --no-package-lock --loglevel=error --ignore-scripts) \
+    >"$WORKDIR/install.log" 2>&1 || {
     tail -n 30 "$WORKDIR/install.log" >&2
     die "npm install failed (log: $WORKDIR/install.log)"
   }
@@ -276,18 +279,28 @@ test_tree() {
     [ -d "$TREE/packages/$package" ] && ln -sfn "$deps/node_modules" "$TREE/packages/$package/node_modules"
   done
 
-  log "happy-wire: tsc --noEmit"
-  (cd "$TREE/packages/happy-wire" && "$deps/node_modules/.bin/tsc" --noEmit -p .) || status=1
+  # The type checks run beside the tests (one core each on a small machine); their output follows the tests'.
+  (
+    checked=0
+    log "happy-wire: tsc --noEmit"
+    (cd "$TREE/packages/happy-wire" && "$deps/node_modules/.bin/tsc" --noEmit -p .) || checked=1
+    typecheck happy-app || checked=1
+    typecheck happy-cli || checked=1
+    exit "$checked"
+  ) >"$WORKDIR/typecheck.log" 2>&1 &
+  TYPECHECK_PID=$!
+  trap 'kill "${TYPECHECK_PID:-}" 2>/dev/null || true' EXIT
+
   ALL=1 run_vitest happy-wire "" || status=1
-
-  typecheck happy-app || status=1
-  typecheck happy-cli || status=1
-
   local app_tests cli_tests
   mapfile -t app_tests < <(touched_tests happy-app)
   mapfile -t cli_tests < <(touched_tests happy-cli)
   run_vitest happy-app "$deps/vitest.app.config.mts" "${app_tests[@]}" || status=1
   run_vitest happy-cli "$deps/vitest.cli.config.mts" "${cli_tests[@]}" || status=1
+
+  wait "$TYPECHECK_PID" || status=1
+  trap - EXIT
+  cat "$WORKDIR/typecheck.log" >&2
 
   if [ "$status" -eq 0 ]; then
     log "all of Happy's tests of the touched modules passed ($((SECONDS - t0)) s)"

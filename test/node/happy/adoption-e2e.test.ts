@@ -215,7 +215,7 @@ describe.skipIf(skipReason !== undefined)(
         size: written.media.log.length,
         mimeType: log.mimeType,
       });
-      // The v1 event keeps today's shape: the server's ref, no format.
+      // The v1 event keeps the shape the unpatched app gives it: the server's ref, no format.
       expect(files[3]).toMatchObject({ name: 'IMG_0001.png', image: { width: 80, height: 60 } });
       expect(files[3].ref).toMatch(/^sessions\/[^/]+\/attachments\/[^/]+\.enc$/);
       expect(files[3].format).toBeUndefined();

@@ -2,7 +2,7 @@
  * A session as a CLI patched to v2 writes it, on Happy's real server: Claude Code's output through
  * happy-media's Claude mapper (text, thinking, tool calls with a permission round, a screenshot from a
  * tool result uploaded first, a Task subagent, a failed call), a video and a file sent into the turn,
- * then a photo as Happy's v1 `file` event (what today's app sends). Used by the adoption end-to-end test,
+ * then a photo as Happy's v1 `file` event (what the unpatched app sends). Used by the adoption end-to-end test,
  * which reads it back through Happy's patched app code (docs/happy-adoption.md).
  */
 import { writeFile } from 'node:fs/promises';
@@ -107,7 +107,7 @@ export async function writeAdoptionSession(url: string, dir: string): Promise<Ad
     messages.push(sent.message as SessionMessage);
   }
   await append(await mapper.end());
-  // Today's app sends a picked photo as a v1 file event, beside what a v2 CLI writes.
+  // The unpatched app sends a picked photo as a v1 file event, beside what a v2 CLI writes.
   await sendToSession(v1Path, { client, session, role: 'user', format: 'v1' });
   return { secret, token, client, session, media, messages };
 }
