@@ -227,6 +227,7 @@ export {
   type MediaUrl,
   type MemorySinkOptions,
   memorySink,
+  openMediaRandomAccess,
   type ReadableBlobStore,
   type StoreRangeSourceOptions,
   storeRangeSource,

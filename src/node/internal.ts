@@ -24,6 +24,8 @@ export { MAX_CREDENTIALS_TEXT_LENGTH } from '../core/happy/credentials.js';
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';
 export { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS } from '../core/playback/resumable-download.js';
+// The plaintext size of a ref's media, in one attachment or in parts (play's cache check).
+export { storedMediaSize } from '../core/playback/stored-media.js';
 // The defaults the CLI prints in its help (callers read them in the options' TSDoc; they are not exports).
 export { DEFAULT_MAX_LINE_BYTES } from '../core/protocol/jsonl.js';
 export { DEFAULT_TIME_TOLERANCE_MS } from '../core/protocol/stream-validator.js';

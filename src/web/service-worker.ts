@@ -15,10 +15,9 @@
  *
  * @module
  */
-import { mediaBlobContext } from '../core/blob/format.js';
-import { type BlobReader, openBlobRandomAccess } from '../core/blob/random-access.js';
+import type { BlobReader } from '../core/blob/random-access.js';
 import { type ErrorCode, isHappyMediaError } from '../core/errors.js';
-import { storeRangeSource } from '../core/playback/store-reads.js';
+import { openMediaRandomAccess } from '../core/playback/stored-media.js';
 import { parseRangeHeader } from '../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../core/transport/retry.js';
 import { channelBlobStore } from './source-channel.js';
@@ -32,7 +31,16 @@ export const STREAM_PATH_SEGMENT = '__happy_media__/';
  * reads the ciphertext.
  */
 export type StreamingRequest =
-  | { type: 'open'; id: string; ref: string; key: Uint8Array; mime: string; source: MessagePort }
+  | {
+      type: 'open';
+      id: string;
+      ref: string;
+      key: Uint8Array;
+      mime: string;
+      /** The page's source is one fixed URL: media in parts is refused with advice. */
+      fixedUrl?: boolean;
+      source: MessagePort;
+    }
   | { type: 'status'; id: string }
   | { type: 'close'; id: string };
 
@@ -152,9 +160,11 @@ export function installMediaServiceWorker(
       // Every read goes through the page, which holds the source (URL, function of the ref or store,
       // with its headers): ranged reads, retried here by the one policy.
       const store = channelBlobStore(port);
-      // Bound to the ref the message names: a blob served under another ref fails at open.
-      const reader = await openBlobRandomAccess(storeRangeSource(store, request.ref, reads), request.key, {
-        context: mediaBlobContext(request.ref),
+      // Bound to the ref the message names (media in parts through its manifest): a blob served under
+      // another ref fails at open.
+      const reader = await openMediaRandomAccess(store, request.ref, request.key, {
+        ...reads,
+        fixedUrl: request.fixedUrl === true,
       });
       blobs.set(request.id, { reader, mime: request.mime, port });
       return { ok: true, size: reader.plaintextSize };

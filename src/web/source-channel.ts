@@ -6,7 +6,8 @@
  * page, while decryption and the answers to the `<video>` happen in the worker.
  *
  * Both halves live here, as they speak one protocol:
- * - {@link serveBlobSource} (page): answers `head` and ranged `get` requests for one ref. A range's pieces
+ * - {@link serveBlobSource} (page): answers `head` and ranged `get` requests for the message's ref and, for
+ *   media stored in parts, the parts' refs its manifest names (which only the worker can read). A range's pieces
  *   are posted as they arrive, at most {@link SOURCE_PIECES_AHEAD} ahead of what the worker consumed, so
  *   a slow consumer holds the page's reads back and memory stays bounded.
  * - {@link channelBlobStore} (worker): the store the worker's `storeRangeSource` reads from. Errors cross
@@ -19,11 +20,13 @@ import {
   AbortedError,
   type ErrorCode,
   type HappyMediaError,
+  InvalidArgumentError,
   isHappyMediaError,
   reviveError,
   StorageError,
 } from '../core/errors.js';
 import type { ReadableBlobStore } from '../core/playback/resumable-download.js';
+import { parseRef } from '../core/protocol/refs.js';
 import { isRetryableError, markRetryable } from '../core/transport/retry.js';
 
 /** Pieces the page posts ahead of what the worker consumed (each is a network read, 16–64 KiB typically). */
@@ -36,10 +39,10 @@ interface PortedError {
   retryable: boolean;
 }
 
-/** What the worker asks the page. */
+/** What the worker asks the page: reads of the message's ref, or of the parts its manifest names. */
 type SourceRequest =
-  | { type: 'head'; id: number }
-  | { type: 'get'; id: number; range?: { offset: number; length: number } }
+  | { type: 'head'; id: number; ref: string }
+  | { type: 'get'; id: number; ref: string; range?: { offset: number; length: number } }
   | { type: 'more'; id: number }
   | { type: 'cancel'; id: number };
 
@@ -73,25 +76,44 @@ function revivePorted(ported: PortedError): HappyMediaError {
 }
 
 /**
- * The page's half: answers the worker's reads of `ref` from `store` over `port` until `port` closes.
- * Every `get` gets its own `AbortSignal`, aborted when the worker cancels the read (a seek elsewhere).
+ * The page's half: answers the worker's reads from `store` over `port` until `port` closes: of `ref`, and
+ * of any other `media/<id>` ref the worker asks for (the parts of media stored in parts) unless `onlyRef`
+ * (a source that is one fixed URL names one attachment). Every `get` gets its own `AbortSignal`, aborted
+ * when the worker cancels the read (a seek elsewhere).
  *
  * @returns a function that stops serving: every read in progress is cancelled and the port closed.
  */
-export function serveBlobSource(store: ReadableBlobStore, ref: string, port: MessagePort): () => void {
+export function serveBlobSource(
+  store: ReadableBlobStore,
+  ref: string,
+  port: MessagePort,
+  onlyRef = false,
+): () => void {
   const reads = new Map<number, { abort: AbortController; credits: number; wake?: () => void }>();
   const post = (reply: SourceReply) => port.postMessage(reply);
+  /** The ref a request names, checked: the worker is ours, but what it read came from a store. */
+  const target = (asked: unknown): string => {
+    if (asked === ref) return ref;
+    if (onlyRef || typeof asked !== 'string' || parseRef(asked).scheme !== 'media') {
+      throw new InvalidArgumentError(
+        onlyRef
+          ? 'the media is stored in parts, and a fixed URL names one attachment: pass a function of the ref (or a store) for `source`'
+          : 'expected a media/<id> ref from the worker',
+      );
+    }
+    return asked;
+  };
 
-  const head = async (id: number) => {
+  const head = async (id: number, asked: unknown) => {
     try {
-      const { size } = await store.head(ref);
+      const { size } = await store.head(target(asked));
       post({ type: 'size', id, size });
     } catch (error) {
       post({ type: 'error', id, error: portError(error) });
     }
   };
 
-  const get = async (id: number, range: { offset: number; length: number } | undefined) => {
+  const get = async (id: number, asked: unknown, range: { offset: number; length: number } | undefined) => {
     const read: { abort: AbortController; credits: number; wake?: () => void } = {
       abort: new AbortController(),
       credits: SOURCE_PIECES_AHEAD,
@@ -102,7 +124,7 @@ export function serveBlobSource(store: ReadableBlobStore, ref: string, port: Mes
     try {
       let size: number | undefined;
       const body = await store.get(
-        ref,
+        target(asked),
         range === undefined ? undefined : { offset: range.offset, length: range.length },
         {
           signal,
@@ -146,8 +168,8 @@ export function serveBlobSource(store: ReadableBlobStore, ref: string, port: Mes
 
   port.onmessage = (event) => {
     const request = event.data as SourceRequest;
-    if (request?.type === 'head') void head(request.id);
-    else if (request?.type === 'get') void get(request.id, request.range);
+    if (request?.type === 'head') void head(request.id, request.ref);
+    else if (request?.type === 'get') void get(request.id, request.ref, request.range);
     else if (request?.type === 'cancel') cancel(request.id);
     else if (request?.type === 'more') {
       const read = reads.get(request.id);
@@ -168,7 +190,7 @@ export function serveBlobSource(store: ReadableBlobStore, ref: string, port: Mes
 
 /**
  * The worker's half: a {@link ReadableBlobStore} whose `head` and `get` are answered by the page's
- * {@link serveBlobSource} over `port` (the ref is the page's: the one it serves).
+ * {@link serveBlobSource} over `port`, for the ref they name.
  *
  * @example
  * ```ts
@@ -185,7 +207,7 @@ export function channelBlobStore(port: MessagePort): ReadableBlobStore {
   const ask = (request: SourceRequest) => port.postMessage(request);
 
   return {
-    head(_ref) {
+    head(ref) {
       const id = nextId++;
       return new Promise<{ size: number }>((resolve, reject) => {
         handlers.set(id, (reply) => {
@@ -193,11 +215,11 @@ export function channelBlobStore(port: MessagePort): ReadableBlobStore {
           if (reply.type === 'size') resolve({ size: reply.size });
           else if (reply.type === 'error') reject(revivePorted(reply.error));
         });
-        ask({ type: 'head', id });
+        ask({ type: 'head', id, ref });
       });
     },
 
-    get(_ref, range, options = {}) {
+    get(ref, range, options = {}) {
       const { signal, onSize } = options;
       if (signal?.aborted) {
         return Promise.reject(new AbortedError('the read was aborted', { cause: signal.reason }));
@@ -248,8 +270,8 @@ export function channelBlobStore(port: MessagePort): ReadableBlobStore {
       signal?.addEventListener('abort', onAbort, { once: true });
       ask(
         range === undefined
-          ? { type: 'get', id }
-          : { type: 'get', id, range: { offset: range.offset, length: range.length } },
+          ? { type: 'get', id, ref }
+          : { type: 'get', id, ref, range: { offset: range.offset, length: range.length } },
       );
       const body = new ReadableStream<Uint8Array>(
         {

@@ -137,7 +137,8 @@ export async function openStreamingMedia(
   }
   const id = toHex(randomBytes(16));
   const channel = new MessageChannel();
-  const stopServing = serveBlobSource(store, request.ref, channel.port1);
+  const fixedUrl = isMediaUrl(options.source) && typeof options.source !== 'function';
+  const stopServing = serveBlobSource(store, request.ref, channel.port1, fixedUrl);
   // The worker verified the commitment and the final chunk before it says yes.
   const opened = await ask(
     registration.worker,
@@ -147,6 +148,7 @@ export async function openStreamingMedia(
       ref: request.ref,
       key: options.blobKey.slice(),
       mime: request.mimeType ?? 'application/octet-stream',
+      fixedUrl,
       source: channel.port2,
     },
     [channel.port2],

@@ -98,6 +98,7 @@ const UNIVERSAL = [
   'openBlobRandomAccess',
   'openBoxForPublicKey',
   'openDataKeyBundle',
+  'openMediaRandomAccess',
   'openMessage',
   'openMessageAsync',
   'openMessages',

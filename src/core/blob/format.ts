@@ -86,13 +86,51 @@ const CONTEXT_SEPARATOR = new Uint8Array([0x00]);
  * ```
  */
 export function mediaBlobContext(ref: string): Uint8Array {
+  return concatBytes(CONTEXT_DOMAIN, CONTEXT_SEPARATOR, boundRef(ref, 'blob'));
+}
+
+/** UTF-8 `happy-media manifest v2`: the domain of the manifest of media stored in parts (23 bytes). */
+const MANIFEST_DOMAIN = utf8('happy-media manifest v2');
+/** UTF-8 `happy-media parts v2`: the domain of the one blob whose bytes are spread across parts (20 bytes). */
+const PARTS_DOMAIN = utf8('happy-media parts v2');
+
+/** Bytes of the random binding id that ties the parts of one blob to its manifest. */
+export const PARTS_BINDING_SIZE = 16;
+
+/** The `media/<id>` ref checked, as {@link mediaBlobContext} checks it. */
+function boundRef(ref: string, what: string): Uint8Array {
   const parsed = parseRef(ref);
   if (parsed.scheme !== 'media') {
-    throw new StorageError('invalid ref: only a "media/<id>" ref names a stored blob to bind to', {
+    throw new StorageError(`invalid ref: only a "media/<id>" ref names a stored ${what} to bind to`, {
       code: 'ERR_INVALID_REF',
     });
   }
-  return concatBytes(CONTEXT_DOMAIN, CONTEXT_SEPARATOR, utf8(ref));
+  return utf8(ref);
+}
+
+/**
+ * The context of the manifest of media stored in parts, stored under `ref` (the message's ref): UTF-8
+ * `happy-media manifest v2`, a 0x00 byte, then UTF-8 of the ref. The attachment under a message's ref is
+ * either the media blob ({@link mediaBlobContext}) or this manifest; its key commitment says which
+ * (docs/blob-format.md, "Media in parts"). A fresh array each call.
+ *
+ * @throws {StorageError} `ERR_INVALID_REF` for anything but a `media/<id>` ref.
+ */
+export function mediaManifestContext(ref: string): Uint8Array {
+  return concatBytes(MANIFEST_DOMAIN, CONTEXT_SEPARATOR, boundRef(ref, 'manifest'));
+}
+
+/**
+ * The context of the one blob whose bytes are spread across the parts a manifest names: UTF-8
+ * `happy-media parts v2`, a 0x00 byte, then the manifest's 16-byte random binding id. Parts of any other
+ * blob (another message, another session, another send of the same file) were made under another
+ * binding id, so they fail at the header or at their first chunk. A fresh array each call.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `binding` is not 16 bytes.
+ */
+export function partsBlobContext(binding: Uint8Array): Uint8Array {
+  assertBytes(binding, 'binding', PARTS_BINDING_SIZE);
+  return concatBytes(PARTS_DOMAIN, CONTEXT_SEPARATOR, binding);
 }
 
 /**

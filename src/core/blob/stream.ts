@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { assertBytes, randomBytes } from '../bytes.js';
+import { assertBytes, assertNonNegativeInteger, randomBytes } from '../bytes.js';
 import {
   DecryptionError,
   HappyMediaError,
@@ -151,10 +151,19 @@ export function engineStream(engine: BlobEngine): TransformStream<Uint8Array, Ui
   });
 }
 
-/** Internal knobs that are not part of the public API (tests inject a fixed salt for frozen vectors). */
+/**
+ * Internal knobs that are not part of the public API: tests inject a fixed salt for frozen vectors, and
+ * a blob in parts re-makes one part from its file (parts.ts).
+ */
 export interface BlobEncryptorInternals {
-  /** 24-byte salt to use instead of a random one. Tests only: a repeated salt repeats nonces. */
+  /**
+   * 24-byte salt to use instead of a random one. A repeated salt repeats nonces, so it is used only to
+   * make the same bytes again: frozen vectors, and a part re-made from an unchanged file (its digest is
+   * compared with what was made before, before any byte of it leaves: parts.ts).
+   */
   salt?: Uint8Array;
+  /** Index of the first chunk `push` seals (default 0): a part that starts inside the blob. */
+  firstChunk?: number;
 }
 
 /**
@@ -185,6 +194,9 @@ export class BlobEncryptor {
       internals?.salt === undefined
         ? randomBytes(BLOB_SALT_SIZE)
         : assertBytes(internals.salt, 'salt', BLOB_SALT_SIZE).slice();
+    if (internals?.firstChunk !== undefined) {
+      this.#nextIndex = assertNonNegativeInteger(internals.firstChunk, 'firstChunk');
+    }
   }
 
   /** Derives the keys and returns the 56-byte header (salt || commitment). */

@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE, mediaBlobContext } from '../blob/format.js';
+import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/format.js';
 import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { BlobDecryptor } from '../blob/stream.js';
-import { describeValue } from '../bytes.js';
+import { describeValue, joinBytes } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
@@ -41,6 +41,7 @@ import {
   resumableDownload,
 } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
+import { resolveStoredMedia } from './stored-media.js';
 
 /**
  * Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node), or a
@@ -219,45 +220,74 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
   };
-  const sizeCheck = new StoredSizeCheck(store, request, reads);
+  // The check of the stored length against the message; for media in parts the manifest states the
+  // length instead (and the parts' lengths are checked as they are read), so there is none.
+  let sizeCheck: StoredSizeCheck | undefined = new StoredSizeCheck(store, request, reads);
   let done = 0;
   try {
     const ciphertextBytes = sizeCheck.overlapped
       ? ciphertextSize(request.size as number)
       : await headWithRetries(store, request.ref, reads);
-    const total = expectedPlaintextSize(request, ciphertextBytes);
+    let total = expectedPlaintextSize(request, ciphertextBytes);
     const accept = async (plain: Uint8Array) => {
       if (signal?.aborted) throw aborted(signal);
-      sizeCheck.start();
+      sizeCheck?.start();
       await sink.write(plain);
       done += plain.length;
       onProgress?.({ done, total });
     };
+    const download = (from: ReadableBlobStore, size: number) =>
+      resumableDownload({
+        ...reads,
+        ...deadlines,
+        store: from,
+        ref: request.ref,
+        size,
+        resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
+        onSize: (bytes) => sizeCheck?.answered(bytes),
+      }).getReader();
 
     if (request.format === 'v1') {
       const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, { ...reads, ...deadlines });
       await accept(decryptV1Blob(blob, blobKey));
     } else {
-      const ciphertext = resumableDownload({
-        ...reads,
-        ...deadlines,
+      // The download starts as for a blob in one attachment; its first 56 bytes tell whether the ref
+      // holds the media blob or the manifest of media in parts (no extra request for the first).
+      let ciphertext = download(store, ciphertextBytes);
+      let first = await readHeader(ciphertext);
+      const blob = await resolveStoredMedia(
         store,
-        ref: request.ref,
-        size: ciphertextBytes,
-        resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
-        onSize: (bytes) => sizeCheck.answered(bytes),
+        request.ref,
+        blobKey,
+        joinBytes(first).subarray(0, BLOB_HEADER_SIZE),
+        {
+          ...reads,
+          fixedUrl: isFixedUrl(options.source),
+        },
+      ).catch(async (error: unknown) => {
+        await ciphertext.cancel().catch(() => undefined);
+        throw error;
       });
-      // Bound to the ref the message names: a blob stored under another ref fails at its header.
-      const decryptor = new BlobDecryptor(blobKey, {
-        context: mediaBlobContext(request.ref),
-        maxPlaintextBytes: total,
-      });
-      await decryptInOrder(ciphertext, decryptor, accept);
+      if (blob.parted) {
+        await ciphertext.cancel().catch(() => undefined);
+        sizeCheck = undefined;
+        const { manifest, blob: parts } = blob.parted;
+        // The message is authenticated by its envelope, the manifest under the ref: they must agree.
+        if (request.size !== undefined && request.size !== manifest.plaintextSize)
+          throw new DecryptionError();
+        total = manifest.plaintextSize;
+        ciphertext = download(parts, parts.layout.ciphertextSize);
+        first = [];
+      }
+      // Bound to the ref the message names (through the manifest, for media in parts): a blob stored
+      // under another ref fails at its header.
+      const decryptor = new BlobDecryptor(blobKey, { context: blob.context, maxPlaintextBytes: total });
+      await decryptInOrder(ciphertext, first, decryptor, accept);
     }
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
     if (done !== total) throw new DecryptionError();
-    sizeCheck.start(); // an empty blob has no first bytes
-    await sizeCheck.agreed();
+    sizeCheck?.start(); // an empty blob has no first bytes
+    await sizeCheck?.agreed();
     if (signal?.aborted) throw aborted(signal);
     return await sink.commit({
       size: total,
@@ -265,7 +295,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       ...(request.name === undefined ? {} : { name: request.name }),
     });
   } catch (caught) {
-    const error = await sizeCheck.explain(caught);
+    const error = sizeCheck ? await sizeCheck.explain(caught) : caught;
     try {
       await sink.abort(error);
     } catch {
@@ -349,6 +379,28 @@ class StoredSizeCheck {
 }
 
 /**
+ * The download's first pieces, up to at least the 56-byte header (the download hands on the header as its
+ * first frame, possibly with chunks after it in the same piece). Fewer bytes only when the download
+ * ended: the header check then fails.
+ */
+async function readHeader(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array[]> {
+  const pieces: Uint8Array[] = [];
+  let bytes = 0;
+  while (bytes < BLOB_HEADER_SIZE) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pieces.push(value);
+    bytes += value.length;
+  }
+  return pieces;
+}
+
+/** True for a source that is one fixed URL (it names one attachment, never the parts of a manifest). */
+function isFixedUrl(source: MediaDownloadSource): boolean {
+  return isMediaUrl(source) && typeof source !== 'function';
+}
+
+/**
  * Pushes the ciphertext through `decryptor` and hands each verified piece to `accept`, in order.
  *
  * The decrypt engine is driven directly rather than through its TransformStream: one stream hop less per
@@ -360,11 +412,11 @@ class StoredSizeCheck {
  * and memory stays bounded.
  */
 async function decryptInOrder(
-  ciphertext: ReadableStream<Uint8Array>,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: readonly Uint8Array[],
   decryptor: BlobDecryptor,
   accept: (plain: Uint8Array) => Promise<void>,
 ): Promise<void> {
-  const reader = ciphertext.getReader();
   const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number }[] = [];
   let inFlightBytes = 0;
   const releaseOldest = async () => {
@@ -378,6 +430,7 @@ async function decryptInOrder(
     inFlightBytes += bytes;
   };
   try {
+    for (const value of first) push(decryptor.push(value), value.length);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;

@@ -29,3 +29,4 @@ export {
   resumableDownload,
 } from './resumable-download.js';
 export { type StoreRangeSourceOptions, storeRangeSource } from './store-reads.js';
+export { openMediaRandomAccess } from './stored-media.js';

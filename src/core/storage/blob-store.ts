@@ -24,6 +24,11 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** Called as bytes are stored (`done` of `total`); keep it cheap, it runs per chunk. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called when the store waits before a request because its server limits them (Happy's server: 60
+   * request-uploads a minute), with how long and why, so a user is told rather than left wondering.
+   */
+  onWait?: (wait: { ms: number; reason: string }) => void;
 }
 
 /**

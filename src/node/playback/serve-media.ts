@@ -16,12 +16,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type BlobReader,
-  bufferRangeSource,
-  mediaBlobContext,
-  openBlobRandomAccess,
-} from '../../core/blob/index.js';
+import { type BlobReader, bufferRangeSource } from '../../core/blob/index.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
 import { decryptV1Blob } from '../../core/happy/v1-blob.js';
@@ -34,7 +29,8 @@ import {
   toMediaRequest,
 } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
-import { headWithRetries, readStoreRange, storeRangeSource } from '../../core/playback/store-reads.js';
+import { headWithRetries, readStoreRange } from '../../core/playback/store-reads.js';
+import { openMediaRandomAccess } from '../../core/playback/stored-media.js';
 import { parseRangeHeader } from '../../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../../core/transport/retry.js';
 import { isAllowedHost } from '../http/allowed-host.js';
@@ -94,12 +90,9 @@ async function openReader(
       },
     };
   }
-  // Bound to the ref the message names: a blob stored under another ref fails at open.
-  return openBlobRandomAccess(
-    storeRangeSource(options.store, request.ref, retryPolicy(options)),
-    options.blobKey,
-    { context: mediaBlobContext(request.ref) },
-  );
+  // Bound to the ref the message names (media in parts through its manifest): a blob stored under
+  // another ref fails at open.
+  return openMediaRandomAccess(options.store, request.ref, options.blobKey, retryPolicy(options));
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   checkedTimeoutMs,
   DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
   expectedPlaintextSize,
+  storedMediaSize,
   toMediaRequest,
 } from '../../internal.js';
 import { openOnDesktop } from '../desktop-opener.js';
@@ -247,13 +248,21 @@ function parseDeadlines(flags: PlayFlags): { deadlineMs?: number; idleTimeoutMs?
  *
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when the plaintext is larger than `maxBytes`.
  */
-async function withKnownSize(input: MediaInput, store: BlobStore, maxBytes: number): Promise<MediaInput> {
+async function withKnownSize(
+  input: MediaInput,
+  store: BlobStore,
+  blobKey: Uint8Array,
+  maxBytes: number,
+): Promise<MediaInput> {
   const request = toMediaRequest(input);
   let size = request.size;
   let sized = input;
   if (size === undefined) {
     try {
-      size = expectedPlaintextSize(request, (await store.head(request.ref)).size);
+      size =
+        request.format === 'v1'
+          ? expectedPlaintextSize(request, (await store.head(request.ref)).size)
+          : await storedMediaSize(store, request.ref, blobKey, { retries: 0 });
     } catch {
       return input;
     }
@@ -384,7 +393,7 @@ async function playInput(
     dir: flags.cacheDir ?? (process.env.HAPPY_MEDIA_CACHE_DIR || defaultCacheDir()),
     maxBytes: optionalIntegerFlag(flags.cacheMaxBytes, '--cache-max-bytes') ?? DEFAULT_CACHE_MAX_BYTES,
   });
-  const sized = await withKnownSize(input, store, cache.maxBytes);
+  const sized = await withKnownSize(input, store, blobKey, cache.maxBytes);
   const tty = process.stderr.isTTY === true;
   let shown = -1;
   await interruptible(async (signal) => {

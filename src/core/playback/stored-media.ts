@@ -1,0 +1,163 @@
+/**
+ * What a message's ref holds, for every reader: the media blob itself (media that fits in one attachment
+ * of its store), or the manifest of media stored in parts (docs/blob-format.md, "Media in parts"). The
+ * first 56 bytes tell which (`storedMediaForm`: the key commitment matches exactly one of the two
+ * ref-bound contexts); a manifest is then read whole, authenticated under the ref, and the media is read
+ * through the view of its parts ({@link partedBlobStore}), under the parts' context. Readers that
+ * already fetch the header (random access, a download's first bytes) pay no extra request for media in
+ * one attachment.
+ *
+ * @module
+ */
+import { BLOB_HEADER_SIZE, mediaBlobContext, partsBlobContext } from '../blob/format.js';
+import {
+  MAX_MANIFEST_PLAINTEXT_BYTES,
+  openPartsManifest,
+  type PartsManifest,
+  storedMediaForm,
+} from '../blob/manifest.js';
+import { type BlobReader, openBlobRandomAccess, type RangeSource } from '../blob/random-access.js';
+import { blobLayout, ciphertextSize } from '../blob/sizes.js';
+import { DecryptionError, InvalidArgumentError } from '../errors.js';
+import { type PartedBlobStore, partedBlobStore } from './parted-store.js';
+import type { ReadableBlobStore } from './resumable-download.js';
+import {
+  headWithRetries,
+  readStoreRange,
+  type StoreRangeSourceOptions,
+  type StoreReadOptions,
+  storeRangeSource,
+} from './store-reads.js';
+
+/** The largest a sealed manifest can be (its plaintext limit, encrypted). */
+const MAX_SEALED_MANIFEST_BYTES = ciphertextSize(MAX_MANIFEST_PLAINTEXT_BYTES);
+
+/** The blob a message's media is, wherever its bytes are: what a reader decrypts, and from where. */
+export interface StoredMediaBlob {
+  /** Where the blob's ciphertext is read: the store itself, or the view of its parts. */
+  store: ReadableBlobStore;
+  /** The context to decrypt it with: `mediaBlobContext(ref)`, or the parts' context. */
+  context: Uint8Array;
+  /** The view of the parts and their manifest, for media stored in parts. */
+  parted?: { blob: PartedBlobStore; manifest: PartsManifest };
+}
+
+/** Options of the functions below: the retry policy, and whether the source can name parts. */
+export interface StoredMediaOptions extends StoreReadOptions {
+  /**
+   * Set when the source is one fixed URL, which names one attachment only: media in parts is then refused
+   * with advice instead of reading the manifest's URL for every part.
+   */
+  fixedUrl?: boolean;
+}
+
+/**
+ * Reads and authenticates the manifest stored under `ref` (`size` bytes, asked when not given).
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for anything but an authentic manifest of `ref`.
+ * @throws {FormatError} `ERR_FORMAT` for an authentic manifest that is malformed.
+ * @throws {StorageError} as the store's reads.
+ */
+export async function readPartsManifest(
+  store: ReadableBlobStore,
+  ref: string,
+  blobKey: Uint8Array,
+  size: number | undefined,
+  options: StoreReadOptions = {},
+): Promise<PartsManifest> {
+  const stored = size ?? (await headWithRetries(store, ref, options));
+  // No authentic manifest is larger: the sender's manifests are bounded, and so is what a reader reads.
+  if (stored > MAX_SEALED_MANIFEST_BYTES || blobLayout(stored) === undefined) throw new DecryptionError();
+  return openPartsManifest(await readStoreRange(store, ref, 0, stored, options), blobKey, ref);
+}
+
+/**
+ * The blob under `ref`, given its first 56 bytes: the media blob as it is stored, or, when `header`
+ * is a manifest's, the view of the parts the manifest names.
+ *
+ * @param manifestSize - the stored size of the attachment under `ref`, when known (spares a `head`).
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when `header` is neither (another ref, key or session).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for media in parts behind one fixed URL.
+ */
+export async function resolveStoredMedia(
+  store: ReadableBlobStore,
+  ref: string,
+  blobKey: Uint8Array,
+  header: Uint8Array,
+  options: StoredMediaOptions & { manifestSize?: number } = {},
+): Promise<StoredMediaBlob> {
+  if (storedMediaForm(blobKey, header, ref) === 'blob') return { store, context: mediaBlobContext(ref) };
+  if (options.fixedUrl) {
+    throw new InvalidArgumentError(
+      `${ref} is stored in parts, and a fixed URL names one attachment: pass a function of the ref for \`source\` (or a store), so each part can be fetched by its own ref`,
+    );
+  }
+  const manifest = await readPartsManifest(store, ref, blobKey, options.manifestSize, options);
+  const blob = partedBlobStore(store, ref, manifest);
+  return { store: blob, context: partsBlobContext(manifest.binding), parted: { blob, manifest } };
+}
+
+/** A source whose header read is answered from the bytes already read (one request less at open). */
+function withHeader(source: RangeSource, header: Uint8Array): RangeSource {
+  return {
+    size: () => source.size(),
+    read: (offset, length, signal) =>
+      offset === 0 && length === BLOB_HEADER_SIZE
+        ? Promise.resolve(header)
+        : source.read(offset, length, signal),
+    ...(source.stream ? { stream: source.stream.bind(source) } : {}),
+  };
+}
+
+/**
+ * Random access to the media under `ref`, in one attachment or in parts: the header tells which; media
+ * in parts is opened through the view of its parts, so a range read fetches only the parts it lies in
+ * (plus, at open, the header in part 0 and the final chunk in the last part, as for any blob).
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a blob or manifest that does not authenticate
+ *   under `ref`, or an impossible length.
+ * @throws {StorageError} as the store's reads.
+ * @example
+ * ```ts
+ * const reader = await openMediaRandomAccess(store, message.ref, blobKey);
+ * const bytes = await reader.read(offset, length);
+ * ```
+ */
+export async function openMediaRandomAccess(
+  store: ReadableBlobStore,
+  ref: string,
+  blobKey: Uint8Array,
+  options: StoreRangeSourceOptions & { fixedUrl?: boolean } = {},
+): Promise<BlobReader> {
+  const source = storeRangeSource(store, ref, options);
+  const size = await source.size();
+  if (blobLayout(size) === undefined) throw new DecryptionError();
+  const header = await source.read(0, BLOB_HEADER_SIZE);
+  if (header.length !== BLOB_HEADER_SIZE) throw new DecryptionError();
+  const blob = await resolveStoredMedia(store, ref, blobKey, header, { ...options, manifestSize: size });
+  if (!blob.parted)
+    return openBlobRandomAccess(withHeader(source, header), blobKey, { context: blob.context });
+  return openBlobRandomAccess(storeRangeSource(blob.store, ref, options), blobKey, { context: blob.context });
+}
+
+/**
+ * The plaintext size of the media under `ref`, in one attachment or in parts (for a size check before a
+ * download: the stored size, the header, and a manifest's stated size; nothing is decrypted but the
+ * manifest, so the download still authenticates the size).
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for an impossible length or a header of neither form.
+ * @throws {StorageError} as the store's reads.
+ */
+export async function storedMediaSize(
+  store: ReadableBlobStore,
+  ref: string,
+  blobKey: Uint8Array,
+  options: StoredMediaOptions = {},
+): Promise<number> {
+  const size = await headWithRetries(store, ref, options);
+  const layout = blobLayout(size);
+  if (layout === undefined) throw new DecryptionError();
+  const header = await readStoreRange(store, ref, 0, BLOB_HEADER_SIZE, options);
+  const blob = await resolveStoredMedia(store, ref, blobKey, header, { ...options, manifestSize: size });
+  return blob.parted ? blob.parted.manifest.plaintextSize : layout.plaintextSize;
+}

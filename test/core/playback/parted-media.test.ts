@@ -1,0 +1,289 @@
+/**
+ * Media in parts, from the send to every reader: uploadMediaBlob cuts one Cobblestone blob into parts of
+ * whole chunks and stores a manifest LAST under the message's ref; downloadMedia and
+ * openMediaRandomAccess tell the two forms apart by the header's commitment and read the parts through
+ * one view. Every attack a store can make on the parts (substitution from another message or session,
+ * reordering, dropping, truncating, extending, a replayed manifest) ends in ERR_DECRYPTION_FAILED before
+ * any byte reaches the sink; a ranged read asks only the parts that hold the range.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  BLOB_HEADER_SIZE,
+  ciphertextSize,
+  encryptBlob,
+  mediaBlobContext,
+} from '../../../src/core/blob/index.js';
+import { openPartsManifest, storedMediaForm } from '../../../src/core/blob/manifest.js';
+import { partCiphertext, partLayout, partsTouching } from '../../../src/core/blob/parts.js';
+import { bytesStream, equalBytes, randomBytes } from '../../../src/core/bytes.js';
+import { downloadMedia, memorySink, openMediaRandomAccess } from '../../../src/core/playback/index.js';
+import { type MediaUpload, uploadMediaBlob } from '../../../src/core/send/media-upload.js';
+import { streamPlaintextSource } from '../../../src/core/send/plaintext-source.js';
+import { rejectionOf } from '../../helpers/errors.js';
+import { memoryStore } from '../../helpers/memory-store.js';
+import { testBytes } from '../blob/blob-test-utils.js';
+
+const key = randomBytes(32);
+const CHUNKS = 4; // 4 chunks per part: 65 536 plaintext bytes, so a few hundred KiB make several parts
+
+async function sendInParts(store: ReturnType<typeof memoryStore>, plain: Uint8Array, blobKey = key) {
+  return uploadMediaBlob(store, streamPlaintextSource(bytesStream(plain), plain.length), blobKey, {
+    chunksPerPart: CHUNKS,
+  });
+}
+
+async function download(store: ReturnType<typeof memoryStore>, ref: string, size?: number, blobKey = key) {
+  const written: number[] = [];
+  const sink = memorySink();
+  const result = await downloadMedia(
+    { ref, ...(size === undefined ? {} : { size }) },
+    {
+      source: store,
+      blobKey,
+      retries: 0,
+      sink: {
+        write: (bytes) => {
+          written.push(bytes.length);
+          return sink.write(bytes);
+        },
+        commit: (info) => sink.commit(info),
+        abort: (reason) => sink.abort(reason),
+      },
+    },
+  ).catch((error: unknown) => ({ error, written }));
+  return result;
+}
+
+/** Byte equality (vitest's deep equality walks a large array element by element: slow). */
+function same(actual: unknown, expected: Uint8Array): boolean {
+  return actual instanceof Uint8Array && equalBytes(actual, expected);
+}
+
+function partsOf(store: ReturnType<typeof memoryStore>, upload: MediaUpload) {
+  return openPartsManifest(store.blobs.get(upload.ref) as Uint8Array, key, upload.ref);
+}
+
+describe('media in parts: the layout', () => {
+  it('cuts the ciphertext into parts of whole chunks, the header in part 0', () => {
+    const layout = partLayout(1_000_000, 4);
+    expect(layout.ciphertextSize).toBe(ciphertextSize(1_000_000));
+    let at = 0;
+    for (let i = 0; i < layout.count; i++) {
+      const span = partCiphertext(layout, i);
+      expect(span.offset).toBe(at);
+      at += span.length;
+      if (i > 0 && i < layout.count - 1) expect(span.length).toBe(4 * 16400);
+    }
+    expect(at).toBe(layout.ciphertextSize);
+    expect(partCiphertext(layout, 0).length).toBe(BLOB_HEADER_SIZE + 4 * 16400);
+    // A multiple of the part's plaintext ends in a part holding only the empty final chunk.
+    const exact = partLayout(4 * 16384, 4);
+    expect(exact.count).toBe(2);
+    expect(partCiphertext(exact, 1).length).toBe(16);
+  });
+
+  it('maps a byte range to the parts it touches', () => {
+    const layout = partLayout(1_000_000, 4);
+    expect(partsTouching(layout, 0, 56)).toEqual({ first: 0, last: 0 });
+    expect(partsTouching(layout, 56 + 4 * 16400 - 1, 2)).toEqual({ first: 0, last: 1 });
+    expect(partsTouching(layout, layout.ciphertextSize - 1, 1)).toEqual({
+      first: layout.count - 1,
+      last: layout.count - 1,
+    });
+  });
+});
+
+describe('media in parts: send and read back', () => {
+  it('stores parts then the manifest last; every reader plays it; small media keeps one attachment', async () => {
+    const store = memoryStore();
+    const plain = testBytes(600_000 + 123, 1);
+    const upload = await sendInParts(store, plain);
+    const layout = partLayout(plain.length, CHUNKS);
+    expect(upload.parts).toBe(layout.count);
+    expect(store.created).toHaveLength(layout.count + 1); // parts, then the manifest
+    expect(store.created.slice(0, -1)).toEqual(
+      Array.from({ length: layout.count }, (_, i) => partCiphertext(layout, i).length),
+    );
+    const manifest = await partsOf(store, upload);
+    expect(manifest.parts).toHaveLength(layout.count);
+    expect(
+      storedMediaForm(key, (store.blobs.get(upload.ref) as Uint8Array).subarray(0, 56), upload.ref),
+    ).toBe('manifest');
+    // The parts in order are one Cobblestone blob.
+    const whole = await download(store, upload.ref, plain.length);
+    expect(same(whole, plain)).toBe(true);
+    // A message without a size (a photo) too.
+    expect(same(await download(store, upload.ref), plain)).toBe(true);
+    const reader = await openMediaRandomAccess(store, upload.ref, key);
+    expect(reader.plaintextSize).toBe(plain.length);
+    expect(same(await reader.read(123_456, 70_000), plain.subarray(123_456, 123_456 + 70_000))).toBe(true);
+
+    const small = testBytes(50_000, 2);
+    const single = await sendInParts(store, small);
+    expect(single.parts).toBe(1);
+    expect(
+      storedMediaForm(key, (store.blobs.get(single.ref) as Uint8Array).subarray(0, 56), single.ref),
+    ).toBe('blob');
+    expect(same(await download(store, single.ref, small.length), small)).toBe(true);
+  });
+
+  it('plays media in one attachment made before parts existed', async () => {
+    const store = memoryStore();
+    const plain = testBytes(200_000, 3);
+    const ref = 'media/onepieceblob0000000001';
+    store.blobs.set(ref, await encryptBlob(plain, key, { context: mediaBlobContext(ref) }));
+    expect(same(await download(store, ref, plain.length), plain)).toBe(true);
+    expect(
+      same(await (await openMediaRandomAccess(store, ref, key)).read(1000, 5000), plain.subarray(1000, 6000)),
+    ).toBe(true);
+  });
+
+  it('a ranged read fetches only the parts that hold the range', async () => {
+    const store = memoryStore();
+    const plain = testBytes(40 * 65536 + 999, 4); // 41 parts
+    const upload = await sendInParts(store, plain);
+    const manifest = await partsOf(store, upload);
+    const gets: string[] = [];
+    const counting = {
+      head: (ref: string) => store.head(ref),
+      get: (ref: string, range?: { offset: number; length: number }) => {
+        gets.push(ref);
+        return store.get(ref, range);
+      },
+    };
+    const reader = await openMediaRandomAccess(counting, upload.ref, key);
+    const opened = new Set(gets);
+    // Opening reads the manifest, the header in part 0 and the final chunk in the last part.
+    expect(opened).toEqual(new Set([upload.ref, manifest.parts[0], manifest.parts[40]]));
+    gets.length = 0;
+    const offset = 20 * 65536 + 100; // inside part 20
+    expect(same(await reader.read(offset, 10_000), plain.subarray(offset, offset + 10_000))).toBe(true);
+    expect(new Set(gets)).toEqual(new Set([manifest.parts[20]]));
+    gets.length = 0;
+    const across = 25 * 65536 - 5000; // across parts 24 and 25
+    expect(same(await reader.read(across, 10_000), plain.subarray(across, across + 10_000))).toBe(true);
+    expect(new Set(gets)).toEqual(new Set([manifest.parts[24], manifest.parts[25]]));
+  });
+});
+
+describe('media in parts: a store cannot swap, reorder, drop, cut or replay parts', () => {
+  async function twoSends() {
+    const store = memoryStore();
+    const plain = testBytes(300_000, 5);
+    const a = await sendInParts(store, plain);
+    const b = await sendInParts(store, testBytes(300_000, 6));
+    return { store, plain, a, b, ma: await partsOf(store, a), mb: await partsOf(store, b) };
+  }
+
+  async function expectRefused(
+    store: ReturnType<typeof memoryStore>,
+    ref: string,
+    size: number,
+    blobKey = key,
+  ) {
+    const result = (await download(store, ref, size, blobKey)) as { error: unknown; written: number[] };
+    expect((result.error as { code?: string }).code).toBe('ERR_DECRYPTION_FAILED');
+    // Nothing reached the sink: a parted download verifies the header before any chunk.
+    const streamed = await rejectionOf(
+      openMediaRandomAccess(store, ref, blobKey).then((reader) => reader.read(0, size)),
+    );
+    expect(streamed.code).toBe('ERR_DECRYPTION_FAILED');
+    return result.written;
+  }
+
+  it('a part of another message in its place (same key, same index)', async () => {
+    const { store, plain, a, ma, mb } = await twoSends();
+    for (const index of [0, 2, ma.parts.length - 1]) {
+      const saved = store.blobs.get(ma.parts[index] as string) as Uint8Array;
+      store.blobs.set(ma.parts[index] as string, store.blobs.get(mb.parts[index] as string) as Uint8Array);
+      await expectRefused(store, a.ref, plain.length);
+      store.blobs.set(ma.parts[index] as string, saved);
+    }
+    expect(same(await download(store, a.ref, plain.length), plain)).toBe(true);
+  });
+
+  it('parts reordered, dropped, truncated or extended', async () => {
+    const { store, plain, a, ma } = await twoSends();
+    const bytes = (ref: string | undefined) => store.blobs.get(ref as string) as Uint8Array;
+    const [p1, p2] = [bytes(ma.parts[1]), bytes(ma.parts[2])];
+    // Swapped (same length).
+    store.blobs.set(ma.parts[1] as string, p2);
+    store.blobs.set(ma.parts[2] as string, p1);
+    const written = await expectRefused(store, a.ref, plain.length);
+    // The first part verified before the damaged one may have been written, but the sink was aborted:
+    // nothing of part 1 (the swapped one) went through.
+    expect(written.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(CHUNKS * 16384);
+    store.blobs.set(ma.parts[1] as string, p1);
+    store.blobs.set(ma.parts[2] as string, p2);
+    // The next part served in a part's place (a dropped part, the rest moved up).
+    store.blobs.set(ma.parts[1] as string, p2);
+    await expectRefused(store, a.ref, plain.length);
+    store.blobs.set(ma.parts[1] as string, p1);
+    // Truncated by a chunk, and extended by a byte.
+    store.blobs.set(ma.parts[1] as string, p1.subarray(0, p1.length - 16400));
+    await expectRefused(store, a.ref, plain.length);
+    // Extended: refused where the store tells a part's size (HTTP answers do); elsewhere the bytes past a
+    // part's end are never read, and what is read is the authentic plaintext.
+    store.blobs.set(ma.parts[1] as string, new Uint8Array([...p1, 0]));
+    expect(same(await download(store, a.ref, plain.length), plain)).toBe(true);
+    const telling = {
+      head: (ref: string) => store.head(ref),
+      get: async (
+        ref: string,
+        range?: { offset: number; length: number },
+        options?: { onSize?: (n: number) => void },
+      ) => {
+        options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
+        return store.get(ref, range);
+      },
+    };
+    const told = await rejectionOf(
+      downloadMedia(
+        { ref: a.ref, size: plain.length },
+        { source: telling, blobKey: key, sink: memorySink(), retries: 0 },
+      ),
+    );
+    expect(told.code).toBe('ERR_DECRYPTION_FAILED');
+    store.blobs.set(ma.parts[1] as string, p1);
+    expect(same(await download(store, a.ref, plain.length), plain)).toBe(true);
+  });
+
+  it("another message's manifest (or its media) replayed under a ref", async () => {
+    const { store, plain, a, b } = await twoSends();
+    const manifestA = store.blobs.get(a.ref) as Uint8Array;
+    store.blobs.set(a.ref, store.blobs.get(b.ref) as Uint8Array);
+    await expectRefused(store, a.ref, plain.length);
+    // A one-attachment blob of another ref, and the parts' blob itself, under the ref.
+    const other = 'media/anotherrefinthesession01';
+    store.blobs.set(a.ref, await encryptBlob(plain, key, { context: mediaBlobContext(other) }));
+    await expectRefused(store, a.ref, plain.length);
+    store.blobs.set(a.ref, manifestA);
+    // Another session's key.
+    await expectRefused(store, a.ref, plain.length, randomBytes(32));
+    expect(same(await download(store, a.ref, plain.length), plain)).toBe(true);
+  });
+
+  it("a message's size that is not the manifest's is refused", async () => {
+    const { store, plain, a } = await twoSends();
+    const result = (await download(store, a.ref, plain.length + 1)) as { error: { code: string } };
+    expect(result.error.code).toBe('ERR_DECRYPTION_FAILED');
+  });
+
+  it('a fixed URL cannot name the parts: refused with advice', async () => {
+    const { store, a } = await twoSends();
+    const manifest = store.blobs.get(a.ref) as Uint8Array;
+    const fetch = async () =>
+      new Response(bytesStream(manifest), {
+        status: 200,
+        headers: { 'content-length': String(manifest.length) },
+      });
+    const error = await rejectionOf(
+      downloadMedia(
+        { ref: a.ref },
+        { source: 'https://blobs.example/one', fetch, blobKey: key, sink: memorySink() },
+      ),
+    );
+    expect(error.code).toBe('ERR_INVALID_ARGUMENT');
+    expect(error.message).toMatch(/function of the ref/);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * uploadMediaBlob's resumable send in parts, against an in-memory store and journal: an interrupted send
+ * resumes with only what the store has not confirmed (bytes counted), a part the store stored before the
+ * interruption is found and not sent again, the message keeps its id and time, and a file that changed
+ * (its stamp, or the content of a part already sent) starts over with a fresh salt and says so. The
+ * journal never holds the key or plaintext.
+ */
+import { describe, expect, it } from 'vitest';
+import { bytesStream, equalBytes, randomBytes, toBase64 } from '../../../src/core/bytes.js';
+import { StorageError } from '../../../src/core/errors.js';
+import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
+import {
+  type FileStamp,
+  type UploadJournal,
+  type UploadRecord,
+  uploadMediaBlob,
+} from '../../../src/core/send/media-upload.js';
+import type { PlaintextSource } from '../../../src/core/send/plaintext-source.js';
+import { memoryStore } from '../../helpers/memory-store.js';
+import { testBytes } from '../blob/blob-test-utils.js';
+
+const key = randomBytes(32);
+const CHUNKS = 4;
+const PART = CHUNKS * 16400;
+
+function fileSource(plain: Uint8Array): PlaintextSource {
+  return {
+    size: plain.length,
+    rereadable: true,
+    read: async (offset, length) => bytesStream(plain.slice(offset, offset + length)),
+  };
+}
+
+function memoryJournal() {
+  let record: UploadRecord | undefined;
+  const saves: string[] = [];
+  const journal: UploadJournal & { saves: string[]; current: () => UploadRecord | undefined } = {
+    saves,
+    current: () => record,
+    load: async () => (record === undefined ? undefined : JSON.parse(JSON.stringify(record))),
+    save: async (next) => {
+      saves.push(JSON.stringify(next));
+      record = JSON.parse(JSON.stringify(next));
+    },
+    remove: async () => {
+      record = undefined;
+    },
+  };
+  return journal;
+}
+
+/** A store that fails the `failAt`-th create (1-based) after taking its body, storing it first when asked. */
+function failingStore(failAt: number, storeFirst = false) {
+  const store = memoryStore();
+  const create = store.create.bind(store);
+  let creates = 0;
+  const sent: number[] = [];
+  store.create = async (size, body, options) => {
+    creates += 1;
+    if (creates === failAt) {
+      if (storeFirst) {
+        await create(size, body, options);
+        sent.push(size);
+      } else {
+        await body('media/neverstored00000000000');
+      }
+      throw new StorageError('the connection dropped (injected)', { code: 'ERR_UPLOAD_FAILED' });
+    }
+    const done = await create(size, body, options);
+    sent.push(size);
+    return done;
+  };
+  return { store, sent, healthy: () => (failAt = Number.POSITIVE_INFINITY) };
+}
+
+async function play(store: ReturnType<typeof memoryStore>, ref: string, size: number) {
+  return downloadMedia({ ref, size }, { source: store, blobKey: key, sink: memorySink(), retries: 0 });
+}
+
+describe('uploadMediaBlob: resuming a send in parts', () => {
+  const plain = testBytes(9 * 65536 + 4321, 7); // 10 parts of 4 chunks
+  const stamp: FileStamp = { size: plain.length, mtimeMs: 1_700_000_000_000 };
+
+  it('resumes after an interruption, sending only what the store did not confirm, as the same message', async () => {
+    const journal = memoryJournal();
+    const { store, sent, healthy } = failingStore(4);
+    const notices: string[] = [];
+    const options = {
+      chunksPerPart: CHUNKS,
+      resume: { journal, stamp },
+      onNotice: (t: string) => notices.push(t),
+    };
+    await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toMatchObject({
+      code: 'ERR_UPLOAD_FAILED',
+    });
+    const record = journal.current() as UploadRecord;
+    expect(record.parts.sent.filter((entry) => entry?.confirmed)).toHaveLength(3);
+    expect(record.parts.sent[3]).toMatchObject({ confirmed: false });
+    // No key and no plaintext in anything the journal kept.
+    for (const saved of journal.saves) {
+      expect(saved).not.toContain(toBase64(key));
+      expect(saved).not.toContain(toBase64(plain.subarray(0, 24)));
+    }
+    healthy();
+    sent.length = 0;
+    const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
+    expect(notices.join('\n')).toMatch(/resuming an interrupted send: 3 of 10 parts/);
+    expect(upload.message).toEqual(record.message);
+    // Re-sent: parts 3..9 and the manifest; nothing of parts 0..2.
+    const left = upload.ciphertextSize - 3 * PART - 56;
+    expect(sent.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(left);
+    expect(upload.sentBytes - (sent.at(-1) as number)).toBe(left);
+    expect(equalBytes((await play(store, upload.ref, plain.length)) as Uint8Array, plain)).toBe(true);
+  });
+
+  it('a part the store stored before the interruption is found, not sent again', async () => {
+    const journal = memoryJournal();
+    const { store, sent, healthy } = failingStore(6, true);
+    const options = { chunksPerPart: CHUNKS, resume: { journal, stamp } };
+    await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
+    healthy();
+    const before = sent.length; // parts 0..5 were stored (the 6th despite the failure)
+    expect(before).toBe(6);
+    const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
+    expect(sent.length - before).toBe(10 - 6 + 1); // parts 6..9 and the manifest
+    expect(equalBytes((await play(store, upload.ref, plain.length)) as Uint8Array, plain)).toBe(true);
+  });
+
+  it('killed after the manifest was stored: nothing is sent again, and the same ref comes back', async () => {
+    const journal = memoryJournal();
+    const { store, sent, healthy } = failingStore(11, true);
+    const options = { chunksPerPart: CHUNKS, resume: { journal, stamp } };
+    await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
+    healthy();
+    const manifestRef = (journal.current() as UploadRecord).parts.manifest?.ref;
+    const before = sent.length;
+    const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
+    expect(sent.length).toBe(before);
+    expect(upload.ref).toBe(manifestRef);
+    expect(upload.sentBytes).toBe(0);
+  });
+
+  it('a changed file starts over and says so: its stamp, or the content of a part already sent', async () => {
+    for (const change of ['stamp', 'content'] as const) {
+      const journal = memoryJournal();
+      const { store, sent, healthy } = failingStore(5);
+      const notices: string[] = [];
+      const options = {
+        chunksPerPart: CHUNKS,
+        resume: { journal, stamp },
+        onNotice: (t: string) => notices.push(t),
+      };
+      await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
+      const first = journal.current() as UploadRecord;
+      healthy();
+      sent.length = 0;
+      const changed = plain.slice();
+      if (change === 'content') changed[65536 + 10] = (changed[65536 + 10] as number) ^ 1; // part 1, stored
+      const upload = await uploadMediaBlob(store, fileSource(changed), key, {
+        ...options,
+        resume: { journal, stamp: change === 'stamp' ? { ...stamp, mtimeMs: stamp.mtimeMs + 1 } : stamp },
+      });
+      expect(notices.join('\n')).toMatch(
+        change === 'stamp' ? /changed .*starting over/ : /part 2 .*differs.*starting over/,
+      );
+      const second = journal.current() as UploadRecord;
+      expect(second.parts.salt).not.toBe(first.parts.salt);
+      expect(second.parts.binding).not.toBe(first.parts.binding);
+      expect(sent.length).toBe(11); // every part again, and the manifest
+      expect(equalBytes((await play(store, upload.ref, plain.length)) as Uint8Array, changed)).toBe(true);
+    }
+  });
+
+  it('without a journal, a failed send in parts deletes what it stored', async () => {
+    const { store } = failingStore(3);
+    await expect(uploadMediaBlob(store, fileSource(plain), key, { chunksPerPart: CHUNKS })).rejects.toThrow();
+    expect(store.blobs.size).toBe(0);
+    expect(store.deleted).toHaveLength(3); // two parts, and the ref the failed one was given
+  });
+});
