@@ -21,7 +21,6 @@ import { type MediaUpload, uploadMediaBlob } from '../../../src/core/send/media-
 import { streamPlaintextSource } from '../../../src/core/send/plaintext-source.js';
 import { rejectionOf } from '../../helpers/errors.js';
 import { memoryStore } from '../../helpers/memory-store.js';
-import { testBytes } from '../blob/blob-test-utils.js';
 
 const key = randomBytes(32);
 const CHUNKS = 4; // 4 chunks per part: 65 536 plaintext bytes, so a few hundred KiB make several parts
@@ -96,7 +95,7 @@ describe('media in parts: the layout', () => {
 describe('media in parts: send and read back', () => {
   it('stores parts then the manifest last; every reader plays it; small media keeps one attachment', async () => {
     const store = memoryStore();
-    const plain = testBytes(600_000 + 123, 1);
+    const plain = randomBytes(600_000 + 123);
     const upload = await sendInParts(store, plain);
     const layout = partLayout(plain.length, CHUNKS);
     expect(upload.parts).toBe(layout.count);
@@ -118,7 +117,7 @@ describe('media in parts: send and read back', () => {
     expect(reader.plaintextSize).toBe(plain.length);
     expect(same(await reader.read(123_456, 70_000), plain.subarray(123_456, 123_456 + 70_000))).toBe(true);
 
-    const small = testBytes(50_000, 2);
+    const small = randomBytes(50_000);
     const single = await sendInParts(store, small);
     expect(single.parts).toBe(1);
     expect(
@@ -129,7 +128,7 @@ describe('media in parts: send and read back', () => {
 
   it('plays media in one attachment made before parts existed', async () => {
     const store = memoryStore();
-    const plain = testBytes(200_000, 3);
+    const plain = randomBytes(200_000);
     const ref = 'media/onepieceblob0000000001';
     store.blobs.set(ref, await encryptBlob(plain, key, { context: mediaBlobContext(ref) }));
     expect(same(await download(store, ref, plain.length), plain)).toBe(true);
@@ -140,7 +139,7 @@ describe('media in parts: send and read back', () => {
 
   it('a ranged read fetches only the parts that hold the range', async () => {
     const store = memoryStore();
-    const plain = testBytes(40 * 65536 + 999, 4); // 41 parts
+    const plain = randomBytes(40 * 65536 + 999); // 41 parts
     const upload = await sendInParts(store, plain);
     const manifest = await partsOf(store, upload);
     const gets: string[] = [];
@@ -169,9 +168,9 @@ describe('media in parts: send and read back', () => {
 describe('media in parts: a store cannot swap, reorder, drop, cut or replay parts', () => {
   async function twoSends() {
     const store = memoryStore();
-    const plain = testBytes(300_000, 5);
+    const plain = randomBytes(300_000);
     const a = await sendInParts(store, plain);
-    const b = await sendInParts(store, testBytes(300_000, 6));
+    const b = await sendInParts(store, randomBytes(300_000));
     return { store, plain, a, b, ma: await partsOf(store, a), mb: await partsOf(store, b) };
   }
 

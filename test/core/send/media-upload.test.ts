@@ -17,7 +17,6 @@ import {
 } from '../../../src/core/send/media-upload.js';
 import type { PlaintextSource } from '../../../src/core/send/plaintext-source.js';
 import { memoryStore } from '../../helpers/memory-store.js';
-import { testBytes } from '../blob/blob-test-utils.js';
 
 const key = randomBytes(32);
 const CHUNKS = 4;
@@ -78,7 +77,7 @@ async function play(store: ReturnType<typeof memoryStore>, ref: string, size: nu
 }
 
 describe('uploadMediaBlob: resuming a send in parts', () => {
-  const plain = testBytes(9 * 65536 + 4321, 7); // 10 parts of 4 chunks
+  const plain = randomBytes(9 * 65536 + 4321); // 10 parts of 4 chunks
   const stamp: FileStamp = { size: plain.length, mtimeMs: 1_700_000_000_000 };
 
   it('resumes after an interruption, sending only what the store did not confirm, as the same message', async () => {
