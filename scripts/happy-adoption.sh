@@ -235,30 +235,6 @@ EOF
 
 # vitest in packages/DIR with CONFIG (empty: the package's own) on the given files; none given: nothing
 # to run, unless ALL is set (the package's whole suite).
-# tsc --noEmit --strict on the app modules listed under "typecheck" in test-deps.json: those compile with
-# only the test packages (the app's own tsconfig needs its whole React Native tree).
-typecheck_app() {
-  local files config="$WORKDIR/deps/tsconfig.app-check.json"
-  files="$(node -e '
-    const list = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).typecheck?.["happy-app"] ?? [];
-    console.log(JSON.stringify(list.map((file) => `${process.argv[2]}/${file}`)));
-  ' "$SERIES/test-deps.json" "$TREE/packages/happy-app")"
-  [ "$files" != "[]" ] || return 0
-  cat >"$config" <<EOF
-{
-  "compilerOptions": {
-    "strict": true, "noEmit": true, "skipLibCheck": true, "target": "ES2022", "module": "ESNext",
-    "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "allowImportingTsExtensions": true,
-    "baseUrl": "$TREE/packages/happy-app",
-    "paths": { "@/*": ["./sources/*"], "@slopus/happy-wire": ["../happy-wire/src/index.ts"] }
-  },
-  "files": $files
-}
-EOF
-  log "happy-app: tsc --noEmit on $(printf '%s' "$files" | tr -d '[]"' | sed "s|$TREE/packages/happy-app/||g")"
-  "$WORKDIR/deps/node_modules/.bin/tsc" -p "$config"
-}
-
 run_vitest() {
   local dir="$1" config="$2"
   shift 2
