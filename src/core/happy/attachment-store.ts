@@ -39,6 +39,7 @@ import {
   type WriteOptions,
 } from '../storage/blob-store.js';
 import { readSizedBody, throwIfAborted } from '../storage/sized-body.js';
+import { isLoopbackHost } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
 import { fetchRange } from '../transport/fetch-range.js';
 import { isRetryableStatus, type RetryPolicy } from '../transport/retry.js';
@@ -74,7 +75,6 @@ export function attachmentStoreOn(api: HappyApi, token: string, sessionId: strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a download URL is reused (S3 presigned URLs live 15 minutes; local ones forever). */
 const DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
 
@@ -218,7 +218,7 @@ export class HappyServerStore implements BlobStore {
       });
     }
     const origin = this.#api.origin;
-    if (LOOPBACK_HOSTS.has(url.hostname) && url.origin !== origin) {
+    if (isLoopbackHost(url.hostname) && url.origin !== origin) {
       url = new URL(`${url.pathname}${url.search}`, origin);
     }
     const own = url.origin === origin;
@@ -423,8 +423,10 @@ export class HappyServerStore implements BlobStore {
               throw await statusError(response);
             }
             await response.body?.cancel().catch(() => {});
-            const told = Number(response.headers.get('content-length'));
-            return response.status === 200 && Number.isSafeInteger(told) && told >= 0 ? told : undefined;
+            // A length only where the header says one: no header is no size (not 0).
+            const header = response.headers.get('content-length')?.trim() ?? '';
+            const told = /^\d+$/.test(header) ? Number(header) : Number.NaN;
+            return response.status === 200 && Number.isSafeInteger(told) ? told : undefined;
           },
         );
         if (length !== undefined) return length;

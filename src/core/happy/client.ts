@@ -11,12 +11,15 @@
  *
  * @module
  */
+
+import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
-import { describeValue, fromBase64, randomBytes, toBase64, toHex } from '../bytes.js';
+import { describeValue, fromBase64, randomBytes, toBase64, toHex, utf8 } from '../bytes.js';
 import { boxDataKey, createDataKey } from '../envelope/data-key.js';
 import { assertSessionKey, dataKey, decryptJson, encryptJson, legacyKey } from '../envelope/envelope.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
-import { HappyMediaError, InvalidArgumentError, StorageError } from '../errors.js';
+import { HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import { checkBearerToken } from '../transport/bearer-token.js';
 import { attachmentStoreOn, type HappyServerStore } from './attachment-store.js';
 import type { HappyCredentials } from './credentials.js';
 import { HappyApi, type HappyApiOptions, parseAnswer } from './happy-api.js';
@@ -32,6 +35,7 @@ import {
   type OpenedSessionRecord,
   openSessionRecords,
   type SealedRecord,
+  type ServerMessage,
   ServerMessageSchema,
   sealSessionRecords,
 } from './session-records.js';
@@ -134,6 +138,20 @@ export interface ReadMessagesOptions {
 /** Happy's limit of messages per `POST /v3/sessions/:sid/messages`. */
 const APPEND_BATCH = 100;
 
+/**
+ * Pages one listing or reading follows at most: 1000 pages of 200 sessions, 100 000 pages of records
+ * (10 million at the default page size). A server that pages on past it is not ending the listing.
+ */
+const MAX_SESSION_PAGES = 1000;
+const MAX_MESSAGE_PAGES = 100_000;
+
+/** The error of a paging that does not end. */
+function endlessPaging(leg: 'list-sessions' | 'read-messages', pages: number): LimitError {
+  return new LimitError(
+    `${leg} failed: Happy's server answered ${pages} pages and said more follow; a listing ends well before that`,
+  );
+}
+
 const ServerSessionSchema = z.object({
   id: z.string().min(1),
   seq: z.number(),
@@ -192,6 +210,11 @@ function openMetadata(
     if (error instanceof HappyMediaError) return undefined;
     throw error;
   }
+}
+
+/** A short digest of what a record is (its id, `localId` and content), to compare two records cheaply. */
+function recordFingerprint(raw: ServerMessage): string {
+  return toHex(sha256(utf8(JSON.stringify([raw.id, raw.localId ?? null, raw.content]))));
 }
 
 function assertSession(session: unknown): HappySession {
@@ -262,17 +285,25 @@ export class HappyClient {
       );
     }
     const keys = accountKeys(credentials);
-    const token =
-      options.token?.trim() ??
-      (credentials.kind === 'secret'
-        ? await requestToken(api, credentials.secret, options.signal)
-        : credentials.token);
+    // Every token given goes through the one bearer-token check before any request carries it.
+    let token: string;
+    if (options.token !== undefined) token = checkBearerToken(options.token.trim(), 'token');
+    else if (credentials.kind === 'secret')
+      token = await requestToken(api, credentials.secret, options.signal);
+    else token = checkBearerToken(String(credentials.token ?? '').trim(), 'credentials.token');
     return new HappyClient(api, token, keys);
   }
 
+  /**
+   * Every session of the account, page by page. The listing ends on a page without sessions or without a
+   * next cursor, and on a cursor seen before (a server that sends old cursors would list forever);
+   * past {@link MAX_SESSION_PAGES} pages it fails.
+   */
   private async *sessionPages(signal?: AbortSignal): AsyncGenerator<ServerSession> {
     let cursor: string | undefined;
-    for (;;) {
+    const seen = new Set<string>();
+    for (let pages = 1; ; pages += 1) {
+      if (pages > MAX_SESSION_PAGES) throw endlessPaging('list-sessions', MAX_SESSION_PAGES);
       const query = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const answer = await this.#api.request({
         leg: 'list-sessions',
@@ -283,7 +314,9 @@ export class HappyClient {
       });
       const page = parseAnswer('list-sessions', SessionPageSchema, answer, 'a list of sessions');
       yield* page.sessions;
-      if (!page.hasNext || !page.nextCursor || page.nextCursor === cursor) return;
+      if (!page.hasNext || !page.nextCursor || page.sessions.length === 0 || seen.has(page.nextCursor))
+        return;
+      seen.add(page.nextCursor);
       cursor = page.nextCursor;
     }
   }
@@ -526,7 +559,7 @@ export class HappyClient {
         `expected an integer from 1 to 500 for \`pageSize\` but received ${describeValue(pageSize)}`,
       );
     }
-    return readTranscript(this.openedRecords(target, after, pageSize, options.signal));
+    return readTranscript(this.openedRecords(target, after, pageSize, options.signal), target.id);
   }
 
   /** The session's records from `after` on, page by page, opened and sorted. */
@@ -537,7 +570,11 @@ export class HappyClient {
     signal: AbortSignal | undefined,
   ): AsyncGenerator<OpenedSessionRecord> {
     let cursor = after;
-    for (;;) {
+    // What the records of the last page were (by seq), to tell a record sent again from another one
+    // sent under a seq already read.
+    let lastPage = new Map<number, string>();
+    for (let pages = 1; ; pages += 1) {
+      if (pages > MAX_MESSAGE_PAGES) throw endlessPaging('read-messages', MAX_MESSAGE_PAGES);
       const answer = await this.#api.request({
         leg: 'read-messages',
         method: 'GET',
@@ -552,10 +589,14 @@ export class HappyClient {
       // The page's records opened together (an asynchronous AES-GCM keeps them all in flight).
       const valid = parsed.flatMap((raw) => (raw.success ? [raw.data] : []));
       const opened = (await openSessionRecords(valid, target.key)).values();
+      const thisPage = new Map<number, string>();
       for (const [i, item] of page.messages.entries()) {
         const raw = parsed[i]!;
         if (!raw.success) {
-          const seq = isRecord(item) && typeof item.seq === 'number' ? item.seq : cursor;
+          // A seq that is no sequence number (a fraction, NaN, past 2^53) is not believed: it moves nothing.
+          const told = isRecord(item) ? item.seq : undefined;
+          const believed = typeof told === 'number' && Number.isSafeInteger(told) && told >= 0;
+          const seq = believed ? told : cursor;
           yield {
             seq,
             recordId: isRecord(item) && typeof item.id === 'string' ? item.id : '',
@@ -572,9 +613,31 @@ export class HappyClient {
           cursor = Math.max(cursor, seq);
           continue;
         }
-        cursor = Math.max(cursor, raw.data.seq);
-        yield opened.next().value as OpenedSessionRecord;
+        const record = opened.next().value as OpenedSessionRecord;
+        const fingerprint = recordFingerprint(raw.data);
+        if (raw.data.seq <= cursor) {
+          // A seq this reading has passed: the same record sent again is dropped; anything else under
+          // it is reported, and the record read first stands.
+          if (lastPage.get(raw.data.seq) === fingerprint || thisPage.get(raw.data.seq) === fingerprint)
+            continue;
+          yield {
+            seq: raw.data.seq,
+            recordId: raw.data.id,
+            localId: raw.data.localId ?? null,
+            createdAt: raw.data.createdAt,
+            kind: 'unreadable',
+            error: new StorageError(
+              `read-messages: Happy's server sent a record under seq ${raw.data.seq}, which this reading had passed, with other content than what was read there; the first one stands`,
+              { code: 'ERR_DOWNLOAD_FAILED' },
+            ),
+          };
+          continue;
+        }
+        thisPage.set(raw.data.seq, fingerprint);
+        cursor = raw.data.seq;
+        yield record;
       }
+      lastPage = thisPage;
       if (!page.hasMore) return;
       if (cursor === start) {
         throw new StorageError(

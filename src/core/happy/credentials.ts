@@ -22,6 +22,7 @@ import { base64nopad } from '@scure/base';
 import { describeValue } from '../bytes.js';
 import { PUBLIC_KEY_BYTES } from '../envelope/layout.js';
 import { FormatError } from '../errors.js';
+import { checkBearerToken } from '../transport/bearer-token.js';
 import { parseAccountSecret } from './account-secret.js';
 
 /** Credentials of a Happy account; see the module's description for what each kind can do. */
@@ -111,7 +112,8 @@ export function parseHappyCredentials(text: string): HappyCredentials {
     return {
       kind: 'content-public-key',
       contentPublicKey: decodePublicKey(value.encryption.publicKey),
-      token: value.token.trim(),
+      // The one check of a bearer token, here where it is read, before any request carries it.
+      token: checkBearerToken(value.token.trim(), 'token'),
     };
   }
   throw new FormatError(

@@ -24,7 +24,8 @@ import {
   UnauthorizedError,
 } from '../errors.js';
 import { checkedTimeoutMs, requestSignal } from '../timeout.js';
-import { parseHttpBaseUrl } from '../transport/base-url.js';
+import { isLoopbackHost, parseHttpBaseUrl } from '../transport/base-url.js';
+import { readBodyText } from '../transport/bounded-body.js';
 import type { FetchFunction } from '../transport/fetch-range.js';
 import {
   isRetryableStatus,
@@ -55,6 +56,12 @@ export interface HappyApiOptions extends RetryPolicy {
   fetch?: FetchFunction;
   /** Time allowed for each answer, head and body, in ms (default 60 000; 0: no limit). */
   timeoutMs?: number;
+  /**
+   * Talk `http:` to a host that is not this machine (default false: refused). Over plain HTTP the
+   * sign-in proof and the bearer token cross the network readable by anyone on the path, and Happy's
+   * sign-in proof can be replayed for a fresh token (docs/happy.md).
+   */
+  insecureHttp?: boolean;
 }
 
 /** What an error status means for one request, where it says more than the status alone. */
@@ -79,6 +86,23 @@ export interface HappyApiRequest extends StatusMeaning {
   token?: string;
   signal?: AbortSignal;
 }
+
+/**
+ * The largest answer each leg parses, in bytes, suited to what it holds: a page of 200 sessions, a page
+ * of up to 500 records (an agent's record can carry a long tool output), a few fields elsewhere. More is
+ * `ERR_LIMIT_EXCEEDED`, not retried: a server that sends more than that is not answering the question.
+ */
+export const ANSWER_MAX_BYTES: Readonly<Record<HappyApiLeg, number>> = Object.freeze({
+  'sign-in': 64 * 1024,
+  'list-sessions': 16 * 1024 * 1024,
+  'create-session': 1024 * 1024,
+  'append-messages': 1024 * 1024,
+  'read-messages': 64 * 1024 * 1024,
+  'request-upload': 64 * 1024,
+  upload: 64 * 1024,
+  'request-download': 64 * 1024,
+  download: 64 * 1024,
+});
 
 /** The code of every failure of `leg` that has no code of its own. */
 export function legCode(leg: HappyApiLeg): StorageErrorCode {
@@ -118,6 +142,11 @@ export class HappyApi {
       );
     }
     const base = parseHttpBaseUrl(options.url, 'url');
+    if (base.protocol === 'http:' && !isLoopbackHost(base.hostname) && options.insecureHttp !== true) {
+      throw new InvalidArgumentError(
+        `expected an https:// URL of Happy's server for \`url\` but received http:// to ${base.host}, which is not this machine: the sign-in proof and the bearer token would cross the network in clear text, and whoever reads the proof can sign in as the account. Use https://, or set \`insecureHttp: true\` to send them anyway`,
+      );
+    }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
       throw new InvalidArgumentError(
         `expected a function for \`fetch\` but received ${describeValue(options.fetch)}`,
@@ -213,13 +242,10 @@ export class HappyApi {
         return await read(response);
       } catch (cause) {
         if (signal?.aborted) throw aborted(leg, signal);
+        // The deadline's own reason (a LimitError) is not what failed: the answer did not come in time.
+        if (requestAbort.timedOut) throw failed(`the answer did not arrive within ${timeoutMs} ms`, cause);
         if (cause instanceof HappyMediaError) throw cause;
-        throw failed(
-          requestAbort.timedOut
-            ? `the answer did not arrive within ${timeoutMs} ms`
-            : 'the answer was cut off',
-          cause,
-        );
+        throw failed('the answer was cut off', cause);
       }
     } finally {
       requestAbort.release();
@@ -227,12 +253,18 @@ export class HappyApi {
   }
 
   /**
-   * The JSON of a `200` answer (read within {@link HappyApi.exchange}).
+   * The JSON of a `200` answer (read within {@link HappyApi.exchange}, so under its deadline and the
+   * caller's signal), at most {@link ANSWER_MAX_BYTES} of the leg.
    *
+   * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a larger answer (not retried).
    * @throws {StorageError} the leg's code for a body that is not JSON.
    */
   async readJson(leg: HappyApiLeg, response: Response): Promise<unknown> {
-    const text = await response.text();
+    const text = await readBodyText(
+      response,
+      ANSWER_MAX_BYTES[leg],
+      `${leg} failed: the answer of Happy's server (${this.origin})`,
+    );
     try {
       return JSON.parse(text);
     } catch {

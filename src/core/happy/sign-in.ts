@@ -41,13 +41,15 @@ export function signInChallenge(secret: Uint8Array): SignInChallenge {
   }
 }
 
-const TokenAnswer = z.object({ token: z.string().min(1) });
+/** A token the server hands out goes in a header: visible ASCII only (transport/bearer-token.ts). */
+const TokenAnswer = z.object({ token: z.string().regex(/^[\x21-\x7e]+$/) });
 
 /**
  * Signs in with the account secret and returns the bearer token.
  *
  * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` when the server does not verify the signature.
- * @throws {StorageError} `ERR_STORAGE` when the server cannot be reached or answers without a token.
+ * @throws {StorageError} `ERR_STORAGE` when the server cannot be reached or answers without a token (or
+ *   with one that cannot be sent in a header).
  */
 export async function requestToken(api: HappyApi, secret: Uint8Array, signal?: AbortSignal): Promise<string> {
   const { publicKey, challenge, signature } = signInChallenge(secret);

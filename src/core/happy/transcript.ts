@@ -48,6 +48,7 @@ interface Pending {
  */
 export async function* readTranscript(
   records: AsyncIterable<OpenedSessionRecord>,
+  sessionId: string,
 ): AsyncGenerator<HappySessionRecord, HappyRecordsSummary> {
   const ready: HappySessionRecord[] = [];
   let current: Pending | undefined;
@@ -62,7 +63,16 @@ export async function* readTranscript(
       yield record;
     }
   }
-  const mapped = mapHappyRecords(source(), { onV1Blob: (blob) => current?.v1Blobs.push(blob) });
+  const mapped = mapHappyRecords(source(), {
+    sessionId,
+    onV1Blob: (blob) => current?.v1Blobs.push(blob),
+    // A record that names another session's attachment is unreadable as this session's.
+    onInvalidRef: (error) => {
+      if (!current) return;
+      const { seq, recordId, localId, createdAt } = current.record;
+      current.record = { seq, recordId, localId, createdAt, kind: 'unreadable', error };
+    },
+  });
   try {
     for (;;) {
       const step = await mapped.next();

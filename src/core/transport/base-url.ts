@@ -62,3 +62,25 @@ export function urlScheme(text: string): { scheme: string; origin: string } | un
       authority === undefined ? `${scheme}:` : `${scheme}://${authority.replace(/^.*@/, '').toLowerCase()}`,
   };
 }
+
+/**
+ * True for a name of this machine: `localhost`, an IPv4 address in 127.0.0.0/8, `::1`, or an IPv4-mapped
+ * loopback address (`::ffff:127.x.y.z`, which `URL` writes `::ffff:7fxx:xxxx`); with or without the
+ * brackets a URL puts around an IPv6 address.
+ *
+ * @example
+ * ```ts
+ * isLoopbackHost(new URL('http://[::1]:3005').hostname); // true
+ * isLoopbackHost('192.168.1.5');                         // false
+ * ```
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+  if (name === 'localhost') return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(name);
+  if (v4) return v4.slice(1).every((part) => Number(part) <= 255) && v4[1] === '127';
+  return name === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(name);
+}

@@ -12,6 +12,7 @@
  * @module
  */
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../core/transport/base-url.js';
 
 /** What a server accepts in `Host`. */
 export interface HostPolicy {
@@ -31,14 +32,6 @@ export function parseHostHeader(value: string): { name: string; port: number | u
   return { name, port: match[3] === undefined ? undefined : Number(match[3]) };
 }
 
-/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1, ::ffff:127.x.y.z). */
-export function isLoopbackName(name: string): boolean {
-  if (name === 'localhost') return true;
-  if (isIP(name) === 4) return name.startsWith('127.');
-  if (isIP(name) === 6) return name === '::1' || /^::ffff:127\./.test(name);
-  return false;
-}
-
 /** True when `host` (a `Host` header value) names this server under `policy`. */
 export function isAllowedHost(host: string | undefined, policy: HostPolicy, defaultPort = 80): boolean {
   if (host === undefined) return false;
@@ -46,7 +39,7 @@ export function isAllowedHost(host: string | undefined, policy: HostPolicy, defa
   if (!parsed || (parsed.port ?? defaultPort) !== policy.port) return false;
   const { name } = parsed;
   return (
-    isLoopbackName(name) ||
+    isLoopbackHost(name) ||
     (policy.names?.includes(name) ?? false) ||
     (policy.anyAddress === true && isIP(name) !== 0)
   );

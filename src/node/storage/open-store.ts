@@ -17,6 +17,8 @@ export interface OpenStoreOptions {
   token?: string;
   /** Session of a `happy+http(s)://` store; else `HAPPY_MEDIA_SESSION`. */
   sessionId?: string;
+  /** A `happy+http://` store on a host that is not this machine (`HappyServerStoreOptions.insecureHttp`). */
+  insecureHttp?: boolean;
   /** Extra S3 options for an `s3://` store (endpoint, region, credentials, part size). */
   s3?: Omit<S3BlobStoreOptions, 'bucket' | 'prefix'>;
 }
@@ -57,7 +59,12 @@ export function openStore(spec: string, options: OpenStoreOptions = {}): BlobSto
         "expected the session for Happy's server in `options.sessionId` or HAPPY_MEDIA_SESSION but received none",
       );
     }
-    return new HappyServerStore({ url: spec.slice('happy+'.length), token, sessionId });
+    return new HappyServerStore({
+      url: spec.slice('happy+'.length),
+      token,
+      sessionId,
+      ...(options.insecureHttp === true ? { insecureHttp: true } : {}),
+    });
   }
   if (/^https?:\/\//i.test(spec)) {
     return new HttpBlobStore(spec, { token: options.token ?? (process.env.HAPPY_MEDIA_TOKEN || undefined) });

@@ -23,7 +23,7 @@ import type { EventContext, MapperProvider, ProviderMapper } from '../../mappers
 import { claudeMapperProvider } from '../../mappers/claude/claude-provider.js';
 import type { SessionWriter } from '../../mappers/session-writer.js';
 import { MESSAGE_TYPES } from '../../protocol/index.js';
-import { isV1Envelope, type V1Blob, V1SessionReader } from './v1-session.js';
+import { isV1Envelope, type V1SessionOptions, V1SessionReader } from './v1-session.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,11 +40,9 @@ function isV2Message(value: Json): boolean {
 }
 
 /** Options of the Happy records handler. */
-export interface HappyRecordsOptions {
+export interface HappyRecordsOptions extends V1SessionOptions {
   /** Finds the provider that reads legacy `content.type` records (`codex`, `acp`). */
   legacyProvider: (contentType: string) => MapperProvider | undefined;
-  /** Told about every attachment whose blob is in Happy's v1 format (play it with `format: 'v1'`). */
-  onV1Blob?: (blob: V1Blob) => void;
   /** Told the id of each record before it is mapped (seeds stable ids). */
   onRecord?: (recordId: string | undefined) => void;
 }
@@ -99,7 +97,7 @@ class HappyRecords implements ProviderMapper {
   constructor(writer: SessionWriter, options: HappyRecordsOptions) {
     this.#writer = writer;
     this.#options = options;
-    this.#v1 = new V1SessionReader(writer, options.onV1Blob);
+    this.#v1 = new V1SessionReader(writer, options);
     this.#claude = claudeMapperProvider.create(writer);
   }
 

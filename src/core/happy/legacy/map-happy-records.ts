@@ -12,10 +12,10 @@ import { legacyProviderFor } from '../../mappers/providers.js';
 import type { SkipCounts } from '../../mappers/skips.js';
 import { createMessageId, type SessionMessage } from '../../protocol/index.js';
 import { createHappyRecordsProvider } from './happy-records.js';
-import type { V1Blob } from './v1-session.js';
+import type { V1Blob, V1SessionOptions } from './v1-session.js';
 
 /** Options of {@link mapHappyRecords}. */
-export interface MapHappyRecordsOptions extends AgentMapperOptions {
+export interface MapHappyRecordsOptions extends AgentMapperOptions, Omit<V1SessionOptions, 'onV1Blob'> {
   /** Told about each attachment whose blob is in Happy's v1 format, before the message naming it is yielded. */
   onV1Blob?: (blob: V1Blob) => void;
   /** End the last turn when the records end (default false: the session may still be running). */
@@ -61,10 +61,20 @@ export async function* mapHappyRecords(
       `expected an iterable of records for \`records\` but received ${describeValue(records)}`,
     );
   }
-  const { onV1Blob, close, ...mapperOptions } = options;
-  if (onV1Blob !== undefined && typeof onV1Blob !== 'function') {
+  const { onV1Blob, close, sessionId, onInvalidRef, ...mapperOptions } = options;
+  for (const [name, value] of [
+    ['onV1Blob', onV1Blob],
+    ['onInvalidRef', onInvalidRef],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'function') {
+      throw new InvalidArgumentError(
+        `expected a function for \`options.${name}\` but received ${describeValue(value)}`,
+      );
+    }
+  }
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidArgumentError(
-      `expected a function for \`options.onV1Blob\` but received ${describeValue(onV1Blob)}`,
+      `expected a session id for \`options.sessionId\` but received ${describeValue(sessionId)}`,
     );
   }
   let recordId: string | undefined;
@@ -77,6 +87,8 @@ export async function* mapHappyRecords(
   const v1Blobs: V1Blob[] = [];
   const provider = createHappyRecordsProvider({
     legacyProvider: legacyProviderFor,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(onInvalidRef === undefined ? {} : { onInvalidRef }),
     onV1Blob: (blob) => {
       v1Blobs.push(blob);
       onV1Blob?.(blob);

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { StorageError } from '../../errors.js';
 import type { MediaDescription } from '../../mappers/media.js';
 import type { Placement, SessionWriter } from '../../mappers/session-writer.js';
 
@@ -23,7 +24,7 @@ function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-const SERVER_REF = /^sessions\/[^/]+\/attachments\/([A-Za-z0-9_-]{1,128})\.enc$/;
+const SERVER_REF = /^sessions\/([^/]+)\/attachments\/([A-Za-z0-9_-]{1,128})\.enc$/;
 const MEDIA_REF = /^media\/[A-Za-z0-9_-]{1,128}$/;
 
 /** A v1 attachment the v2 stream refers to: its v2 ref names a blob in Happy's v1 format (whole-file secretbox). */
@@ -43,18 +44,31 @@ export function isV1Envelope(value: unknown): value is Json {
   return v !== undefined && typeof v.role === 'string' && typeof record(v.ev)?.t === 'string';
 }
 
+/** What a reader of one session's v1 events is told, and of which session they are. */
+export interface V1SessionOptions {
+  /** Told about every attachment whose blob is in Happy's v1 format. */
+  onV1Blob?: (blob: V1Blob) => void;
+  /**
+   * The session the records are of: a `file` event naming another session's attachment
+   * (`sessions/OTHER/attachments/…`) is then not read as this session's (`malformed-event`).
+   */
+  sessionId?: string;
+  /** Told of each such event, with its `ERR_INVALID_REF`. */
+  onInvalidRef?: (error: StorageError) => void;
+}
+
 /** Converts v1 envelopes into writer calls; one per stream (it remembers subagents). */
 export class V1SessionReader {
   readonly #writer: SessionWriter;
-  readonly #onV1Blob: ((blob: V1Blob) => void) | undefined;
+  readonly #options: V1SessionOptions;
   /** v1 subagent id → key of its spawning call (visible, or one we started). */
   readonly #parents = new Map<string, string>();
   /** Spawning calls we started ourselves, by subagent id (ended at `stop`). */
   readonly #synthetic = new Map<string, string>();
 
-  constructor(writer: SessionWriter, onV1Blob?: (blob: V1Blob) => void) {
+  constructor(writer: SessionWriter, options: V1SessionOptions = {}) {
     this.#writer = writer;
-    this.#onV1Blob = onV1Blob;
+    this.#options = options;
   }
 
   /** Writes one v1 envelope. `time` is the record's time, for envelopes without one. */
@@ -173,8 +187,20 @@ export class V1SessionReader {
   #file(role: 'user' | 'agent', ev: Json, place: Placement): void {
     const raw = nonEmpty(ev.ref);
     const serverMatch = raw === undefined ? null : SERVER_REF.exec(raw);
+    const { sessionId, onInvalidRef } = this.#options;
+    if (serverMatch && sessionId !== undefined && serverMatch[1] !== sessionId) {
+      // The store maps `media/<uuid>` to this session's attachments: another session's is not one.
+      this.#writer.skips.skip('malformed-event', "a v1 file event naming another session's attachment");
+      onInvalidRef?.(
+        new StorageError(
+          `a v1 file event names an attachment of another session than ${sessionId}; it is not read as one of this session's`,
+          { code: 'ERR_INVALID_REF' },
+        ),
+      );
+      return;
+    }
     const ref = serverMatch
-      ? `media/${serverMatch[1]}`
+      ? `media/${serverMatch[2]}`
       : raw !== undefined && MEDIA_REF.test(raw)
         ? raw
         : undefined;
@@ -210,7 +236,7 @@ export class V1SessionReader {
       this.#writer.skips.skip('malformed-event', 'a v1 file event whose fields do not validate');
       return;
     }
-    this.#onV1Blob?.({
+    this.#options.onV1Blob?.({
       ref,
       ...(serverMatch ? { serverRef: raw! } : {}),
       size,
