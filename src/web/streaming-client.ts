@@ -177,12 +177,27 @@ export async function openStreamingMedia(
   };
 }
 
-/** A relative URL source made absolute against the page (the worker-side reads run in the page). */
+/**
+ * A relative URL source made absolute against the page (the worker-side reads run in the page).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a URL that does not parse (the function's,
+ *   when it is asked).
+ */
 function pageRelative(source: MediaDownloadSource): MediaDownloadSource {
   const base = globalThis.location?.href;
-  if (typeof source === 'string') return new URL(source, base).href;
+  const absolute = (url: string, what: string): string => {
+    try {
+      return new URL(url, base).href;
+    } catch (cause) {
+      throw new InvalidArgumentError(
+        `expected a URL (absolute, or relative to the page) for ${what} but it could not be parsed`,
+        { cause },
+      );
+    }
+  };
+  if (typeof source === 'string') return absolute(source, '`source`');
   if (typeof source === 'function') {
-    return async (ref: string) => new URL(String(await source(ref)), base).href;
+    return async (ref: string) => absolute(String(await source(ref)), 'what `source` returned');
   }
   return source;
 }

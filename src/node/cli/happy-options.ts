@@ -28,6 +28,7 @@ import {
   readHappyCredentialsFile,
   UsageError,
 } from '../index.js';
+import { withHint } from './run-action.js';
 
 /** Environment variable naming the file that holds the account secret. */
 export const SECRET_FILE_ENV_VARIABLE = 'HAPPY_MEDIA_SECRET_FILE';
@@ -40,6 +41,7 @@ export const SESSION_ENV_VARIABLE = 'HAPPY_MEDIA_SESSION';
 export interface HappyFlags {
   happy?: string;
   secretFile?: string;
+  insecureHttp?: boolean;
 }
 
 /** A setting's value and where it came from (a flag, a variable, the default path), for messages. */
@@ -81,9 +83,32 @@ export function defaultSecretFile(): string {
   return join(configHome, 'happy-media', 'secret');
 }
 
-/** Adds `--happy URL` and `--secret-file PATH` to a command. */
+/** The help of `--insecure-http`, on every command that can reach Happy's server. */
+export const INSECURE_HTTP_HELP =
+  'allow http:// to a Happy server that is not this machine (the sign-in proof and token then cross the network readable; see docs/happy.md)';
+
+/**
+ * With `--insecure-http` and an `http:` URL, says on stderr what crosses the network readable; without
+ * the flag, nothing (the library refuses `http:` to another machine).
+ */
+export function warnInsecureHttp(url: string, insecureHttp: boolean | undefined): void {
+  if (insecureHttp !== true) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url.replace(/^happy\+/i, ''));
+  } catch {
+    return;
+  }
+  if (parsed.protocol !== 'http:') return;
+  process.stderr.write(
+    `happy-media: warning: --insecure-http: ${parsed.host} is reached over plain http: unless it is this machine, the account's sign-in proof and bearer token cross the network readable, and whoever reads the proof can sign in as the account\n`,
+  );
+}
+
+/** Adds `--happy URL`, `--secret-file PATH` and `--insecure-http` to a command. */
 export function addHappyOptions(command: Command): Command {
   return command
+    .option('--insecure-http', INSECURE_HTTP_HELP)
     .option(
       '--happy <url>',
       `Happy's server, e.g. https://api.cluster-fluster.com (Happy's own; default: $${HAPPY_URL_ENV_VARIABLE})`,
@@ -162,22 +187,35 @@ export async function readHappySecret(
 export async function connectHappy(flags: HappyFlags): Promise<HappyClient> {
   const url = requireHappyServer(flags);
   const { credentials } = await readHappySecret(flags);
-  return connectWith(url, credentials);
+  warnInsecureHttp(url, flags.insecureHttp);
+  return connectWith(url, credentials, flags.insecureHttp);
 }
 
 /**
- * Signs in to `url` with `credentials`.
+ * Signs in to `url` with `credentials` (over plain http to another machine only with `insecureHttp`; the
+ * caller warns, once, where the flag is read: {@link warnInsecureHttp}).
  *
  * @throws {UsageError} `ERR_USAGE` for an unusable URL.
  */
-export async function connectWith(url: string, credentials: HappyCredentials): Promise<HappyClient> {
+export async function connectWith(
+  url: string,
+  credentials: HappyCredentials,
+  insecureHttp?: boolean,
+): Promise<HappyClient> {
   try {
-    return await HappyClient.connect({ url, credentials });
+    return await HappyClient.connect({
+      url,
+      credentials,
+      ...(insecureHttp ? { insecureHttp: true } : {}),
+    });
   } catch (error) {
     if (error instanceof InvalidArgumentError) {
-      throw new UsageError(`expected an http(s) URL of Happy's server for --happy: ${error.message}`, {
-        cause: error,
-      });
+      throw withHint(
+        new UsageError(`expected an http(s) URL of Happy's server for --happy: ${error.message}`, {
+          cause: error,
+        }),
+        /^http:/i.test(url) ? 'pass --insecure-http to use plain http anyway' : undefined,
+      );
     }
     throw error;
   }

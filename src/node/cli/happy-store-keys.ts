@@ -48,6 +48,7 @@ export async function checkHappyStoreKeys(
   spec: string,
   sessionId: string,
   keys: HappyStoreKeys,
+  insecureHttp = false,
 ): Promise<void> {
   const { blobKey, sealKey } = keys;
   if (sealKey) {
@@ -69,7 +70,7 @@ export async function checkHappyStoreKeys(
     return;
   }
   const credentials = await readHappyCredentialsFile(secretFile.value, secretFile.source);
-  const client = await connectWith(spec.replace(/^happy\+/i, ''), credentials);
+  const client = await connectWith(spec.replace(/^happy\+/i, ''), credentials, insecureHttp);
   let session: Awaited<ReturnType<typeof client.openSession>>;
   try {
     session = await client.openSession(sessionId);

@@ -9,6 +9,7 @@
  * @module
  */
 import { LimitError } from '../index.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * `value` as one line of JSON (with the newline).
@@ -21,7 +22,7 @@ import { LimitError } from '../index.js';
  */
 export function jsonLine(value: unknown): string {
   try {
-    return `${JSON.stringify(value)}\n`;
+    return `${terminalText(JSON.stringify(value))}\n`;
   } catch (cause) {
     if (cause instanceof RangeError) {
       throw new LimitError(

@@ -7,6 +7,7 @@
  */
 import { HappyMediaError } from '../../index.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { terminalText } from './terminal-text.js';
 
 /** What the CLI adds to an error of the library: the flags or commands that act on it. */
 const hints = new WeakMap<object, string>();
@@ -27,16 +28,17 @@ export function withHint(error: unknown, hint: string | undefined): unknown {
 
 /** Formats any thrown value as the CLI's one-line error. */
 export function formatCliError(error: unknown): string {
-  if (error instanceof HappyMediaError) return `happy-media: ${error.code}: ${error.message}`;
+  // A message may quote a server or a file: its control characters are shown, never acted on.
+  if (error instanceof HappyMediaError) return `happy-media: ${error.code}: ${terminalText(error.message)}`;
   const message = error instanceof Error ? error.message : String(error);
-  return `happy-media: ERR_INTERNAL: ${message}`;
+  return `happy-media: ERR_INTERNAL: ${terminalText(message)}`;
 }
 
 /** Prints the error and sets the exit code; returns the code for callers that want it. */
 export function reportCliError(error: unknown): number {
   process.stderr.write(`${formatCliError(error)}\n`);
   const hint = typeof error === 'object' && error !== null ? hints.get(error) : undefined;
-  if (hint) process.stderr.write(`happy-media: hint: ${hint}\n`);
+  if (hint) process.stderr.write(`happy-media: hint: ${terminalText(hint)}\n`);
   if (process.env.HAPPY_MEDIA_DEBUG === '1' && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }

@@ -8,7 +8,9 @@
  */
 import { type BlobStore, defaultBlobDir, HappyMediaError, openStore, UsageError } from '../index.js';
 import { resolveToken, storeOf } from './commands/serve.js';
+import { warnInsecureHttp } from './happy-options.js';
 import { checkHappyStoreKeys, type HappyStoreKeys } from './happy-store-keys.js';
+import { withHint } from './run-action.js';
 
 /** The store-related flags of `send` and `play`. */
 export interface StoreFlags {
@@ -16,6 +18,7 @@ export interface StoreFlags {
   token?: string;
   tokenFile?: string;
   session?: string;
+  insecureHttp?: boolean;
 }
 
 /** True when `spec` names Happy's own server (`happy+http://…`, `happy+https://…`). */
@@ -72,8 +75,21 @@ export async function openCliStore(
         "Happy's server needs the session: pass --session ID (or set HAPPY_MEDIA_SESSION)",
       );
     }
-    const store = storeOf(() => openStore(spec, { token, sessionId }), '--store');
-    if (keys) await checkHappyStoreKeys(spec, sessionId, keys);
+    warnInsecureHttp(spec, flags.insecureHttp);
+    const insecureHttp = flags.insecureHttp === true;
+    let store: BlobStore;
+    try {
+      store = storeOf(
+        () => openStore(spec, { token, sessionId, ...(insecureHttp ? { insecureHttp } : {}) }),
+        '--store',
+      );
+    } catch (error) {
+      throw withHint(
+        error,
+        /^happy\+http:/i.test(spec) ? 'pass --insecure-http to use plain http anyway' : undefined,
+      );
+    }
+    if (keys) await checkHappyStoreKeys(spec, sessionId, keys, insecureHttp);
     return { store, spec };
   }
   if (flags.session !== undefined) {

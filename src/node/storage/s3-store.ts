@@ -138,6 +138,31 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /**
+   * Checks that the store can sign its requests: credentials from the options, or from the AWS SDK's
+   * chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, the machine's role), so a
+   * server about to serve this store fails at once, saying what is missing, instead of at its first
+   * request. Nothing is sent to the bucket.
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when no credentials are found.
+   * @example
+   * ```ts
+   * await new S3BlobStore({ bucket: 'media' }).assertConfigured();
+   * ```
+   */
+  async assertConfigured(): Promise<void> {
+    if (this.options.client || this.options.credentials) return;
+    const client = await this.getClient();
+    try {
+      await client.config.credentials();
+    } catch (cause) {
+      throw new InvalidArgumentError(
+        `expected S3 credentials for bucket ${this.bucket} but found none: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), and HAPPY_MEDIA_S3_ENDPOINT for an S3 server other than AWS`,
+        { cause },
+      );
+    }
+  }
+
   /** Object key of a ref (validated). */
   keyOf(ref: string): string {
     mediaRefId(ref);

@@ -38,6 +38,7 @@ import {
   happySetting,
   readHappySecret,
   SECRET_FILE_ENV_VARIABLE,
+  warnInsecureHttp,
 } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { shellQuote } from '../shell-quote.js';
@@ -88,7 +89,8 @@ async function writeSecretFile(path: string, text: string): Promise<void> {
 async function signInIfServer(flags: HappyFlags, credentials: HappyCredentials): Promise<string | undefined> {
   const server = happyServerSetting(flags);
   if (!server) return undefined;
-  await connectWith(server.value, credentials);
+  warnInsecureHttp(server.value, flags.insecureHttp);
+  await connectWith(server.value, credentials, flags.insecureHttp);
   return server.value;
 }
 

@@ -33,6 +33,7 @@ import {
   UsageError,
 } from '../../index.js';
 import { bytesStream } from '../../internal.js';
+import { INSECURE_HTTP_HELP } from '../happy-options.js';
 import { openInput } from '../input-file.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
@@ -51,6 +52,7 @@ const MAX_ARRAY_BYTES = 256 * 1024 * 1024;
 interface MapCliOptions {
   from: string;
   store?: string;
+  insecureHttp?: boolean;
   key?: string;
   keyFile?: string;
   token?: string;
@@ -181,6 +183,7 @@ export function registerMap(program: Command): void {
       '--session <id>',
       'Happy session the uploads belong to, with --store happy+https://host (or set HAPPY_MEDIA_SESSION)',
     )
+    .option('--insecure-http', INSECURE_HTTP_HELP)
     .option('--seal-key <base64>', 'print each message sealed with this session key (prefer --seal-key-file)')
     .option('--seal-key-file <path>', `file holding the base64 session key (or set ${SEAL_KEY_ENV_VARIABLE})`)
     .addOption(

@@ -13,6 +13,7 @@ import {
   InvalidArgumentError,
   LocalBlobStore,
   openStore,
+  S3BlobStore,
   startMediaServer,
   UsageError,
 } from '../../index.js';
@@ -146,6 +147,14 @@ export function registerServe(program: Command): void {
               : new LocalBlobStore(options.dir ?? defaultBlobDir()),
           options.store !== undefined ? '--store' : '--dir',
         );
+        // An S3 store without credentials would fail at its first request: say so before serving.
+        if (store instanceof S3BlobStore) {
+          await store.assertConfigured().catch((error: unknown) => {
+            if (error instanceof InvalidArgumentError)
+              throw new UsageError(`--store: ${error.message}`, { cause: error });
+            throw error;
+          });
+        }
         const server = await startMediaServer({
           store,
           port,

@@ -19,6 +19,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HappySessionInfo, HappySessionMetadata } from '../../index.js';
 import { addHappyOptions, connectHappy, type HappyFlags, SESSION_ENV_VARIABLE } from '../happy-options.js';
+import { jsonLine } from '../json-line.js';
 import { runAction } from '../run-action.js';
 import { shellQuote } from '../shell-quote.js';
 
@@ -85,7 +86,7 @@ export function registerSessions(program: Command): void {
       runAction(async (flags: HappyFlags) => {
         const client = await connectHappy(flags);
         for (const session of await client.listSessions()) {
-          process.stdout.write(`${JSON.stringify(sessionLine(session))}\n`);
+          process.stdout.write(jsonLine(sessionLine(session)));
         }
       }),
     );
@@ -115,7 +116,7 @@ export function registerSessions(program: Command): void {
         process.stdout.write(
           flags.env
             ? `export ${SESSION_ENV_VARIABLE}=${shellQuote(session.id)}\n`
-            : `${JSON.stringify(sessionLine(session))}\n`,
+            : jsonLine(sessionLine(session)),
         );
       }),
     );

@@ -16,6 +16,7 @@ import { addHappyOptions, connectHappy, type HappyFlags, openHappySession } from
 import { optionalIntegerFlag } from '../integer-flag.js';
 import { jsonLine } from '../json-line.js';
 import { runAction } from '../run-action.js';
+import { terminalText } from '../terminal-text.js';
 
 interface TranscriptFlags extends HappyFlags {
   after?: string;
@@ -76,7 +77,7 @@ export function registerTranscript(program: Command): void {
           }
           if (record.kind === 'unreadable') {
             process.stderr.write(
-              `happy-media transcript: warning: record seq ${record.seq} skipped: ${record.error.code}: ${record.error.message}\n`,
+              `happy-media transcript: warning: record seq ${record.seq} skipped: ${record.error.code}: ${terminalText(record.error.message)}\n`,
             );
           }
         }
