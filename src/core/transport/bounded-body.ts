@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { joinBytes } from '../bytes.js';
 import { LimitError } from '../errors.js';
 
 /** The body's bytes, at most `maxBytes` of them; `truncated` says more were there (then left unread). */
@@ -21,11 +22,11 @@ async function readAtMost(
   try {
     for (;;) {
       const next = await reader.read();
-      if (next.done) return { bytes: join(parts, length), truncated: false };
+      if (next.done) return { bytes: joinBytes(parts), truncated: false };
       const room = maxBytes - length;
       if (next.value.length > room) {
         parts.push(next.value.subarray(0, room));
-        return { bytes: join(parts, maxBytes), truncated: true };
+        return { bytes: joinBytes(parts), truncated: true };
       }
       parts.push(next.value);
       length += next.value.length;
@@ -35,16 +36,6 @@ async function readAtMost(
     reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-}
-
-function join(parts: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /**

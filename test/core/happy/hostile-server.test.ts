@@ -273,29 +273,17 @@ describe('a hostile Happy server: records that lie', () => {
     sealSessionRecord(textMessage({ role: 'user', text: words }, { id, time: 1 }), key).content;
 
   it('a v1 file event naming another session’s attachment is ERR_INVALID_REF, not this session’s media/<uuid>', async () => {
+    const file = (key: Parameters<typeof sealSessionRecord>[1], sid: string, id: string) =>
+      sealSessionRecord(
+        happyFileEvent(
+          { role: 'user', ref: `sessions/${sid}/attachments/${UUID}.enc`, name: `${id}.bin`, size: 3 },
+          { id, time: 1 },
+        ),
+        key,
+      ).content;
     const read = await readAll((key) => [
-      record(
-        1,
-        'r1',
-        sealSessionRecord(
-          happyFileEvent(
-            { role: 'user', ref: `sessions/${OTHER_SID}/attachments/${UUID}.enc`, name: 'a.bin', size: 3 },
-            { id: 'f1', time: 1 },
-          ),
-          key,
-        ).content,
-      ),
-      record(
-        2,
-        'r2',
-        sealSessionRecord(
-          happyFileEvent(
-            { role: 'user', ref: `sessions/${SID}/attachments/${UUID}.enc`, name: 'b.bin', size: 3 },
-            { id: 'f2', time: 1 },
-          ),
-          key,
-        ).content,
-      ),
+      record(1, 'r1', file(key, OTHER_SID, 'f1')),
+      record(2, 'r2', file(key, SID, 'f2')),
     ]);
     expect(read[0]).toMatchObject({
       seq: 1,
