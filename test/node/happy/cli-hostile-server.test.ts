@@ -39,6 +39,10 @@ afterAll(async () => {
   await tmp.cleanup();
 });
 
+/** The server and secret come from the flags alone (not from the environment of the test run). */
+const cli = (args: string[]) =>
+  runCli(args, { env: { HAPPY_MEDIA_HAPPY_SERVER_URL: '', HAPPY_MEDIA_SECRET_FILE: '' } });
+
 async function secretFile(name: string, text: string): Promise<string> {
   const path = join(tmp.dir, name);
   await writeFile(path, text, { mode: 0o600 });
@@ -48,7 +52,7 @@ async function secretFile(name: string, text: string): Promise<string> {
 describe('the CLI against a hostile Happy server', () => {
   it('prints what the server says with its control characters escaped: no escape sequence, no forged line', async () => {
     const file = await secretFile('secret.txt', formatAccountSecret(createAccountSecret()));
-    const r = await runCli(['sessions', '--happy', url, '--secret-file', file]);
+    const r = await cli(['sessions', '--happy', url, '--secret-file', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
@@ -61,7 +65,7 @@ describe('the CLI against a hostile Happy server', () => {
   it('refuses http:// to another machine before any request (exit 2), saying how to insist', async () => {
     const file = await secretFile('secret-2.txt', formatAccountSecret(createAccountSecret()));
     const before = requests.length;
-    const r = await runCli(['sessions', '--happy', 'http://192.0.2.1:3005', '--secret-file', file]);
+    const r = await cli(['sessions', '--happy', 'http://192.0.2.1:3005', '--secret-file', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^happy-media: ERR_USAGE: .*sign-in proof and the bearer token would cross the network in clear text/m,
@@ -72,7 +76,7 @@ describe('the CLI against a hostile Happy server', () => {
 
   it('with --insecure-http it goes, and warns what crosses the network readable', async () => {
     const file = await secretFile('secret-3.txt', formatAccountSecret(createAccountSecret()));
-    const r = await runCli(['sessions', '--happy', url, '--secret-file', file, '--insecure-http']);
+    const r = await cli(['sessions', '--happy', url, '--secret-file', file, '--insecure-http']);
     expect(r.stderr).toMatch(
       /^happy-media: warning: --insecure-http: .*sign-in proof and bearer token cross the network readable/m,
     );
@@ -88,7 +92,7 @@ describe('the CLI against a hostile Happy server', () => {
       }),
     );
     const before = requests.length;
-    const r = await runCli(['sessions', '--happy', url, '--secret-file', file]);
+    const r = await cli(['sessions', '--happy', url, '--secret-file', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^happy-media: ERR_USAGE: .*line break \(CR\/LF\)/m);
     expect(r.stderr).not.toContain('X-Injected');
