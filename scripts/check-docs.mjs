@@ -20,7 +20,17 @@ import { fileURLToPath } from 'node:url';
 const DEFAULT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Top-level folders a cited repo path starts with. */
-const REPO_ROOTS = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', 'web/', 'samples/', '.ci/', 'integrations/'];
+const REPO_ROOTS = [
+  'src/',
+  'test/',
+  'docs/',
+  'bench/',
+  'scripts/',
+  'web/',
+  'samples/',
+  '.ci/',
+  'integrations/',
+];
 
 /** A token that names an npm package (`sharp`, `@aws-sdk/client-s3`). */
 const PACKAGE_NAME = /^@?[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9._-]+)?$/;
