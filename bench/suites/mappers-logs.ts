@@ -15,16 +15,37 @@ export interface GeneratedLog {
   images: number;
 }
 
+/** A log generator: endless turns, each a piece of a {@link GeneratedLog} (its lines and counts). */
+export type LogTurns = Generator<GeneratedLog, never>;
+
+/** The first turns of `turns` that hold at least `events` lines, as one log. */
+function collect(turns: LogTurns, events: number): GeneratedLog {
+  const log: GeneratedLog = { lines: [], toolCalls: 0, images: 0 };
+  while (log.lines.length < events) {
+    const turn = turns.next().value;
+    log.lines.push(...turn.lines);
+    log.toolCalls += turn.toolCalls;
+    log.images += turn.images;
+  }
+  return log;
+}
+
 /**
  * A deterministic Claude Code session log of about `events` lines (prompts, thinking, text, three
  * parallel reads, a Task subagent with two calls of its own every third turn, a command); every 25th tool
  * result carries `image` when given.
  */
 export function claudeSessionLog(events: number, image?: string): GeneratedLog {
-  const lines: string[] = [];
+  return collect(claudeSessionTurns(image), events);
+}
+
+/** The turns of {@link claudeSessionLog}, endless. */
+export function* claudeSessionTurns(image?: string): LogTurns {
+  let lines: string[] = [];
   let n = 0;
   let toolCalls = 0;
   let images = 0;
+  let counted = { toolCalls: 0, images: 0 };
   let time = Date.parse('2025-08-01T10:00:00Z');
   let last: string | null = null;
   const push = (fields: Json, sidechain = false) => {
@@ -80,7 +101,7 @@ export function claudeSessionLog(events: number, image?: string): GeneratedLog {
     );
   };
   let turn = 0;
-  while (lines.length < events) {
+  for (;;) {
     turn++;
     push({
       type: 'user',
@@ -146,8 +167,10 @@ export function claudeSessionLog(events: number, image?: string): GeneratedLog {
     });
     result(bash);
     assistant(`msg_${turn}_d`, { type: 'text', text: `Step ${turn} is done: the tests pass.` });
+    yield { lines, toolCalls: toolCalls - counted.toolCalls, images: images - counted.images };
+    lines = [];
+    counted = { toolCalls, images };
   }
-  return { lines, toolCalls, images };
 }
 
 /**
@@ -157,10 +180,16 @@ export function claudeSessionLog(events: number, image?: string): GeneratedLog {
  * `token_count`. Every 25th call output carries `image` (a `view_image`-style content list) when given.
  */
 export function codexRolloutLog(events: number, image?: string): GeneratedLog {
-  const lines: string[] = [];
+  return collect(codexRolloutTurns(image), events);
+}
+
+/** The turns of {@link codexRolloutLog}, endless (the first carries the `session_meta` line). */
+export function* codexRolloutTurns(image?: string): LogTurns {
+  let lines: string[] = [];
   let time = Date.parse('2025-10-02T09:00:00Z');
   let toolCalls = 0;
   let images = 0;
+  let counted = { toolCalls: 0, images: 0 };
   const push = (type: string, payload: Json) => {
     time += 200;
     lines.push(JSON.stringify({ timestamp: new Date(time).toISOString(), type, payload }));
@@ -190,7 +219,7 @@ export function codexRolloutLog(events: number, image?: string): GeneratedLog {
     cli_version: '0.44.0',
   });
   let turn = 0;
-  while (lines.length < events) {
+  for (;;) {
     turn++;
     push('turn_context', {
       cwd: '/home/me/project',
@@ -269,8 +298,10 @@ export function codexRolloutLog(events: number, image?: string): GeneratedLog {
       },
       rate_limits: null,
     });
+    yield { lines, toolCalls: toolCalls - counted.toolCalls, images: images - counted.images };
+    lines = [];
+    counted = { toolCalls, images };
   }
-  return { lines, toolCalls, images };
 }
 
 /**
@@ -280,9 +311,15 @@ export function codexRolloutLog(events: number, image?: string): GeneratedLog {
  * Every 25th call's content carries `image` when given.
  */
 export function acpSessionLog(events: number, image?: string): GeneratedLog {
-  const lines: string[] = [];
+  return collect(acpSessionTurns(image), events);
+}
+
+/** The turns of {@link acpSessionLog}, endless. */
+export function* acpSessionTurns(image?: string): LogTurns {
+  let lines: string[] = [];
   let toolCalls = 0;
   let images = 0;
+  let counted = { toolCalls: 0, images: 0 };
   let id = 0;
   const send = (message: Json) => lines.push(JSON.stringify({ jsonrpc: '2.0', ...message }));
   const update = (u: Json) =>
@@ -292,7 +329,7 @@ export function acpSessionLog(events: number, image?: string): GeneratedLog {
       update({ sessionUpdate: kind, messageId, content: { type: 'text', text: part } });
   };
   let turn = 0;
-  while (lines.length < events) {
+  for (;;) {
     turn++;
     const prompt = ++id;
     send({
@@ -364,6 +401,8 @@ export function acpSessionLog(events: number, image?: string): GeneratedLog {
       `Step ${turn} is done: the parser is refactored and the tests pass.`,
     );
     send({ id: prompt, result: { stopReason: 'end_turn' } });
+    yield { lines, toolCalls: toolCalls - counted.toolCalls, images: images - counted.images };
+    lines = [];
+    counted = { toolCalls, images };
   }
-  return { lines, toolCalls, images };
 }

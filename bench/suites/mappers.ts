@@ -4,28 +4,40 @@
  * per second, beside `JSON.parse` of the same lines (the floor: every mapper reads its input at least
  * that far). With images: one tool result in 25 carries a PNG screenshot, sent through
  * `sendMediaHandler` (probe → encrypt → a local store) before its photo is written. Peak memory of each
- * case in a child of its own.
+ * case in a child of its own. Memory in the log's length: `happy-media map` (the package's bin, as users
+ * run it) over a Claude log of 1 and 4 million lines (quick: 100,000 and 400,000), its peak RSS beside a
+ * streaming `JSON.parse` of the same file's lines.
  *
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   createAgentMapper,
   decryptBlob,
   type MediaHandler,
   mediaBlobContext,
+  readJsonLines,
   type SessionMessage,
   validateStream,
 } from 'happy-media';
 import { LocalBlobStore, sendMediaHandler } from 'happy-media/node';
 import sharp from 'sharp';
-import { runChild } from '../harness/child.js';
+import { happyMediaBin, runChild, runProgram } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { timeInterleaved } from '../harness/measure.js';
 import { summarize } from '../harness/stats.js';
-import { acpSessionLog, claudeSessionLog, codexRolloutLog, type GeneratedLog } from './mappers-logs.js';
+import {
+  acpSessionLog,
+  claudeSessionLog,
+  claudeSessionTurns,
+  codexRolloutLog,
+  type GeneratedLog,
+} from './mappers-logs.js';
 
 /** The providers measured, each with its log. */
 const PROVIDERS: readonly {
@@ -90,6 +102,16 @@ export const childCases = {
           })
         : undefined;
     return { messages: (await mapLines(job.provider, lines, media)).length };
+  },
+  /** Every line of a file parsed as it streams by (the floor of reading a log of any length). */
+  async parseStream(payload: unknown): Promise<{ events: number; ms: number }> {
+    const { file } = payload as { file: string };
+    const start = performance.now();
+    let events = 0;
+    const stream = Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>;
+    for await (const entry of readJsonLines(stream, { maxLineBytes: 64 * 1024 * 1024 }))
+      if (entry.ok) events++;
+    return { events, ms: performance.now() - start };
   },
   async parse(payload: unknown): Promise<{ events: number }> {
     const job = payload as CaseJob;
@@ -179,12 +201,61 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       rec.compare(ours, reference);
     }
   }
+  await runLongLogs(ctx, rec);
+}
+
+/** Writes about `lines` lines of the generated Claude log to `file`, a turn at a time (never whole in memory). */
+async function writeLongLog(file: string, lines: number): Promise<number> {
+  const out = createWriteStream(file, { mode: 0o600 });
+  const turns = claudeSessionTurns();
+  let written = 0;
+  while (written < lines) {
+    const turn = turns.next().value;
+    written += turn.lines.length;
+    if (!out.write(`${turn.lines.join('\n')}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return written;
+}
+
+/** Peak RSS of `happy-media map` over long logs, beside a streaming parse of the same lines. */
+async function runLongLogs(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
+  const sizes = ctx.quick ? [100_000, 400_000] : [1_000_000, 4_000_000];
+  for (const size of sizes) {
+    const file = join(ctx.scratchDir, 'mappers-long.jsonl');
+    const lines = await writeLongLog(file, size);
+    const tag = `${(lines / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })}M lines`;
+    const mapped = await runProgram(happyMediaBin(), ['map', '--from', 'claude', file], {}, 3_600_000);
+    const parsed = await runChild<{ events: number; ms: number }>('mappers:parseStream', { file });
+    if (parsed.result.events !== lines) throw new Error(`parsed ${parsed.result.events} of ${lines} lines`);
+    rec.check(`happy-media map of a ${tag} Claude log exits 0`);
+    const ours = rec.add({
+      id: `mappers.long.${size}`,
+      suite: 'mappers',
+      label: `happy-media map --from claude, a ${tag} log (peak RSS: memory flat in the log's length)`,
+      unit: 'events/s',
+      summary: summarize([(lines * 1000) / mapped.ms]),
+      peakRssBytes: mapped.maxRssBytes,
+    });
+    const reference = rec.add({
+      id: `ref.mappers.long.${size}`,
+      suite: 'mappers',
+      label: `JSON.parse of the same file's lines as they stream by, ${tag}`,
+      unit: 'events/s',
+      reference: true,
+      summary: summarize([(lines * 1000) / parsed.result.ms]),
+      peakRssBytes: parsed.maxRssBytes,
+    });
+    rec.compare(ours, reference);
+    await rm(file, { force: true });
+  }
 }
 
 /** The mappers suite. */
 export const mappersSuite: Suite = {
   name: 'mappers',
   description:
-    'a 10,000-event Claude Code log, Codex rollout and ACP session mapped to v2 (with and without images uploaded), events/s, vs JSON.parse of the same lines',
+    "a 10,000-event Claude Code log, Codex rollout and ACP session mapped to v2 (with and without images uploaded), events/s, vs JSON.parse of the same lines; happy-media map's peak RSS over 1 and 4 million lines",
   run,
 };

@@ -17,7 +17,7 @@ import './runtime/index.js';
 // the loop that drives one, and the one sequential file path (read ahead, written behind, all or nothing).
 export { BlobDecryptor, BlobEncryptor, pumpEngine } from '../core/blob/stream.js';
 // Byte helpers of the CLI's options and inputs (`--context-hex`, a whole v1 input, map's buffered input).
-export { bytesStream, equalBytes, fromHex, joinBytes } from '../core/bytes.js';
+export { equalBytes, fromHex, joinBytes } from '../core/bytes.js';
 // `account import`: credentials pasted on stdin, bounded and refused as a secret file's are.
 export { MAX_CREDENTIALS_TEXT_LENGTH } from '../core/happy/credentials.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).

@@ -30,3 +30,22 @@ export function nonEmptyString(value: unknown): string | undefined {
 export function typeName(value: unknown): string {
   return typeof value === 'string' ? `"${value.slice(0, 48)}"` : typeof value;
 }
+
+/**
+ * True when `value` nests objects and arrays more than `maxDepth` levels deep (or refers to itself).
+ * Iterative, and it stops at the first path too deep: a value nested 200,000 levels costs as much as one
+ * nested `maxDepth`.
+ */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= maxDepth) return true;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

@@ -57,7 +57,8 @@ import {
   mediaFileName,
   sniffInlineMimeType,
 } from './media.js';
-import { isJsonObject } from './provider-json.js';
+import { isJsonObject, nestsDeeperThan } from './provider-json.js';
+import { IdFilter, RecentMap, RecentSet } from './recent.js';
 import { type MapperSkip, SkipCounter } from './skips.js';
 
 /** Options of a {@link SessionWriter} (and of every mapper, which passes them on). */
@@ -134,17 +135,28 @@ export interface MediaInfo {
   noun?: 'image' | 'document' | 'file';
 }
 
-interface CallRecord {
+/** What is kept of a call once it ended: enough to place its children and answer for it. */
+interface EndedCall {
   callId: string;
   parentId: string | undefined;
   agentId: string | undefined;
+  asked: boolean;
+}
+
+/** An open call. */
+interface CallRecord extends EndedCall {
   toolName: string;
   title: string;
   description: string;
   args: Record<string, unknown>;
   pending: PermissionOption[] | undefined;
-  asked: boolean;
 }
+
+/**
+ * Deepest nesting of objects and arrays kept in a tool call's `args`: deeper input (a hostile log can
+ * nest 200,000 levels) is left out with a note, since it could not be serialised, sent or rendered.
+ */
+export const MAX_ARGS_DEPTH = 100;
 
 /** Error text of a call its turn ended before it returned. */
 export const CALL_UNFINISHED_ERROR = 'the turn ended before this tool call returned a result';
@@ -200,14 +212,20 @@ export class SessionWriter {
   #written = 0;
   #lastTime = 0;
   #providerTimes = false;
-  readonly #ids = new Set<string>();
-  readonly #turns = new Set<string>();
+  // Every id used, in bounded memory (a log may hold millions of messages): message ids, turn ids and
+  // callIds each in a filter that never forgets an id (and may answer "used" for one that was not: a
+  // fresh id is taken then), and the recent ones exactly, to tell a repeated message from a new one.
+  readonly #messageIds = new IdFilter();
+  readonly #turnIds = new IdFilter();
+  readonly #callIds = new IdFilter();
+  readonly #recentMessageIds = new RecentSet<string>();
+  readonly #recentTurns = new RecentSet<string>();
   #turn: string | undefined;
-  readonly #calls = new Map<string, CallRecord>();
-  /** Keys of the calls open now, in start order: a call is open exactly while its key is here. */
-  readonly #open = new Set<string>();
-  readonly #callIds = new Set<string>();
-  readonly #agents = new Map<string, string>();
+  /** The calls open now, by key, in start order: a call is open exactly while its key is here. */
+  readonly #open = new Map<string, CallRecord>();
+  /** The calls that ended, by key, the recent ones. */
+  readonly #ended = new RecentMap<string, EndedCall>();
+  readonly #agents = new RecentMap<string, string>();
   #mediaCount = 0;
   /** Replaying: media is described as uploaded without calling the handler (see {@link SessionWriter.replay}). */
   #replaying = false;
@@ -277,14 +295,20 @@ export class SessionWriter {
   #freshId(): string {
     for (let attempt = 0; attempt < 8; attempt++) {
       const id = this.#createId();
-      if (validId(id) && !this.#ids.has(id) && !this.#turns.has(id) && !this.#callIds.has(id)) return id;
+      if (
+        validId(id) &&
+        !this.#messageIds.mayHave(id) &&
+        !this.#turnIds.mayHave(id) &&
+        !this.#callIds.mayHave(id)
+      )
+        return id;
     }
     // The seam keeps returning used or invalid ids: fall back to cuid2, which does not collide.
     return createMessageId();
   }
 
   #messageId(preferred: string | undefined): string {
-    return preferred !== undefined && validId(preferred) && !this.#ids.has(preferred)
+    return preferred !== undefined && validId(preferred) && !this.#messageIds.mayHave(preferred)
       ? preferred
       : this.#freshId();
   }
@@ -321,7 +345,8 @@ export class SessionWriter {
         );
       }
     }
-    this.#ids.add(message.id);
+    this.#messageIds.add(message.id);
+    this.#recentMessageIds.add(message.id);
     this.#lastTime = message.time;
     this.#out.push(message);
     this.#written += 1;
@@ -332,7 +357,7 @@ export class SessionWriter {
   #context(place: Placement): { parentId?: string; agentId?: string } {
     const context: { parentId?: string; agentId?: string } = {};
     if (place.parent !== undefined) {
-      const parent = this.#calls.get(place.parent);
+      const parent = this.#call(place.parent);
       if (parent) context.parentId = parent.callId;
       else this.skips.skip('unknown-parent', 'a message named a spawning call that was never started');
     }
@@ -346,10 +371,11 @@ export class SessionWriter {
   startTurn(place: Placement = {}): string {
     if (this.#turn !== undefined) this.endTurn('completed', { time: place.time });
     const turn =
-      place.turn !== undefined && validId(place.turn) && !this.#turns.has(place.turn)
+      place.turn !== undefined && validId(place.turn) && !this.#turnIds.mayHave(place.turn)
         ? place.turn
         : this.#freshId();
-    this.#turns.add(turn);
+    this.#turnIds.add(turn);
+    this.#recentTurns.add(turn);
     this.#turn = turn;
     this.#emit(turnStart({ turn }, this.#at(place)));
     return turn;
@@ -370,7 +396,7 @@ export class SessionWriter {
   endTurn(status: TurnStatus, place: Placement = {}): boolean {
     const turn = this.#turn;
     if (turn === undefined) return false;
-    for (const key of [...this.#open].reverse())
+    for (const key of [...this.#open.keys()].reverse())
       this.endCall(key, { time: place.time, error: CALL_UNFINISHED_ERROR });
     this.#turn = undefined;
     this.#emit(turnEnd({ turn, status }, this.#at(place)));
@@ -425,20 +451,26 @@ export class SessionWriter {
     fields: CallFields,
     place: Placement & { ifEnded?: 'duplicate' | 'new-call' } = {},
   ): string | undefined {
-    const existing = this.#calls.get(key);
+    const existing = this.#call(key);
     if (existing && (this.#open.has(key) || (place.ifEnded ?? 'duplicate') === 'duplicate')) {
       this.skips.skip('duplicate', `tool call ${key.slice(0, 64)} started twice`);
       return undefined;
     }
     const turn = this.ensureTurn(place);
-    const callId = validId(key) && !this.#callIds.has(key) && !this.#ids.has(key) ? key : this.#freshId();
+    const callId =
+      validId(key) && !this.#callIds.mayHave(key) && !this.#messageIds.mayHave(key) ? key : this.#freshId();
     const toolName =
       typeof fields.toolName === 'string' && fields.toolName.length > 0 ? fields.toolName : 'unknown';
-    const args = isJsonObject(fields.args)
+    let args = isJsonObject(fields.args)
       ? fields.args
       : fields.args === undefined
         ? {}
         : { input: fields.args };
+    const tooDeep = nestsDeeperThan(args, MAX_ARGS_DEPTH);
+    if (tooDeep) {
+      this.skips.skip('malformed-event', `the input of tool call ${key.slice(0, 64)} nests too deep`);
+      args = {};
+    }
     const title = typeof fields.title === 'string' && fields.title.length > 0 ? fields.title : toolName;
     const description = typeof fields.description === 'string' ? fields.description : '';
     const context = this.#context(place);
@@ -458,9 +490,7 @@ export class SessionWriter {
       this.#at(place),
     );
     this.#callIds.add(callId);
-    this.#open.delete(key);
-    this.#open.add(key);
-    this.#calls.set(key, {
+    this.#open.set(key, {
       callId,
       parentId: context.parentId,
       agentId: context.agentId,
@@ -472,12 +502,26 @@ export class SessionWriter {
       asked: false,
     });
     this.#emit(message);
+    if (tooDeep) {
+      this.service(
+        `The input of this tool call nests more than ${MAX_ARGS_DEPTH} levels deep; it is left out`,
+        {
+          ...(place.time === undefined ? {} : { time: place.time }),
+          parent: key,
+        },
+      );
+    }
     return callId;
   }
 
-  /** The `callId` the call known by `key` has in the stream, if it was started. */
+  /** The call known by `key`: open, else ended (if it ended recently enough to be remembered). */
+  #call(key: string): EndedCall | undefined {
+    return this.#open.get(key) ?? this.#ended.get(key);
+  }
+
+  /** The `callId` the call known by `key` has in the stream, if it was started (and, if it ended, recently). */
   callIdOf(key: string): string | undefined {
-    return this.#calls.get(key)?.callId;
+    return this.#call(key)?.callId;
   }
 
   /** True when the call known by `key` was started and has not ended. */
@@ -487,7 +531,7 @@ export class SessionWriter {
 
   /** The keys of the calls open now, oldest first. */
   openCalls(): string[] {
-    return [...this.#open];
+    return [...this.#open.keys()];
   }
 
   /**
@@ -495,19 +539,25 @@ export class SessionWriter {
    * Returns false, counting `duplicate` (already ended) or `unknown-call` (never started), otherwise.
    */
   endCall(key: string, place: Placement & { error?: string } = {}): boolean {
-    const call = this.#calls.get(key);
-    if (call === undefined || !this.#open.has(key)) {
+    const call = this.#open.get(key);
+    if (call === undefined) {
+      const ended = this.#ended.has(key);
       this.skips.skip(
-        call ? 'duplicate' : 'unknown-call',
-        call
+        ended ? 'duplicate' : 'unknown-call',
+        ended
           ? `tool call ${key.slice(0, 64)} ended twice`
           : `result for tool call ${key.slice(0, 64)} that never started`,
       );
       return false;
     }
     const turn = this.#turn!;
-    call.pending = undefined;
     this.#open.delete(key);
+    this.#ended.set(key, {
+      callId: call.callId,
+      parentId: call.parentId,
+      agentId: call.agentId,
+      asked: call.asked,
+    });
     this.#emit(
       toolCallEnd(
         {
@@ -527,12 +577,12 @@ export class SessionWriter {
 
   /** True when the call known by `key` has a permission request without an answer. */
   hasPendingPermission(key: string): boolean {
-    return this.#calls.get(key)?.pending !== undefined;
+    return this.#open.get(key)?.pending !== undefined;
   }
 
   /** True when a permission request was written for the call known by `key` (answered or not). */
   wasPermissionAsked(key: string): boolean {
-    return this.#calls.get(key)?.asked === true;
+    return this.#call(key)?.asked === true;
   }
 
   /**
@@ -541,19 +591,25 @@ export class SessionWriter {
    * open or already has an unanswered request.
    */
   requestPermission(key: string, fields: PermissionFields, place: Placement = {}): boolean {
-    const call = this.#calls.get(key);
-    const open = this.#open.has(key);
-    if (call === undefined || !open || call.pending !== undefined) {
+    const call = this.#open.get(key);
+    if (call === undefined || call.pending !== undefined) {
       this.skips.skip(
         'unmatched-permission',
-        open
+        call !== undefined
           ? 'a second permission request while one is unanswered'
           : 'a permission request outside its tool call',
       );
       return false;
     }
     const description = 'description' in fields ? fields.description : call.description;
-    const args = 'args' in fields ? fields.args : call.args;
+    let args = 'args' in fields ? fields.args : call.args;
+    if (nestsDeeperThan(args, MAX_ARGS_DEPTH)) {
+      this.skips.skip(
+        'malformed-event',
+        `the input of a permission request of ${key.slice(0, 64)} nests too deep`,
+      );
+      args = undefined;
+    }
     const message = permissionRequest(
       {
         turn: this.#turn!,
@@ -580,10 +636,9 @@ export class SessionWriter {
    * the option is not one of its options.
    */
   respondPermission(key: string, optionId: string, place: Placement = {}): boolean {
-    const call = this.#calls.get(key);
+    const call = this.#open.get(key);
     if (
       call === undefined ||
-      !this.#open.has(key) ||
       call.pending === undefined ||
       !call.pending.some((option) => option.id === optionId)
     ) {
@@ -739,7 +794,7 @@ export class SessionWriter {
       return false;
     }
     const m = parsed.data;
-    if (this.#ids.has(m.id)) {
+    if (this.#recentMessageIds.has(m.id)) {
       this.skips.skip('duplicate', `message ${m.id.slice(0, 64)} written twice`);
       return false;
     }
@@ -752,7 +807,7 @@ export class SessionWriter {
     };
     switch (m.type) {
       case 'turn-start':
-        if (this.#turns.has(m.turn)) {
+        if (this.#recentTurns.has(m.turn)) {
           this.skips.skip('duplicate', `turn ${m.turn.slice(0, 64)} started twice`);
           return false;
         }

@@ -139,16 +139,27 @@ describe('happy-media map', () => {
     expect((await runCli(['validate', '-'], { input: tooLong.stdout })).code).toBe(0);
   });
 
-  it('a tool input nested deeper than JSON can be printed is ERR_LIMIT_EXCEEDED, plain and sealed (was ERR_INTERNAL)', async () => {
+  it('a tool input nested deeper than JSON can be printed is left out with a note, plain and sealed: the run goes on', async () => {
     const deep = `${'['.repeat(200_000)}1${']'.repeat(200_000)}`;
     const call = `{"type":"assistant","session_id":"s","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","deep":${deep}}}]}}`;
-    const input = `${JSON.stringify({ type: 'user', session_id: 's', uuid: 'u1', message: { role: 'user', content: 'hi' } })}\n${call}\n`;
+    const after = JSON.stringify({
+      type: 'assistant',
+      session_id: 's',
+      uuid: 'u3',
+      message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'after it' }] },
+    });
+    const input = `${JSON.stringify({ type: 'user', session_id: 's', uuid: 'u1', message: { role: 'user', content: 'hi' } })}\n${call}\n${after}\n`;
     for (const extra of [[], ['--seal-key-file', sealFile]]) {
       const r = await runCli(['map', '--from', 'claude', '-', '--max-line-bytes', '1000000', ...extra], {
         input,
       });
-      expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/^happy-media: ERR_LIMIT_EXCEEDED: /m);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/malformed-event 1/);
+      if (extra.length === 0) {
+        const messages = lines(r.stdout);
+        expect(messages.find((m) => m.type === 'tool-call-start')).toMatchObject({ callId: 't1', args: {} });
+        expect(messages.some((m) => m.type === 'text' && m.text === 'after it')).toBe(true);
+      }
     }
   });
 

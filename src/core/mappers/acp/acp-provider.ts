@@ -25,6 +25,7 @@ import type { TurnStatus } from '../../protocol/index.js';
 import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
 import { PlanNotes, planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
+import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
 import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
 import { writeContentBlock } from './acp-content.js';
@@ -104,9 +105,9 @@ class AcpMapper implements ProviderMapper {
   #buffer: TextBuffer | undefined;
   readonly #calls: AcpToolCalls;
   /** `session/prompt` requests without a response, by JSON-RPC id. */
-  readonly #prompts = new Set<string>();
+  readonly #prompts = new RecentSet<string>();
   /** `session/request_permission` requests without a response: id → call key. */
-  readonly #permissions = new Map<string, string>();
+  readonly #permissions = new RecentMap<string, string>();
   /** The open turn was inferred from replayed history, not opened by a prompt. */
   #inferredTurn = false;
   /** `session/cancel` was sent during the open turn. */

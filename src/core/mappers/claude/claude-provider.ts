@@ -7,8 +7,10 @@
  */
 import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
 import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
+import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
 import { MAX_DESCRIPTION_LENGTH } from '../titles.js';
+import { approximateJsonSize, WaitingRoom } from '../waiting-room.js';
 import {
   CLAUDE_PERMISSION_OPTIONS,
   isInterruptText,
@@ -78,24 +80,25 @@ type Attribution = Pick<Placement, 'parent' | 'agentId'> | { waitFor: string };
 
 class ClaudeMapper implements ProviderMapper {
   readonly #writer: SessionWriter;
-  readonly #seenUuids = new Set<string>();
+  // What the mapper remembers of the lines it read is the recent part (recent.ts): a log may be long.
+  readonly #seenUuids = new RecentSet<string>();
   readonly #blocks = new Map<string, Set<string>>();
   /** Task calls whose sidechain has not shown itself yet, by prompt. */
-  readonly #taskPrompts = new Map<string, string[]>();
+  readonly #taskPrompts = new RecentMap<string, string[]>();
   /** Sidechain message uuid → its subagent (spawning call key and agent key). */
-  readonly #sidechains = new Map<string, { parent?: string; agentKey: string }>();
+  readonly #sidechains = new RecentMap<string, { parent?: string; agentKey: string }>();
   /**
    * Events waiting for what they refer to: SDK subagent messages for their spawning call
    * (`call:<id>`), sidechain lines for the line they continue (`uuid:<uuid>`; Happy's stored records
    * can arrive out of order).
    */
-  readonly #waiting = new Map<string, { event: Json; context: EventContext }[]>();
+  readonly #waiting = new WaitingRoom<{ event: Json; context: EventContext }>();
   /** Tool results that came before their call, by its id. */
-  readonly #waitingResults = new Map<string, { block: Json; place: Placement }[]>();
+  readonly #waitingResults = new WaitingRoom<{ block: Json; place: Placement }>();
   /** `can_use_tool` request id → the call it asked about. */
-  readonly #requests = new Map<string, string>();
+  readonly #requests = new RecentMap<string, string>();
   /** Tool name of every call started, by key (to match requests that do not name their call). */
-  readonly #toolNames = new Map<string, string>();
+  readonly #toolNames = new RecentMap<string, string>();
   /** The writer's message count just after the last prompt: equal while the prompt is unanswered. */
   #afterPrompt: number | undefined;
   #flushing = false;
@@ -120,22 +123,38 @@ class ClaudeMapper implements ProviderMapper {
     // What waited for something that never came: subagent messages go under their own agent without
     // parentId; results of calls never started are counted (unknown-call).
     this.#flushing = true;
-    while (this.#waiting.size > 0) {
-      const [key, queue] = this.#waiting.entries().next().value!;
-      this.#waiting.delete(key);
+    for (
+      let queue = this.#waiting.releaseFirst();
+      queue !== undefined;
+      queue = this.#waiting.releaseFirst()
+    ) {
       for (const { event, context } of queue) await this.#dispatch(event, context);
     }
-    const results = [...this.#waitingResults.values()].flat();
-    this.#waitingResults.clear();
-    for (const { block, place } of results) await this.#toolResult(block, place);
+    for (const { block, place } of this.#waitingResults.releaseAll()) await this.#toolResult(block, place);
   }
 
   /** Dispatches the events that waited for `key`. */
   async #release(key: string): Promise<void> {
-    const queue = this.#waiting.get(key);
-    if (queue === undefined) return;
-    this.#waiting.delete(key);
-    for (const { event, context } of queue) await this.#dispatch(event, context);
+    for (const { event, context } of this.#waiting.release(key)) await this.#dispatch(event, context);
+  }
+
+  /**
+   * Reads what the waiting rooms let go to stay within their bounds as at the end of the input: an
+   * event without what it waited for, a result without its call (counted `unknown-call`).
+   */
+  async #readLetGo(
+    events: { event: Json; context: EventContext }[],
+    results: { block: Json; place: Placement }[],
+  ): Promise<void> {
+    if (events.length === 0 && results.length === 0) return;
+    const flushing = this.#flushing;
+    this.#flushing = true;
+    try {
+      for (const { event, context } of events) await this.#dispatch(event, context);
+      for (const { block, place } of results) await this.#toolResult(block, place);
+    } finally {
+      this.#flushing = flushing;
+    }
   }
 
   // --- dispatch ---
@@ -153,9 +172,12 @@ class ClaudeMapper implements ProviderMapper {
       case 'user': {
         const attribution = this.#attribute(event);
         if ('waitFor' in attribution) {
-          const queue = this.#waiting.get(attribution.waitFor) ?? [];
-          queue.push({ event, context });
-          this.#waiting.set(attribution.waitFor, queue);
+          const letGo = this.#waiting.hold(
+            attribution.waitFor,
+            { event, context },
+            approximateJsonSize(event),
+          );
+          await this.#readLetGo(letGo, []);
           return;
         }
         if (uuid !== undefined) this.#seenUuids.add(uuid);
@@ -280,7 +302,7 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   #forgetTask(key: string): void {
-    for (const [prompt, keys] of this.#taskPrompts) {
+    for (const [prompt, keys] of this.#taskPrompts.entries()) {
       const at = keys.indexOf(key);
       if (at < 0) continue;
       keys.splice(at, 1);
@@ -440,10 +462,7 @@ class ClaudeMapper implements ProviderMapper {
   /** A call started: the subagent messages and results that came before it follow it now. */
   async #releaseCall(key: string): Promise<void> {
     await this.#release(`call:${key}`);
-    const results = this.#waitingResults.get(key);
-    if (results === undefined) return;
-    this.#waitingResults.delete(key);
-    for (const { block, place } of results) await this.#toolResult(block, place);
+    for (const { block, place } of this.#waitingResults.release(key)) await this.#toolResult(block, place);
   }
 
   #apiError(event: Json, content: unknown, place: Placement): void {
@@ -577,9 +596,7 @@ class ClaudeMapper implements ProviderMapper {
     }
     if (this.#writer.callIdOf(key) === undefined && !this.#flushing) {
       // Stored records can arrive out of order: the result waits for its call.
-      const queue = this.#waitingResults.get(key) ?? [];
-      queue.push({ block, place });
-      this.#waitingResults.set(key, queue);
+      await this.#readLetGo([], this.#waitingResults.hold(key, { block, place }, approximateJsonSize(block)));
       return;
     }
     const texts: string[] = [];

@@ -7,6 +7,7 @@
  * @module
  */
 import { type JsonObject, typeName } from '../provider-json.js';
+import { RecentMap } from '../recent.js';
 import type { CallFields, Placement } from '../session-writer.js';
 import { EXEC_EVENT_SCHEMAS, EXEC_ITEM_SCHEMAS, type ExecItem } from './codex-events.js';
 import type { CodexSession } from './codex-session.js';
@@ -37,7 +38,7 @@ export class ExecReader {
   /** `codex exec` runs seen (`thread.started`): item ids (`item_0`, …) restart with each run. */
   #run = 0;
   /** The run each item id was last started in. */
-  readonly #itemRuns = new Map<string, number>();
+  readonly #itemRuns = new RecentMap<string, number>();
 
   constructor(session: CodexSession) {
     this.#session = session;

@@ -8,6 +8,7 @@
  */
 import { planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
+import { RecentSet } from '../recent.js';
 import type { Placement } from '../session-writer.js';
 import {
   CompactedSchema,
@@ -47,7 +48,7 @@ export class RolloutReader {
   readonly #session: CodexSession;
   readonly #events: EventReader;
   /** `update_plan` calls: written as plans, their outputs skipped. */
-  readonly #planCalls = new Set<string>();
+  readonly #planCalls = new RecentSet<string>();
 
   constructor(session: CodexSession, events: EventReader) {
     this.#session = session;

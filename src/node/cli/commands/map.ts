@@ -1,8 +1,9 @@
 /**
  * `happy-media map --from claude|codex|acp|happy FILE.jsonl|-`: maps an agent's output (or Happy's
  * stored records) into Session Protocol v2 and prints the stream as JSON Lines on stdout, one message
- * per line, a stream `happy-media validate` accepts (every message is checked against the stream rules
- * as it is written). Input: JSON Lines, or one JSON array (Happy's app traces).
+ * per line, a stream `happy-media validate` accepts (each message is checked by its builder's schema, and
+ * the mapper's state keeps the stream's rules). Input: JSON Lines, or one JSON array (Happy's app
+ * traces), streamed either way: memory stays flat in the input's length.
  *
  * Images: with `--store` (and the blob key from `--key-file`, `HAPPY_MEDIA_KEY` or `--key`) each image is
  * probed, encrypted and uploaded before the `photo` that refers to it; without, each image becomes a
@@ -22,7 +23,6 @@ import {
   MAPPER_PROVIDERS,
   type MediaHandler,
   mapHappyRecords,
-  readJsonLines,
   type SessionKey,
   type SessionMessage,
   SKIP_REASONS,
@@ -32,11 +32,11 @@ import {
   sessionKey,
   UsageError,
 } from '../../index.js';
-import { bytesStream } from '../../internal.js';
 import { INSECURE_HTTP_HELP } from '../happy-options.js';
 import { openInput } from '../input-file.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
+import { readJsonInput } from '../json-input.js';
 import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
@@ -45,9 +45,6 @@ import { resolveSealKey, SEAL_KEY_ENV_VARIABLE } from './send.js';
 
 /** Longest input line `map` reads by default: 64 MiB (a Claude log line can carry a large base64 screenshot). */
 export const MAP_MAX_LINE_BYTES = 64 * 1024 * 1024;
-
-/** Longest JSON array input `map` reads whole: 256 MiB. */
-const MAX_ARRAY_BYTES = 256 * 1024 * 1024;
 
 interface MapCliOptions {
   from: string;
@@ -71,72 +68,13 @@ interface InputCounts {
   unreadable: number;
 }
 
-/**
- * The input's events: a JSON array read whole when the first non-blank byte is `[`, else JSON Lines.
- * Lines that are not JSON (or are too long) are counted, not yielded.
- */
+/** The input's events (JSON Lines, or the elements of one JSON array, streamed); what is not JSON is counted. */
 async function* readEvents(
   stream: ReadableStream<Uint8Array>,
   maxLineBytes: number,
   counts: InputCounts,
 ): AsyncGenerator<unknown> {
-  const reader = stream.getReader();
-  let first: Uint8Array | undefined;
-  while (first === undefined) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    if (value.length > 0) first = value;
-  }
-  const head = new TextDecoder().decode(first.subarray(0, 64)).trimStart();
-  if (head.startsWith('[')) {
-    const parts: Uint8Array[] = [first];
-    let size = first.length;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > MAX_ARRAY_BYTES)
-        throw new UsageError(
-          `a JSON array input is read whole and may be at most ${MAX_ARRAY_BYTES} bytes; give JSON Lines instead`,
-        );
-      parts.push(value);
-    }
-    const whole = Buffer.concat(parts);
-    let array: unknown;
-    try {
-      array = JSON.parse(new TextDecoder().decode(whole));
-    } catch {
-      // Not one JSON array after all (a log line may start with "["): read it as JSON Lines.
-      yield* readLines(bytesStream(whole), maxLineBytes, counts);
-      return;
-    }
-    for (const item of Array.isArray(array) ? array : [array]) {
-      counts.events += 1;
-      yield item;
-    }
-    return;
-  }
-  const rest = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(first);
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  yield* readLines(rest, maxLineBytes, counts);
-}
-
-/** The values of a JSON Lines stream; lines that are not JSON (or too long) are counted. */
-async function* readLines(
-  stream: ReadableStream<Uint8Array>,
-  maxLineBytes: number,
-  counts: InputCounts,
-): AsyncGenerator<unknown> {
-  for await (const entry of readJsonLines(stream, { maxLineBytes })) {
+  for await (const entry of readJsonInput(stream, { maxItemBytes: maxLineBytes })) {
     if (!entry.ok) {
       counts.unreadable += 1;
       continue;
@@ -245,7 +183,7 @@ export function registerMap(program: Command): void {
         await interruptible(async (signal) => {
           const started = Date.now();
           let lastProgress = started;
-          const writerOptions = { ...(media ? { media } : {}), signal, verify: true };
+          const writerOptions = { ...(media ? { media } : {}), signal };
 
           const emit = async (messages: SessionMessage[]) => {
             // Ctrl-C stops the run (the signal also cancels an upload under way).
