@@ -11,24 +11,27 @@
  * **JSON records.** Values go in and out of either variant the way Happy does it: the plaintext is
  * `UTF-8(JSON.stringify(value))`.
  *
+ * **One engine.** Every function here, synchronous or `Async`, is a front of the record engine
+ * (record-cipher.ts): it picks the key's cipher (the synchronous API's, or the runtime's whatever its mode,
+ * prepared once for a batch) and converts the value to and from JSON and the envelope.
+ *
  * @module
  */
 import { assertBytes, describeValue, fromBase64Scratch, fromUtf8, toBase64 } from '../bytes.js';
 import { FormatError, InvalidArgumentError, LimitError } from '../errors.js';
 import { ownedBytes } from '../runtime/byte-allocator.js';
 import { getRuntime } from '../runtime/runtime.js';
-import {
-  assertDataKeyLayout,
-  decryptDataKey,
-  openDataKeyRecordAsync,
-  type PreparedDataKey,
-  prepareDataKey,
-  sealDataKeyRecord,
-  sealDataKeyRecordAsync,
-} from './data-key.js';
 import { KEY_BYTES } from './layout.js';
 import type { EncryptOptions } from './nonce.js';
-import { decryptLegacy, encryptLegacy } from './secretbox.js';
+import {
+  type AsyncRecordCipher,
+  dataKeyRecordCipher,
+  legacyRecordCipher,
+  type RecordAllocator,
+  type RecordCipher,
+  type SyncRecordCipher,
+  syncAesGcm,
+} from './record-cipher.js';
 
 /** The key of a session, tagged with the variant its records use. */
 export type SessionKey = { variant: 'legacy'; secret: Uint8Array } | { variant: 'datakey'; key: Uint8Array };
@@ -136,6 +139,81 @@ function jsonBytes(value: unknown, name = 'value'): Uint8Array {
 }
 
 /**
+ * The record cipher of `key` for the synchronous API: the runtime's AES-GCM when it is synchronous, else
+ * the universal one (a legacy key: secretbox).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
+ * @internal
+ */
+export function syncRecordCipher(key: SessionKey): SyncRecordCipher {
+  const checked = assertSessionKey(key);
+  return checked.variant === 'legacy'
+    ? legacyRecordCipher(checked.secret)
+    : dataKeyRecordCipher(syncAesGcm(), checked.key);
+}
+
+/**
+ * The record cipher of `key` over the runtime's AES-GCM whatever its mode, prepared once for one record or
+ * a batch (a legacy key: secretbox, synchronous).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` (as a rejection) for a malformed key.
+ * @internal
+ */
+export async function runtimeRecordCipher(key: SessionKey): Promise<RecordCipher> {
+  const checked = assertSessionKey(key);
+  return checked.variant === 'legacy'
+    ? legacyRecordCipher(checked.secret)
+    : dataKeyRecordCipher(getRuntime().aesGcm, checked.key);
+}
+
+/**
+ * Seals the JSON of `value` into a record with `cipher`, in an array from `alloc`.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a nonce of the wrong length or a value JSON
+ * cannot carry.
+ * @internal
+ */
+export function sealJson(
+  cipher: SyncRecordCipher,
+  value: unknown,
+  options: EncryptOptions,
+  alloc: RecordAllocator,
+): Uint8Array;
+export function sealJson(
+  cipher: RecordCipher,
+  value: unknown,
+  options: EncryptOptions,
+  alloc: RecordAllocator,
+): Uint8Array | Promise<Uint8Array>;
+export function sealJson(
+  cipher: RecordCipher,
+  value: unknown,
+  options: EncryptOptions,
+  alloc: RecordAllocator,
+): Uint8Array | Promise<Uint8Array> {
+  return cipher.seal(jsonBytes(value), options, alloc);
+}
+
+/**
+ * Opens a record with `cipher` and parses its JSON; an asynchronous cipher reports every failure as a
+ * rejection.
+ *
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
+ * @throws {FormatError} `ERR_FORMAT` for a malformed record or a plaintext that is not UTF-8 JSON;
+ * `ERR_UNSUPPORTED_VERSION` for a dataKey record with an unknown version byte.
+ * @internal
+ */
+export function openJson(cipher: SyncRecordCipher, record: Uint8Array): unknown;
+export function openJson(cipher: RecordCipher, record: Uint8Array): unknown | Promise<unknown>;
+export function openJson(cipher: RecordCipher, record: Uint8Array): unknown | Promise<unknown> {
+  return cipher.mode === 'sync' ? parseJsonPlaintext(cipher.open(record)) : openJsonAsync(cipher, record);
+}
+
+async function openJsonAsync(cipher: AsyncRecordCipher, record: Uint8Array): Promise<unknown> {
+  return parseJsonPlaintext(await cipher.open(record));
+}
+
+/**
  * Encrypts a JSON value with a session key, in the key's variant.
  *
  * @param options.nonce - fixed nonce for test vectors only (24 bytes for legacy, 12 for datakey).
@@ -147,25 +225,7 @@ function jsonBytes(value: unknown, name = 'value'): Uint8Array {
  * ```
  */
 export function encryptJson(value: unknown, key: SessionKey, options: EncryptOptions = {}): Uint8Array {
-  return sealJsonRecord(value, key, options, ownedBytes);
-}
-
-/**
- * {@link encryptJson} with the dataKey record in an array from `alloc` (contents may be anything; every
- * byte is written). {@link sealRaw} passes scratch arrays, as its record only lives until it is
- * base64-encoded. Legacy records come from tweetnacl, which allocates its own.
- */
-function sealJsonRecord(
-  value: unknown,
-  key: SessionKey,
-  options: EncryptOptions,
-  alloc: (length: number) => Uint8Array,
-): Uint8Array {
-  const checked = assertSessionKey(key);
-  const plaintext = jsonBytes(value);
-  return checked.variant === 'legacy'
-    ? encryptLegacy(plaintext, checked.secret, options)
-    : sealDataKeyRecord(plaintext, checked.key, options, alloc);
+  return sealJson(syncRecordCipher(key), value, options, ownedBytes);
 }
 
 /**
@@ -177,64 +237,7 @@ function sealJsonRecord(
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
  */
 export function decryptJson(bytes: Uint8Array, key: SessionKey): unknown {
-  const checked = assertSessionKey(key);
-  const plaintext =
-    checked.variant === 'legacy' ? decryptLegacy(bytes, checked.secret) : decryptDataKey(bytes, checked.key);
-  // Parsed here rather than through parseJsonPlaintext: that call cost 3-5 % of a 1 KiB open in Node
-  // (callgrind instruction counts), this being the hot path of every synchronous open.
-  const text = fromUtf8(plaintext, 'plaintext');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw notJson();
-  }
-}
-
-/**
- * {@link sealJsonRecord} for an asynchronous AES-GCM, with the data key prepared for it (`prepared`,
- * for a dataKey key; a legacy key seals with tweetnacl, synchronously).
- *
- * @internal
- */
-export async function sealJsonRecordAsync(
-  value: unknown,
-  key: SessionKey,
-  options: EncryptOptions,
-  alloc: (length: number) => Uint8Array,
-  prepared: PreparedDataKey | undefined,
-): Promise<Uint8Array> {
-  const checked = assertSessionKey(key);
-  if (checked.variant === 'legacy' || prepared === undefined)
-    return sealJsonRecord(value, checked, options, alloc);
-  return sealDataKeyRecordAsync(jsonBytes(value), checked.key, options, alloc, prepared);
-}
-
-/**
- * {@link decryptJson} for an asynchronous AES-GCM (see {@link sealJsonRecordAsync}).
- *
- * @internal
- */
-export async function decryptJsonAsync(
-  bytes: Uint8Array,
-  key: SessionKey,
-  prepared: PreparedDataKey | undefined,
-): Promise<unknown> {
-  const checked = assertSessionKey(key);
-  if (checked.variant === 'legacy' || prepared === undefined) return decryptJson(bytes, checked);
-  assertDataKeyLayout(bytes, 'bytes');
-  return parseJsonPlaintext(await openDataKeyRecordAsync(bytes, prepared));
-}
-
-/**
- * The data key of `key` prepared for the runtime's AES-GCM when that is asynchronous (once, for one record
- * or a batch); `undefined` where the synchronous path applies: a synchronous AES-GCM, or a legacy key.
- *
- * @internal
- */
-export async function prepareSessionKey(key: SessionKey): Promise<PreparedDataKey | undefined> {
-  const aes = getRuntime().aesGcm;
-  if (aes.mode === 'sync' || key.variant === 'legacy') return undefined;
-  return prepareDataKey(aes, key.key);
+  return openJson(syncRecordCipher(key), bytes);
 }
 
 /** The JSON value of an authenticated plaintext. @throws {FormatError} when it is not UTF-8 JSON. */
@@ -287,6 +290,21 @@ export function parseEnvelope(value: unknown): EncryptedEnvelope {
   return { t: 'encrypted', c };
 }
 
+/** The envelope of a record. @internal */
+export function envelopeOf(record: Uint8Array): EncryptedEnvelope {
+  return { t: 'encrypted', c: toBase64(record) };
+}
+
+/**
+ * The record inside an envelope; it may share Node's Buffer pool (no copy): open it, never return it.
+ *
+ * @throws {FormatError} `ERR_FORMAT` when not an envelope or `c` is not standard padded base64.
+ * @internal
+ */
+export function recordOf(envelope: unknown): Uint8Array {
+  return fromBase64Scratch(parseEnvelope(envelope).c, 'c');
+}
+
 /**
  * Encrypts any JSON value into an envelope (no schema check: Happy's envelopes carry more than v2
  * messages; use {@link sealMessage} for those).
@@ -300,8 +318,7 @@ export function parseEnvelope(value: unknown): EncryptedEnvelope {
  */
 export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions = {}): EncryptedEnvelope {
   // The record only lives until it is encoded: a scratch array (see runtime/byte-allocator.ts).
-  const record = sealJsonRecord(value, key, options, getRuntime().alloc.scratch);
-  return { t: 'encrypted', c: toBase64(record) };
+  return envelopeOf(sealJson(syncRecordCipher(key), value, options, getRuntime().alloc.scratch));
 }
 
 /**
@@ -312,9 +329,8 @@ export function sealRaw(value: unknown, key: SessionKey, options: EncryptOptions
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a wrong key or any modification.
  */
 export function openRaw(envelope: unknown, key: SessionKey): unknown {
-  const { c } = parseEnvelope(envelope);
-  // The record is only opened, never returned: it may share Node's Buffer pool (no copy).
-  return decryptJson(fromBase64Scratch(c, 'c'), key);
+  const record = recordOf(envelope);
+  return openJson(syncRecordCipher(key), record);
 }
 
 /**
@@ -334,11 +350,8 @@ export async function sealRawAsync(
   key: SessionKey,
   options: EncryptOptions = {},
 ): Promise<EncryptedEnvelope> {
-  const checked = assertSessionKey(key);
-  const prepared = await prepareSessionKey(checked);
-  if (prepared === undefined) return sealRaw(value, checked, options);
-  const record = await sealJsonRecordAsync(value, checked, options, getRuntime().alloc.scratch, prepared);
-  return { t: 'encrypted', c: toBase64(record) };
+  const cipher = await runtimeRecordCipher(key);
+  return envelopeOf(await sealJson(cipher, value, options, getRuntime().alloc.scratch));
 }
 
 /**
@@ -352,21 +365,6 @@ export async function sealRawAsync(
  * ```
  */
 export async function openRawAsync(envelope: unknown, key: SessionKey): Promise<unknown> {
-  const checked = assertSessionKey(key);
-  return openRawPrepared(envelope, checked, await prepareSessionKey(checked));
-}
-
-/**
- * {@link openRawAsync} with the key already prepared (`undefined`: the synchronous path), for a batch.
- *
- * @internal
- */
-export async function openRawPrepared(
-  envelope: unknown,
-  key: SessionKey,
-  prepared: PreparedDataKey | undefined,
-): Promise<unknown> {
-  if (prepared === undefined) return openRaw(envelope, key);
-  const { c } = parseEnvelope(envelope);
-  return decryptJsonAsync(fromBase64Scratch(c, 'c'), key, prepared);
+  const cipher = await runtimeRecordCipher(key);
+  return openJson(cipher, recordOf(envelope));
 }

@@ -17,10 +17,11 @@ import { assertSessionMessage, type ParseOptions, type SessionMessage } from '..
 import {
   assertSessionKey,
   type EncryptedEnvelope,
+  openJson,
   openRaw,
   openRawAsync,
-  openRawPrepared,
-  prepareSessionKey,
+  recordOf,
+  runtimeRecordCipher,
   type SessionKey,
   sealRaw,
   sealRawAsync,
@@ -172,15 +173,17 @@ export async function openMessagesAsync(
   if (!Array.isArray(envelopes)) {
     throw new InvalidArgumentError('expected an array of envelopes for `envelopes`');
   }
-  const prepared = await prepareSessionKey(checked);
-  if (prepared === undefined) return openMessages(envelopes, checked, options);
+  const cipher = await runtimeRecordCipher(checked);
+  if (cipher.mode === 'sync') return openMessages(envelopes, checked, options);
+  // Starts the native call at once; a malformed envelope is a rejection like a failed one.
+  const openOne = async (envelope: unknown) => openJson(cipher, recordOf(envelope));
   const out: OpenedMessage[] = new Array(envelopes.length);
   for (let from = 0; from < envelopes.length; from += OPEN_WINDOW) {
     const to = Math.min(envelopes.length, from + OPEN_WINDOW);
     const opening: Promise<void>[] = [];
     for (let i = from; i < to; i++) {
       opening.push(
-        openRawPrepared(envelopes[i], checked, prepared)
+        openOne(envelopes[i])
           .then((value) => assertSessionMessage(value, options))
           .then(
             (message) => {

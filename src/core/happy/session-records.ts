@@ -20,15 +20,14 @@
 import * as z from 'zod';
 import { fromBase64Scratch, toBase64 } from '../bytes.js';
 import {
-  assertSessionKey,
-  decryptJson,
-  decryptJsonAsync,
-  prepareSessionKey,
+  openJson,
+  runtimeRecordCipher,
   type SessionKey,
-  sealJsonRecordAsync,
-  sealRaw,
+  sealJson,
+  syncRecordCipher,
 } from '../envelope/envelope.js';
 import { atMessageIndex } from '../envelope/messages.js';
+import type { RecordCipher, SyncRecordCipher } from '../envelope/record-cipher.js';
 import { FormatError, HappyMediaError } from '../errors.js';
 import { assertSessionMessage, parseSessionMessage, type SessionMessage } from '../protocol/index.js';
 import { assertWith } from '../protocol/schema-check.js';
@@ -67,16 +66,16 @@ export function isV1Event(message: unknown): message is HappyFileEvent {
  * ```
  */
 export function sealSessionRecord(message: AppendableMessage, key: SessionKey): SealedRecord {
+  const cipher = syncRecordCipher(key);
   const { localId, value } = recordValue(message);
-  return { localId, content: sealRaw(value, key).c };
+  return { localId, content: sealedContent(cipher, value) };
 }
 
 /**
  * {@link sealSessionRecord} for many messages with the runtime's AES-GCM whatever its mode: every message is
- * validated first (nothing is sealed for a batch with an invalid one; the error names its index), then,
- * over an asynchronous AES-GCM (expo-crypto in an app, WebCrypto), the key is prepared once and every
- * record sealed at once, in flight together; over a synchronous one (Node) each is sealed as
- * {@link sealSessionRecord} seals it. The same records either way.
+ * validated first (nothing is sealed for a batch with an invalid one; the error names its index), then
+ * sealed with the key prepared once; over an asynchronous AES-GCM (expo-crypto in an app, WebCrypto) every
+ * record is sealed at once, in flight together. The same records either way.
  *
  * @throws {SchemaError} `ERR_SCHEMA` (as a rejection) naming the first invalid message's index.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a malformed key.
@@ -89,18 +88,20 @@ export async function sealSessionRecords(
   messages: readonly AppendableMessage[],
   key: SessionKey,
 ): Promise<SealedRecord[]> {
-  const checked = assertSessionKey(key);
-  const prepared = await prepareSessionKey(checked);
+  const cipher = await runtimeRecordCipher(key);
   const values = messages.map((message, i) => atMessageIndex(i, messages.length, () => recordValue(message)));
-  if (prepared === undefined) {
-    return values.map(({ localId, value }) => ({ localId, content: sealRaw(value, checked).c }));
-  }
   return Promise.all(
-    values.map(async ({ localId, value }) => ({
-      localId,
-      content: toBase64(await sealJsonRecordAsync(value, checked, {}, getRuntime().alloc.scratch, prepared)),
-    })),
+    values.map(async ({ localId, value }) => ({ localId, content: await sealedContent(cipher, value) })),
   );
+}
+
+/** The base64 record Happy's server keeps as a message's content (the `c` of its envelope). */
+function sealedContent(cipher: SyncRecordCipher, value: unknown): string;
+function sealedContent(cipher: RecordCipher, value: unknown): string | Promise<string>;
+function sealedContent(cipher: RecordCipher, value: unknown): string | Promise<string> {
+  // The record only lives until it is encoded: a scratch array (see runtime/byte-allocator.ts).
+  const record = sealJson(cipher, value, {}, getRuntime().alloc.scratch);
+  return record instanceof Promise ? record.then(toBase64) : toBase64(record);
 }
 
 /**
@@ -173,9 +174,10 @@ export type OpenedSessionRecord = SessionRecordPosition &
  * ```
  */
 export function openSessionRecord(raw: ServerMessage, key: SessionKey): OpenedSessionRecord {
+  const cipher = syncRecordCipher(key);
   let value: unknown;
   try {
-    value = decryptJson(fromBase64Scratch(encryptedContent(raw), 'c'), key);
+    value = openJson(cipher, fromBase64Scratch(encryptedContent(raw), 'c'));
   } catch (error) {
     return unreadable(raw, error);
   }
@@ -183,10 +185,9 @@ export function openSessionRecord(raw: ServerMessage, key: SessionKey): OpenedSe
 }
 
 /**
- * {@link openSessionRecord} for a page of records with the runtime's AES-GCM whatever its mode: over an
- * asynchronous one the key is prepared once and every record opened at once, in flight together; over a
- * synchronous one each is {@link openSessionRecord}. The same outcomes, in order; never rejects for a bad
- * record.
+ * {@link openSessionRecord} for a page of records with the runtime's AES-GCM whatever its mode, the key
+ * prepared once: over an asynchronous one (expo-crypto in an app, WebCrypto) every record is opened at
+ * once, in flight together. The same outcomes, in order; never rejects for a bad record.
  *
  * @example
  * ```ts
@@ -197,13 +198,12 @@ export async function openSessionRecords(
   raws: readonly ServerMessage[],
   key: SessionKey,
 ): Promise<OpenedSessionRecord[]> {
-  const prepared = await prepareSessionKey(assertSessionKey(key));
-  if (prepared === undefined) return raws.map((raw) => openSessionRecord(raw, key));
+  const cipher = await runtimeRecordCipher(key);
   return Promise.all(
     raws.map(async (raw) => {
       let value: unknown;
       try {
-        value = await decryptJsonAsync(fromBase64Scratch(encryptedContent(raw), 'c'), key, prepared);
+        value = await openJson(cipher, fromBase64Scratch(encryptedContent(raw), 'c'));
       } catch (error) {
         return unreadable(raw, error);
       }
