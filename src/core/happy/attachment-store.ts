@@ -42,6 +42,7 @@ import { readSizedBody, throwIfAborted } from '../storage/sized-body.js';
 import { isLoopbackHost } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
 import { fetchRange } from '../transport/fetch-range.js';
+import { fetchSize } from '../transport/fetch-size.js';
 import { isRetryableStatus, type RetryPolicy } from '../transport/retry.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from './attachment-limit.js';
 import { HappyApi, type HappyApiOptions, legCode, type StatusMeaning } from './happy-api.js';
@@ -406,7 +407,8 @@ export class HappyServerStore implements BlobStore {
 
   /**
    * Size of the attachment: `HEAD` on its download URL, or (where `HEAD` is refused, e.g. a presigned GET
-   * URL) a one-byte ranged `GET` whose `Content-Range` or `Content-Length` gives the size.
+   * URL, or tells no length) a one-byte ranged `GET` whose `Content-Range` or `Content-Length` gives the
+   * size; from a server that tells neither, the whole attachment counted (transport/fetch-size.ts).
    *
    * @throws {StorageError} `ERR_INVALID_REF`, `ERR_NOT_FOUND`, `ERR_DOWNLOAD_FAILED` as {@link get}.
    */
@@ -431,23 +433,17 @@ export class HappyServerStore implements BlobStore {
         );
         if (length !== undefined) return length;
         // HEAD refused (a presigned GET URL refuses it with 403) or without a length: one ranged GET
-        // tells the size; its 403 is the URL's own refusal.
-        const probe = await fetchRange(target.url, {
-          range: { offset: 0, length: 1 },
+        // tells the size; its 403 is the URL's own refusal. A server that ignores Range and tells no
+        // length at all sends the whole attachment, counted (an attachment is at most Happy's cap).
+        return fetchSize(target.url, {
           headers: target.headers,
           fetch: this.#api.fetch,
           timeoutMs: this.#api.policy.timeoutMs,
           leg: 'download',
           what: ref,
           statusError,
+          countUpTo: HAPPY_MAX_ATTACHMENT_BYTES,
         });
-        await probe.body.cancel().catch(() => {});
-        if (probe.totalSize === undefined) {
-          throw new StorageError(`download failed: Happy's server did not tell the size of ${ref}`, {
-            code: 'ERR_DOWNLOAD_FAILED',
-          });
-        }
-        return probe.totalSize;
       }),
     );
     return { size };

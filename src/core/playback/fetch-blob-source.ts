@@ -10,9 +10,10 @@
  * @module
  */
 import { describeValue } from '../bytes.js';
-import { InvalidArgumentError, StorageError } from '../errors.js';
+import { InvalidArgumentError } from '../errors.js';
 import { urlScheme } from '../transport/base-url.js';
 import { type FetchFunction, fetchRange } from '../transport/fetch-range.js';
+import { fetchSize } from '../transport/fetch-size.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 
 /** A blob's URL, or a function that gives it for a ref (called per request, so it may presign afresh). */
@@ -74,21 +75,7 @@ export function fetchBlobSource(url: MediaUrl, options: FetchBlobSourceOptions =
   const common = { fetch: options.fetch, headers: options.headers };
   return {
     async head(ref) {
-      const answer = await fetchRange(await urlFor(ref), {
-        ...common,
-        range: { offset: 0, length: 1 },
-        leg: 'asking the size',
-        what: ref,
-      });
-      // Only the headers are wanted.
-      await answer.body.cancel().catch(() => undefined);
-      if (answer.totalSize === undefined) {
-        throw new StorageError(
-          `asking the size failed: the server gave no size for ${ref} (no Content-Range total or Content-Length)`,
-          { code: 'ERR_DOWNLOAD_FAILED' },
-        );
-      }
-      return { size: answer.totalSize };
+      return { size: await fetchSize(await urlFor(ref), { ...common, leg: 'asking the size', what: ref }) };
     },
     async get(ref, range, getOptions) {
       const answer = await fetchRange(await urlFor(ref), {

@@ -33,18 +33,9 @@ import { checkedTimeoutMs, requestSignal } from '../../core/timeout.js';
 import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { checkBearerToken } from '../../core/transport/bearer-token.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
+import { fetchSize } from '../../core/transport/fetch-size.js';
 import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import { BLOB_ROUTE_PREFIX } from './media-server.js';
-
-/** Reads a body of a few bytes to its end (errors ignored: only the headers mattered). */
-async function drainSmall(body: ReadableStream<Uint8Array>): Promise<void> {
-  const reader = body.getReader();
-  try {
-    while (!(await reader.read()).done);
-  } catch {
-    // The size is already known; a body that fails is the next request's problem.
-  }
-}
 
 /** Options of {@link HttpBlobStore}. */
 export interface HttpBlobStoreOptions {
@@ -314,8 +305,7 @@ export class HttpBlobStore implements BlobStore {
    * @throws {StorageError} `ERR_NOT_FOUND` when absent; `ERR_DOWNLOAD_FAILED` otherwise.
    */
   async head(ref: string): Promise<{ size: number }> {
-    const answer = await fetchRange(this.urlOf(ref), {
-      range: { offset: 0, length: 1 },
+    const size = await fetchSize(this.urlOf(ref), {
       headers: this.headers(),
       timeoutMs: this.timeoutMs,
       leg: 'asking the size',
@@ -323,14 +313,6 @@ export class HttpBlobStore implements BlobStore {
       statusError: async (response) =>
         errorForStatus(response.status, await readErrorBody(response), ref, false),
     });
-    // Only the headers are wanted; the one byte is read so the connection stays reusable.
-    await drainSmall(answer.body);
-    const size = answer.totalSize;
-    if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
-      throw new StorageError('the media server sent no valid size (Content-Range total)', {
-        code: 'ERR_DOWNLOAD_FAILED',
-      });
-    }
     return { size };
   }
 

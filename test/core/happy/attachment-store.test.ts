@@ -1,12 +1,17 @@
 /**
  * HappyServerStore's client logic against a scripted fake of the server: S3 mode (multipart POST with
  * the policy fields then the file, no bearer), retries of 429/5xx and not of 401/403/404, the loopback
- * URL rewrite, and the token never sent to another origin. The behaviour against the real server is in
+ * URL rewrite, the token never sent to another origin, and a download from a server that ignores Range and
+ * tells no length. The behaviour against the real server is in
  * test/node/happy/attachment-store.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
+import { randomBytes } from '../../../src/core/bytes.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../src/core/happy/attachment-limit.js';
 import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
+import { encryptV1Blob } from '../../../src/core/happy/v1-blob.js';
+import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
 import type { BlobStore } from '../../../src/core/storage/blob-store.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
 import { rejectionOf } from '../../helpers/errors.js';
@@ -277,5 +282,35 @@ describe('HappyServerStore (scripted server)', () => {
     expect(error.code).toBe('ERR_UPLOAD_FAILED');
     expect(given).toEqual([`media/${UUID}`]);
     expect(seen.length).toBe(1);
+  });
+
+  it('downloadMedia reads a v2 and a v1 attachment from a server that ignores Range and tells no length', async () => {
+    const blobKey = randomBytes(32);
+    const plain = randomBytes(300_000 + 77);
+    const ref = `media/${UUID}`;
+    const blobs = {
+      v2: await encryptBlob(plain, blobKey, { context: mediaBlobContext(ref) }),
+      v1: encryptV1Blob(plain, blobKey),
+    };
+    for (const format of ['v2', 'v1'] as const) {
+      for (const sized of [true, false]) {
+        // HEAD without a length, and every GET answered 200 with the whole blob, chunked (no length).
+        const { fetch, seen } = fake((req) => {
+          if (req.url.endsWith('/request-download'))
+            return json({ downloadUrl: 'http://127.0.0.1:3005/files/x.enc' });
+          if (req.method === 'HEAD') return new Response(null, { status: 200 });
+          return new Response(stream(blobs[format]), { status: 200 });
+        });
+        const store = new HappyServerStore({ ...opts, fetch });
+        const input = {
+          ref,
+          ...(format === 'v1' ? { format } : {}),
+          ...(sized ? { size: plain.length } : {}),
+        };
+        const got = await downloadMedia(input, { source: store, blobKey, sink: memorySink() });
+        expect(Buffer.from(got).equals(Buffer.from(plain)), `${format} sized=${sized}`).toBe(true);
+        expect(seen.some((s) => s.method === 'HEAD')).toBe(true);
+      }
+    }
   });
 });
