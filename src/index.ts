@@ -122,10 +122,13 @@ export {
 // Happy: the account and session client, the session's attachments as a store, Happy's attachment cap
 // and its own formats (v1 `file` event and blob, session wrappers, the reader of its stored records) (docs/happy.md).
 export {
+  type AppendAgentLogOptions,
+  type AppendAgentLogResult,
   type AppendableMessage,
   type AppendedMessage,
   type AppSessionWrapper,
   accountKeys,
+  appendAgentLog,
   type CliSessionWrapper,
   type CreateSessionOptions,
   createAccountSecret,

@@ -41,6 +41,7 @@ const UNIVERSAL = [
   'UsageError',
   'V1_BLOB_MAX_PLAINTEXT_BYTES',
   'accountKeys',
+  'appendAgentLog',
   'assertSessionMessage',
   'assertWithinStoreLimit',
   'boxDataKey',

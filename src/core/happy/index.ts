@@ -7,6 +7,11 @@
  * @module
  */
 export { createAccountSecret, formatAccountSecret, parseAccountSecret } from './account-secret.js';
+export {
+  type AppendAgentLogOptions,
+  type AppendAgentLogResult,
+  appendAgentLog,
+} from './append-agent-log.js';
 export { HAPPY_MAX_ATTACHMENT_BYTES, V1_BLOB_MAX_PLAINTEXT_BYTES } from './attachment-limit.js';
 export { HappyServerStore, type HappyServerStoreOptions } from './attachment-store.js';
 export {
