@@ -2,7 +2,8 @@
  * Happy's cap per attachment, and the one check of it: 10 MiB (10 485 760 bytes) of **ciphertext**, what
  * its server (`size <= 10485760` at request-upload, `413` above it on upload), its app (`MAX_FILE_SIZE`)
  * and its CLI (`maxContentLength`) all apply to the encrypted blob. A v1 blob (v1-blob.ts) is such an
- * attachment whatever store holds it: Happy's app reads no bigger one.
+ * attachment whatever store holds it: Happy's app reads no bigger one. A larger v2 blob is stored in parts
+ * of at most this size (core/send/media-upload.ts).
  *
  * @module
  */
@@ -16,7 +17,7 @@ export const HAPPY_MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /**
  * The largest plaintext a v1 attachment blob can carry within {@link HAPPY_MAX_ATTACHMENT_BYTES}:
  * 10 485 720 bytes (the cap minus the 40-byte secretbox overhead). {@link encryptV1Blob} does not
- * enforce it (the caller already holds the bytes); {@link assertFitsHappyAttachment} does.
+ * enforce it (the caller already holds the bytes); {@link assertFitsV1Attachment} does.
  */
 export const V1_BLOB_MAX_PLAINTEXT_BYTES = HAPPY_MAX_ATTACHMENT_BYTES - LEGACY_OVERHEAD_BYTES;
 
@@ -32,33 +33,34 @@ function largestV2Plaintext(limit: number): number {
   return low;
 }
 
-/** The largest file Happy's attachment carries in each format (v1: the cap minus secretbox's 40 bytes). */
+/**
+ * The largest file ONE Happy attachment carries in each format (v1: the cap minus secretbox's 40 bytes;
+ * v2: `plaintextSize` of the cap). A v2 file larger than that goes to Happy's server in parts
+ * (docs/blob-format.md, "Media in parts"); a v1 blob is one attachment by design.
+ */
 export const HAPPY_MAX_PLAINTEXT_BYTES = {
   v1: V1_BLOB_MAX_PLAINTEXT_BYTES,
   v2: largestV2Plaintext(HAPPY_MAX_ATTACHMENT_BYTES),
 } as const;
 
 /**
- * Refuses a file that no Happy attachment can carry in `format`, saying what would fit in each format
- * and that Happy's app has no other path to an attachment.
+ * Refuses a file that no v1 attachment can carry: a v1 blob is one secretbox over the whole file, and
+ * Happy's app reads none larger than its 10 MiB cap. The message says to send it as v2, which goes to
+ * Happy's server in parts, whatever its size.
  *
  * @param size - the file's plaintext size in bytes.
  * @param name - how the message names the file.
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when `size` is over the format's limit.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when `size` is over {@link V1_BLOB_MAX_PLAINTEXT_BYTES}.
  * @example
  * ```ts
- * assertFitsHappyAttachment(file.size, 'v1', file.name); // before anything is read or uploaded
+ * assertFitsV1Attachment(file.size, file.name); // before anything is read or uploaded
  * ```
  */
-export function assertFitsHappyAttachment(size: number, format: 'v2' | 'v1', name: string): void {
-  const limit = HAPPY_MAX_PLAINTEXT_BYTES[format];
-  if (size <= limit) return;
+export function assertFitsV1Attachment(size: number, name: string): void {
+  if (size <= V1_BLOB_MAX_PLAINTEXT_BYTES) return;
   throw new LimitError(
-    `${name} is ${size} bytes; a Happy attachment is at most ${HAPPY_MAX_ATTACHMENT_BYTES} bytes encrypted, ` +
-      `which holds at most ${limit} bytes of plaintext as ${format} (${HAPPY_MAX_PLAINTEXT_BYTES.v1} as v1, ` +
-      `${HAPPY_MAX_PLAINTEXT_BYTES.v2} as v2). Happy's app fetches attachments only from Happy's server: ` +
-      'it has no S3 or media-server path, so a larger file cannot reach the app as an attachment. ' +
-      'Send a smaller version (re-encode the video, scale the photo, compress the file), or send it as v2 ' +
-      'to an S3 store or a media server, which have no such cap; nothing was uploaded',
+    `${name} is ${size} bytes; a v1 attachment is one secretbox of at most ${HAPPY_MAX_ATTACHMENT_BYTES} bytes, ` +
+      `which holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes of plaintext. Send it as v2 (the default, ` +
+      "without --format v1): Happy's server takes v2 media of any size, in parts. Nothing was uploaded",
   );
 }

@@ -45,7 +45,8 @@ import { fetchRange } from '../transport/fetch-range.js';
 import { fetchSize } from '../transport/fetch-size.js';
 import { isRetryableStatus, type RetryPolicy } from '../transport/retry.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from './attachment-limit.js';
-import { HappyApi, type HappyApiOptions, legCode, type StatusMeaning } from './happy-api.js';
+import { HappyApi, type HappyApiOptions, isRateLimited, legCode, type StatusMeaning } from './happy-api.js';
+import { type UploadRate, type UploadRateWindow, uploadRateWindow } from './upload-rate.js';
 
 /** Options of {@link HappyServerStore}. */
 export interface HappyServerStoreOptions extends RetryPolicy, HappyApiOptions {
@@ -55,6 +56,11 @@ export interface HappyServerStoreOptions extends RetryPolicy, HappyApiOptions {
   token: string;
   /** The session the attachments belong to (only its owner can upload or read them). */
   sessionId: string;
+  /**
+   * How request-uploads are paced (default Happy's: 60 a minute per account, shared by every store of
+   * the account in this process; `429`s waited out with growing pauses). Tests shorten it.
+   */
+  uploadRate?: UploadRate;
 }
 
 type Leg = 'request-upload' | 'upload' | 'request-download' | 'download';
@@ -103,6 +109,7 @@ export class HappyServerStore implements BlobStore {
   readonly #api: HappyApi;
   readonly #token: string;
   readonly #downloadUrls = new Map<string, { url: string; until: number }>();
+  readonly #uploadRate: UploadRateWindow;
 
   /**
    * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a URL that is not http(s) or carries
@@ -129,6 +136,7 @@ export class HappyServerStore implements BlobStore {
     this.url = api.url;
     this.#token = checkBearerToken(options.token.trim(), 'token');
     this.sessionId = options.sessionId;
+    this.#uploadRate = uploadRateWindow(api.origin, this.#token, options.uploadRate);
   }
 
   /**
@@ -177,6 +185,7 @@ export class HappyServerStore implements BlobStore {
       forbidden:
         "check that the token belongs to the session's account (a presigned URL may also have expired)",
       tooLarge: `its limit is ${HAPPY_MAX_ATTACHMENT_BYTES} bytes of ciphertext per attachment`,
+      rateLimited: leg === 'request-upload',
     };
   }
 
@@ -249,7 +258,13 @@ export class HappyServerStore implements BlobStore {
     const { signal, onProgress } = options;
     throwIfAborted(signal);
 
-    const issued = (await this.postJson('request-upload', { filename: 'blob.enc', size }, signal)) as {
+    // Within Happy's 60 new attachments a minute: waits (telling onWait) rather than fails.
+    const issued = (await this.#uploadRate.run(
+      () => this.postJson('request-upload', { filename: 'blob.enc', size }, signal),
+      isRateLimited,
+      signal,
+      options.onWait,
+    )) as {
       ref?: unknown;
       uploadUrl?: unknown;
       method?: unknown;

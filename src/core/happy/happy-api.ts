@@ -74,6 +74,19 @@ export interface StatusMeaning {
   forbidden?: string;
   /** What to add to a refusal as too large (`413`, or Happy's `400` "Too big"). */
   tooLarge?: string;
+  /**
+   * A `429` is the server's rate limit, which the caller waits out itself (upload-rate.ts): thrown at
+   * once ({@link isRateLimited}), not retried with the short backoff of other failures.
+   */
+  rateLimited?: boolean;
+}
+
+/** The errors {@link HappyApi.statusError} made for a `429` the caller waits out itself. */
+const rateLimitedErrors = new WeakSet<object>();
+
+/** True for the error of a `429` a request with `rateLimited` received. */
+export function isRateLimited(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && rateLimitedErrors.has(error);
 }
 
 /** One request: its leg, method, path (below the base URL), JSON body, and what its statuses mean. */
@@ -301,6 +314,13 @@ export class HappyApi {
         `${leg} failed: ${meaning.notFound ?? `Happy's server has no such route; is ${this.origin} Happy's server?`} (404${suffix})`,
         { code: meaning.notFoundCode ?? 'ERR_NOT_FOUND' },
       );
+    }
+    if (status === 429 && meaning.rateLimited) {
+      const error = new StorageError(`${leg} failed: Happy's server answered 429${suffix}`, {
+        code: legCode(leg),
+      });
+      rateLimitedErrors.add(error);
+      return error;
     }
     if (status === 403) {
       return new StorageError(

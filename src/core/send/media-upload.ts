@@ -94,10 +94,13 @@ export interface MediaUploadOptions {
   signal?: AbortSignal;
   /** Ciphertext bytes stored so far, across parts, of `total` (the whole blob's). */
   onProgress?: (done: number, total: number) => void;
-  /** Said to the user: a resumed send, a send that starts over, a wait the store imposes. */
+  /**
+   * Said to the user: a resumed send, a send that starts over, a wait the store imposes (Happy's server:
+   * 60 new attachments a minute, with the time left).
+   */
   onNotice?: (text: string) => void;
-  /** Passed to the store's writes: it waits before a request (Happy's 60 request-uploads a minute). */
-  onWait?: WriteOptions['onWait'];
+  /** For media in parts: called as parts are stored (or found stored), with how many of how many. */
+  onParts?: (stored: number, count: number) => void;
   /**
    * Chunks (16 400 bytes each) per part when the blob goes in parts; default: as many as fit one
    * attachment of the store. Smaller parts redo less after a failure but cost a store request each.
@@ -121,6 +124,8 @@ export interface MediaUpload {
   message: { id: string; time: number };
   /** Ciphertext bytes this run sent (less than the blob's on a resumed send). */
   sentBytes: number;
+  /** Every ref the send stored (the parts and the manifest), for a caller that must delete them. */
+  stored: string[];
 }
 
 /** A resumed send found the file changed: it starts over from a fresh record. */
@@ -150,14 +155,15 @@ export async function uploadMediaBlob(
     throw new InvalidArgumentError('expected a source that can be read again (a file) to resume a send');
   }
   const total = ciphertextSize(source.size);
+  const { onNotice } = options;
   const writes: WriteOptions = {
     ...(signal ? { signal } : {}),
-    ...(options.onWait ? { onWait: options.onWait } : {}),
+    // A wait the store imposes (Happy's 60 new attachments a minute) is said, with its length.
+    ...(onNotice
+      ? { onWait: ({ ms, reason }) => onNotice(`${reason}: waiting ${Math.max(1, Math.ceil(ms / 1000))} s`) }
+      : {}),
   };
   // The largest attachment this send makes: the store's cap, or the part size the caller chose.
-  const chunksPerPart =
-    options.chunksPerPart ??
-    (store.maxBlobBytes === undefined ? undefined : chunksPerPartWithin(store.maxBlobBytes));
   const partBytes =
     options.chunksPerPart === undefined
       ? store.maxBlobBytes
@@ -170,7 +176,7 @@ export async function uploadMediaBlob(
       `expected parts of at most ${chunksPerPartWithin(store.maxBlobBytes as number)} chunks for \`chunksPerPart\` (the store takes ${store.maxBlobBytes} bytes per attachment) but received ${options.chunksPerPart}`,
     );
   }
-  if (partBytes === undefined || chunksPerPart === undefined || total <= partBytes) {
+  if (partBytes === undefined || total <= partBytes) {
     const { ref } = await store.create(
       total,
       async (issued) =>
@@ -179,8 +185,16 @@ export async function uploadMediaBlob(
         ),
       { ...writes, ...(options.onProgress ? { onProgress: options.onProgress } : {}) },
     );
-    return { ref, ciphertextSize: total, parts: 1, message: messageIdentity(options), sentBytes: total };
+    return {
+      ref,
+      ciphertextSize: total,
+      parts: 1,
+      message: messageIdentity(options),
+      sentBytes: total,
+      stored: [ref],
+    };
   }
+  const chunksPerPart = options.chunksPerPart ?? chunksPerPartWithin(partBytes);
   for (;;) {
     try {
       const upload = await PartedUpload.begin(store, source, blobKey, chunksPerPart, writes, options);
@@ -244,6 +258,7 @@ class PartedUpload {
   readonly #context: Uint8Array;
   #done = 0;
   #sent = 0;
+  #stored = 0;
 
   /**
    * The send to make: from the journal's record when it holds one this send may go on from (said to the
@@ -348,6 +363,7 @@ class PartedUpload {
       parts: layout.count,
       message: this.#record.message,
       sentBytes: this.#sent,
+      stored: [...this.#record.parts.sent.map((entry) => (entry as { ref: string }).ref), ref],
     };
   }
 
@@ -418,7 +434,9 @@ class PartedUpload {
 
   #progress(bytes: number): void {
     this.#done += bytes;
+    this.#stored += 1;
     this.#options.onProgress?.(this.#done, this.#layout.ciphertextSize);
+    this.#options.onParts?.(this.#stored, this.#layout.count);
   }
 
   /** True when the store holds `ref` with `size` bytes (a store writes a blob whole or not at all). */

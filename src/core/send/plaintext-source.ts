@@ -27,19 +27,31 @@ export interface PlaintextSource {
 
 /**
  * A stream as a {@link PlaintextSource}: read once, in order. Each span is the next `length` bytes of
- * `stream`; the last span must end the stream (a longer stream fails the send). The stream is cancelled
- * when a span is abandoned part-way, so nothing is left reading.
+ * the stream; the last span must end it (a longer stream fails the send). `stream` may be a function
+ * that makes it, called at the first read: nothing is read (or started) before the send needs the bytes.
  *
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a stream that is not a ReadableStream.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for something that is neither (at the first read,
+ *   for a function).
  */
-export function streamPlaintextSource(stream: ReadableStream<Uint8Array>, size: number): PlaintextSource {
-  if (!(stream instanceof ReadableStream)) {
-    throw new InvalidArgumentError(
-      `expected a ReadableStream for \`stream\` but received ${describeValue(stream)}`,
-    );
-  }
+export function streamPlaintextSource(
+  stream: ReadableStream<Uint8Array> | (() => ReadableStream<Uint8Array>),
+  size: number,
+): PlaintextSource {
+  const check = (value: unknown): ReadableStream<Uint8Array> => {
+    if (!(value instanceof ReadableStream)) {
+      throw new InvalidArgumentError(
+        `expected a ReadableStream for \`stream\` but received ${describeValue(value)}`,
+      );
+    }
+    return value as ReadableStream<Uint8Array>;
+  };
+  if (typeof stream !== 'function') check(stream);
   assertNonNegativeInteger(size, 'size');
-  const reader = stream.getReader();
+  let opened: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const reader = () => {
+    opened ??= check(typeof stream === 'function' ? stream() : stream).getReader();
+    return opened;
+  };
   let next = 0;
   let carried: Uint8Array | undefined;
   return {
@@ -58,7 +70,7 @@ export function streamPlaintextSource(stream: ReadableStream<Uint8Array>, size: 
             if (left === 0) {
               // The last span ends the stream: a byte more is a stream longer than announced.
               if (last) {
-                const extra = carried ?? (await reader.read()).value;
+                const extra = carried ?? (await reader().read()).value;
                 if (extra !== undefined && extra.length > 0) controller.enqueue(extra);
               }
               controller.close();
@@ -67,7 +79,7 @@ export function streamPlaintextSource(stream: ReadableStream<Uint8Array>, size: 
             let piece = carried;
             carried = undefined;
             if (piece === undefined) {
-              const step = await reader.read();
+              const step = await reader().read();
               if (step.done) {
                 controller.close();
                 return;
@@ -82,7 +94,9 @@ export function streamPlaintextSource(stream: ReadableStream<Uint8Array>, size: 
             controller.enqueue(piece);
           },
           async cancel(reason) {
-            await reader.cancel(reason).catch(() => undefined);
+            await reader()
+              .cancel(reason)
+              .catch(() => undefined);
           },
         },
         { highWaterMark: 0 },

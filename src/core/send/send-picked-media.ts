@@ -8,17 +8,16 @@
  *
  * @module
  */
-import { mediaBlobContext } from '../blob/format.js';
-import { ciphertextSize } from '../blob/sizes.js';
-import { createEncryptStream } from '../blob/stream.js';
 import { describeValue } from '../bytes.js';
 import type { EncryptedEnvelope } from '../envelope/envelope.js';
 import { sealMessageAsync } from '../envelope/messages.js';
 import { AbortedError, InvalidArgumentError } from '../errors.js';
 import type { BuildOptions, MediaMessage } from '../protocol/index.js';
-import { assertWithinStoreLimit, uploadFailure } from '../storage/blob-store.js';
+import { uploadFailure } from '../storage/blob-store.js';
 import { type MediaDetails, mediaMessage } from './media-message.js';
+import { uploadMediaBlob } from './media-upload.js';
 import { exactlySized, type PickedMedia, pickedMediaDetails, pickedSourceStream } from './picked-media.js';
+import { streamPlaintextSource } from './plaintext-source.js';
 import { checkSendTarget, type SendTargetOptions } from './send-options.js';
 
 /** Options of {@link sendPickedMedia}. */
@@ -29,6 +28,8 @@ export interface SendPickedMediaOptions extends SendTargetOptions {
   onProgress?: (event: { done: number; total: number }) => void;
   /** Pins the message's `id` and `time` (tests, replays). */
   messageOptions?: BuildOptions;
+  /** Told what the user should know, e.g. a wait Happy's server imposes on a large send. */
+  onNotice?: (text: string) => void;
 }
 
 /** What {@link sendPickedMedia} produced. */
@@ -39,8 +40,10 @@ export interface SendPickedMediaResult {
   envelope?: EncryptedEnvelope;
   /** The blob's ref (`media/<id>`), also in `message.ref`. */
   ref: string;
-  /** Bytes stored (the ciphertext length). */
+  /** Bytes stored (the ciphertext length; of all parts together for media in parts). */
   ciphertextSize: number;
+  /** Attachments the blob is stored in: 1, or its parts (then `ref` is its manifest's). */
+  parts: number;
   /** What was sent, as checked: its kind, MIME type, size, safe name and picture fields. */
   details: MediaDetails;
 }
@@ -48,7 +51,9 @@ export interface SendPickedMediaResult {
 /**
  * Encrypts and uploads a picked file and describes it as a v2 message. Everything the picker gave is
  * checked first (nothing read or uploaded before); then the bytes are encrypted as they are read, bound
- * to the ref the store issues (`mediaBlobContext(ref)`), with their length announced up front. The
+ * to the ref the store issues (`mediaBlobContext(ref)`), with their length announced up front; a video
+ * larger than one attachment of the store (Happy's server: 10 MiB) goes in parts and a manifest under the
+ * message's ref (docs/blob-format.md, "Media in parts"), with one part in memory at a time. The
  * source must give exactly `size` bytes, or the upload fails and nothing is stored. The message exists
  * only once the store confirmed the blob; a failure after that deletes the blob where the store can
  * (Happy's server cannot: it keeps a blob until its session is deleted). The source is read once, and
@@ -62,8 +67,7 @@ export interface SendPickedMediaResult {
  *   duration), store, blob key, sealing key or role/turn; during the upload when the source gives more or
  *   fewer bytes than `size` (nothing is stored).
  * @throws {ProbeError} `ERR_PROBE_FAILED` for a `thumbnail` that is not a decodable JPEG or PNG.
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is uploaded when the blob is over the store's
- *   limit (Happy's server: 10 485 760 bytes of ciphertext), or for a thumbnail over 1 megapixel.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a thumbnail over 1 megapixel.
  * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store.
  * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` for a token the server refuses.
  * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts; nothing is stored.
@@ -85,7 +89,7 @@ export async function sendPickedMedia(
   const source = pickedSourceStream(given ? media.source : undefined);
   // From here on the send owns the source: every failure releases it (an expo file handle is closed).
   const release = new AbortController();
-  let ref: string | undefined;
+  let stored: string[] = [];
   try {
     if (!given) {
       throw new InvalidArgumentError(
@@ -102,41 +106,47 @@ export async function sendPickedMedia(
     }
     const details = await pickedMediaDetails(media, source.size);
     const stream = source.stream as ReadableStream<Uint8Array>;
-    const total = ciphertextSize(details.size);
-    // A store with a size limit (Happy's server: 10 MiB) refuses before anything is read or uploaded.
-    assertWithinStoreLimit(store, total);
     if (signal?.aborted) {
       throw new AbortedError('the send was aborted before it started; nothing was stored', {
         cause: signal.reason,
       });
     }
-    // The store issues the ref before the first byte is encrypted; the blob is bound to it.
-    ({ ref } = await store.create(
-      total,
-      (issued) =>
-        exactlySized(stream, details.size, release.signal).pipeThrough(
-          createEncryptStream(blobKey, { context: mediaBlobContext(issued) }),
-        ),
+    // The store issues the ref before the first byte is encrypted; the blob is bound to it. Larger than
+    // one attachment of the store (Happy's server: 10 MiB): in parts, then a manifest under that ref.
+    const upload = await uploadMediaBlob(
+      store,
+      streamPlaintextSource(() => exactlySized(stream, details.size, release.signal), details.size),
+      blobKey,
       {
         ...(signal ? { signal } : {}),
         ...(onProgress
           ? { onProgress: (done: number, all: number) => onProgress({ done, total: all }) }
           : {}),
+        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+        ...(options.messageOptions ? { message: options.messageOptions } : {}),
       },
-    ));
+    );
+    stored = upload.stored;
     if (signal?.aborted) {
       throw new AbortedError('the send was aborted', { cause: signal.reason });
     }
     // Only now, with the blob stored, is it described.
-    const message = mediaMessage(details, ref, author, options.messageOptions ?? {});
+    const message = mediaMessage(details, upload.ref, author, upload.message);
     const envelope = sealKey === undefined ? undefined : await sealMessageAsync(message, sealKey);
-    return { message, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, details };
+    return {
+      message,
+      ...(envelope ? { envelope } : {}),
+      ref: upload.ref,
+      ciphertextSize: upload.ciphertextSize,
+      parts: upload.parts,
+      details,
+    };
   } catch (error) {
     release.abort(error);
     const stream = source.stream;
     if (stream && !stream.locked) await stream.cancel(error).catch(() => undefined);
-    // Whatever failed after the upload, no blob stays behind where the store can delete it.
-    if (ref !== undefined) await options.store.delete?.(ref).catch(() => undefined);
+    // Whatever failed after the upload, nothing stays behind where the store can delete it.
+    for (const ref of stored) await options.store.delete?.(ref).catch(() => undefined);
     if (options?.signal?.aborted && !(error instanceof AbortedError)) {
       throw new AbortedError('the send was aborted; nothing was stored', { cause: error });
     }

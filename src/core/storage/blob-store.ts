@@ -189,7 +189,7 @@ export function assertWithinStoreLimit(
   if (limit !== undefined && size > limit) {
     throw new LimitError(
       `the encrypted blob is ${size} bytes, more than the ${limit}-byte limit of ${what}; nothing was uploaded. ` +
-        'Send larger media through an S3 store or a media server, which have no such cap',
+        'sendMedia and sendPickedMedia store larger media in parts of at most that size (happy-media send does)',
     );
   }
 }

@@ -28,7 +28,8 @@ export function isHappyServerSpec(spec: string): boolean {
 
 /**
  * The flags that act on a store's failure: a token Happy's server refused comes from `HAPPY_MEDIA_TOKEN`
- * or `--token-file`; a blob over a store's cap goes to an S3 store or a media server.
+ * or `--token-file`; a blob over a server's upload limit goes to an S3 store or a media server without it
+ * (a store whose cap it knows, Happy's server, takes v2 media in parts).
  */
 export function storeErrorHint(spec: string, error: unknown): string | undefined {
   if (!(error instanceof HappyMediaError)) return undefined;

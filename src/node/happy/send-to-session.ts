@@ -4,15 +4,17 @@
  * server confirmed the blob (upload-first), and its `seq` comes back.
  *
  * Happy's server takes at most 10 MiB of ciphertext per attachment, and Happy's app fetches attachments
- * only from there (it has no S3 or media-server path), so a bigger file is refused before anything is
- * probed or uploaded, with the largest size that fits in each format.
+ * only from there (it has no S3 or media-server path): v2 media larger than that is stored in parts and a
+ * manifest (docs/blob-format.md, "Media in parts"), still one message; a v1 blob is one attachment by
+ * design, so a v1 file over the cap is refused before anything is probed or uploaded, with advice to send
+ * it as v2.
  *
  * @module
  */
 import { stat } from 'node:fs/promises';
 import { describeValue } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { assertFitsHappyAttachment } from '../../core/happy/attachment-limit.js';
+import { assertFitsV1Attachment } from '../../core/happy/attachment-limit.js';
 import type { HappyClient, HappyFileEvent, HappySession } from '../../core/happy/index.js';
 import type { MediaMessage } from '../../core/protocol/index.js';
 import type { MediaProbe } from '../media/index.js';
@@ -20,7 +22,10 @@ import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index
 
 /** Options of {@link sendToSession}. */
 export interface SendToSessionOptions
-  extends Pick<SendOptions, 'role' | 'turn' | 'signal' | 'onProgress' | 'probeOptions' | 'messageOptions'> {
+  extends Pick<
+    SendOptions,
+    'role' | 'turn' | 'signal' | 'onProgress' | 'onNotice' | 'probeOptions' | 'messageOptions' | 'partBytes'
+  > {
   /** The signed-in account. */
   client: HappyClient;
   /** The session to send into (from `client.openSession` or `client.createSession`). */
@@ -40,8 +45,10 @@ export interface SendToSessionResult {
   seq: number;
   /** The blob's ref in the session's store (`media/<uuid>`). */
   ref: string;
-  /** Bytes uploaded. */
+  /** Bytes uploaded (of all parts together, for media in parts). */
   ciphertextSize: number;
+  /** Attachments the blob is stored in: 1, or its parts (then `ref` is its manifest's). */
+  parts: number;
   /** What probing found. */
   probe: MediaProbe;
 }
@@ -49,8 +56,8 @@ export interface SendToSessionResult {
 /**
  * Sends a file (or stream) into the session and appends its message.
  *
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when the file is larger
- *   than Happy's attachments hold (`HAPPY_MAX_PLAINTEXT_BYTES`).
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when a v1 file is larger
+ *   than one attachment holds (`HAPPY_MAX_PLAINTEXT_BYTES.v1`).
  * @throws the errors of `sendMedia` (probe, upload) and `HappyClient.appendMessages` (`ERR_NOT_FOUND`,
  *   `ERR_UNAUTHORIZED`, `ERR_UPLOAD_FAILED`); when the append fails, the uploaded blob stays (Happy's
  *   server deletes attachments only with their session).
@@ -76,12 +83,13 @@ export async function sendToSession(
       `expected 'v2' or 'v1' for \`format\` but received ${describeValue(format)}`,
     );
   }
-  if (typeof input === 'string') {
+  // A v1 blob is one attachment; v2 media of any size goes in parts.
+  if (format === 'v1' && typeof input === 'string') {
     const info = await stat(input).catch(() => undefined);
     // An unreadable path is reported by the probe, with the project's one message for it.
-    if (info?.isFile()) assertFitsHappyAttachment(info.size, format, input);
-  } else if (input && typeof input === 'object' && Number.isSafeInteger(input.size)) {
-    assertFitsHappyAttachment(input.size, format, input.name);
+    if (info?.isFile()) assertFitsV1Attachment(info.size, input);
+  } else if (format === 'v1' && input && typeof input === 'object' && Number.isSafeInteger(input.size)) {
+    assertFitsV1Attachment(input.size, input.name);
   }
   const store = client.attachmentStore(session);
   const sent = await sendMedia(input, { ...rest, store, blobKey: session.blobKey, format });
@@ -95,6 +103,7 @@ export async function sendToSession(
     seq: (appended as { seq: number }).seq,
     ref: sent.ref,
     ciphertextSize: sent.ciphertextSize,
+    parts: sent.parts,
     probe: sent.probe,
   };
 }

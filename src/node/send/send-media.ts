@@ -9,18 +9,20 @@
  *
  * @module
  */
-import { open } from 'node:fs/promises';
-import { ciphertextSize, createEncryptStream, mediaBlobContext } from '../../core/blob/index.js';
+import { ciphertextSize } from '../../core/blob/index.js';
+import { chunksPerPartWithin } from '../../core/blob/parts.js';
 import { assertNonNegativeInteger, bytesStream, describeValue } from '../../core/bytes.js';
 import type { EncryptedEnvelope } from '../../core/envelope/index.js';
 import { LEGACY_OVERHEAD_BYTES, sealMessage, sealRaw } from '../../core/envelope/index.js';
 import { AbortedError, HappyMediaError, InvalidArgumentError } from '../../core/errors.js';
-import { assertFitsHappyAttachment } from '../../core/happy/attachment-limit.js';
+import { assertFitsV1Attachment } from '../../core/happy/attachment-limit.js';
 import { type HappyFileEvent, happyFileEvent } from '../../core/happy/file-event.js';
 import { wrapForApp } from '../../core/happy/session-wrapper.js';
 import { encryptV1Blob } from '../../core/happy/v1-blob.js';
 import type { BuildOptions, MediaMessage } from '../../core/protocol/index.js';
 import { mediaMessage } from '../../core/send/media-message.js';
+import { uploadMediaBlob } from '../../core/send/media-upload.js';
+import { type PlaintextSource, streamPlaintextSource } from '../../core/send/plaintext-source.js';
 import { checkSendTarget, type MediaAuthor, type SendTargetOptions } from '../../core/send/send-options.js';
 import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
@@ -29,12 +31,15 @@ import { sanitizeFileName } from '../../core/media/file-name.js';
 import { assertWithinStoreLimit, uploadFailure } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
-import { fileHandleStream } from '../storage/file-stream.js';
+import { filePlaintextSource } from './file-plaintext.js';
 
 /** A progress event of {@link sendMedia}. */
 export interface SendProgress {
-  /** `probe` (0 of 1, then 1 of 1), then `encrypt-upload` in ciphertext bytes stored. */
-  step: 'probe' | 'encrypt-upload';
+  /**
+   * `probe` (0 of 1, then 1 of 1), then `encrypt-upload` in ciphertext bytes stored (across the parts of
+   * media in parts), and for media in parts `parts`: parts stored of the parts in all, as each is stored.
+   */
+  step: 'probe' | 'encrypt-upload' | 'parts';
   /** Units done. */
   done: number;
   /** Units in total. */
@@ -97,6 +102,14 @@ export interface SendOptions extends SendTargetOptions {
    * pass the session blob key as `blobKey`).
    */
   format?: 'v2' | 'v1';
+  /**
+   * Largest attachment a v2 blob is cut into when it is stored in parts (default: the store's
+   * `maxBlobBytes`, 10 MiB on Happy's server; a blob larger than this goes in parts, on any store).
+   * Smaller parts redo less after a failure, but each costs one of Happy's 60 new attachments a minute.
+   */
+  partBytes?: number;
+  /** Told what the user should know: a resumed send, a send that starts over, a wait the server imposes. */
+  onNotice?: (text: string) => void;
 }
 
 /** What {@link sendMedia} produced with `format: 'v1'`: the blob is a v1 blob, the message happy-wire's. */
@@ -115,30 +128,12 @@ export interface SendResult {
   envelope?: EncryptedEnvelope;
   /** The blob's ref (`media/<id>`), also in `message.ref`. */
   ref: string;
-  /** Bytes stored (the ciphertext length). */
+  /** Bytes stored (the ciphertext length; of all parts together for media in parts). */
   ciphertextSize: number;
+  /** Attachments the blob is stored in: 1, or its parts (then its manifest is under `ref`). */
+  parts: number;
   /** What probing found (kind, MIME type, size, dimensions, ThumbHash, warnings). */
   probe: MediaProbe;
-}
-
-async function openPlaintext(
-  path: string,
-  size: number,
-  signal?: AbortSignal,
-): Promise<ReadableStream<Uint8Array>> {
-  const handle = await open(path, 'r');
-  try {
-    const now = (await handle.stat()).size;
-    if (now !== size) {
-      throw new InvalidArgumentError(
-        `the file changed size after probing (${size} → ${now} bytes); send it again`,
-      );
-    }
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  return fileHandleStream(handle, { end: size, chunkBytes: 1024 * 1024, signal });
 }
 
 /** Reads the whole plaintext (at most Happy's 10 MiB) and seals it as one v1 blob. */
@@ -248,58 +243,71 @@ export async function sendMedia(
     // 1. Probe (from the path, from the caller, or from a private spooled copy of the stream).
     onProgress?.({ step: 'probe', done: 0, total: 1 });
     let probe: MediaProbe;
-    let plaintext: () => Promise<ReadableStream<Uint8Array>>;
+    let source: PlaintextSource;
     const probeOptions = { ...options.probeOptions, signal };
     if (typeof input === 'string') {
       probe = await probeMedia(input, probeOptions);
-      plaintext = () => openPlaintext(input, probe.size, signal);
+      source = filePlaintextSource(input, probe.size);
     } else if (input.probe) {
       probe = { ...input.probe, name: sanitizeFileName(input.name) };
-      plaintext = async () => input.stream;
+      source = streamPlaintextSource(input.stream, input.size);
     } else {
       const spooled = await spoolToPrivateFile(input.stream, { expectedSize: input.size, signal });
       cleanup = spooled.cleanup;
       probe = { ...(await probeMedia(spooled.path, probeOptions)), name: sanitizeFileName(input.name) };
-      plaintext = () => openPlaintext(spooled.path, input.size, signal);
+      source = filePlaintextSource(spooled.path, input.size);
     }
     onProgress?.({ step: 'probe', done: 1, total: 1 });
 
-    // 2. Encrypt straight into the store, the exact length announced up front. A store with a size
-    // limit (Happy's server: 10 MiB) refuses before anything is encrypted or uploaded.
+    // 2. Encrypt straight into the store, the exact length announced up front: a v2 blob larger than
+    // one attachment of the store (Happy's server: 10 MiB) in parts; a v1 blob is one attachment by
+    // design, refused over the cap before anything is encrypted or uploaded.
     const v1 = options.format === 'v1';
     // A v1 blob is a Happy attachment whatever store holds it: Happy's app reads no bigger one.
-    if (v1) assertFitsHappyAttachment(probe.size, 'v1', probe.name);
+    if (v1) assertFitsV1Attachment(probe.size, probe.name);
     const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);
-    assertWithinStoreLimit(store, total);
-    let ref: string | undefined;
+    if (v1) assertWithinStoreLimit(store, total);
+    let stored: string[] = [];
+    let ref: string;
+    let parts = 1;
     let message: MediaMessage | HappyFileEvent;
+    const reportUpload = (done: number, all: number) =>
+      onProgress?.({ step: 'encrypt-upload', done, total: all });
     try {
-      // The store issues the ref (before the first byte is encrypted) and confirms the blob; the
-      // message carries the ref it confirmed.
-      // A v2 blob is bound to that ref (its encryption context); a v1 blob cannot be (Happy's fixed format).
-      ({ ref } = await store.create(
-        total,
-        async (issued) =>
-          v1
-            ? v1BlobStream(await plaintext(), probe.size, blobKey, signal)
-            : (await plaintext()).pipeThrough(
-                createEncryptStream(blobKey, { context: mediaBlobContext(issued) }),
-              ),
-        {
+      if (v1) {
+        // The store issues the ref and confirms the blob; the event carries the ref it confirmed (a v1
+        // blob cannot be bound to it: Happy's fixed format).
+        ({ ref } = await store.create(
+          total,
+          async () => v1BlobStream(await source.read(0, probe.size, signal), probe.size, blobKey, signal),
+          { ...(signal ? { signal } : {}), onProgress: reportUpload },
+        ));
+        stored = [ref];
+        if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
+        // 3. Only now, with the blob stored, describe it. A v1 event carries the store's own name for the
+        // blob when it has one (Happy's server: sessions/<sid>/attachments/<uuid>.enc).
+        message = buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, author, options);
+      } else {
+        // Bound to the ref the store issued (in parts: the manifest's, stored last).
+        const upload = await uploadMediaBlob(store, source, blobKey, {
           ...(signal ? { signal } : {}),
-          onProgress: (done, all) => onProgress?.({ step: 'encrypt-upload', done, total: all }),
-        },
-      ));
-      if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
-      // 3. Only now, with the blob stored, describe it. A v1 event carries the store's own name for the
-      // blob when it has one (Happy's server: sessions/<sid>/attachments/<uuid>.enc).
-      message = v1
-        ? buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, author, options)
-        : mediaMessage(probe, ref, author, options.messageOptions ?? {});
+          onProgress: reportUpload,
+          onParts: (done, count) => onProgress?.({ step: 'parts', done, total: count }),
+          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+          ...(options.partBytes === undefined
+            ? {}
+            : { chunksPerPart: chunksPerPartWithin(options.partBytes) }),
+          ...(options.messageOptions ? { message: options.messageOptions } : {}),
+        });
+        ({ ref, parts, stored } = upload);
+        if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
+        // 3. Only now, with the blob stored, describe it, as the message the upload's record names.
+        message = mediaMessage(probe, ref, author, upload.message);
+      }
     } catch (error) {
-      // Whatever failed after the upload, no blob stays behind under this ref where the store can delete
-      // (Happy's server cannot: the blob stays until its session is deleted, and its ref is never returned).
-      if (ref !== undefined) await store.delete?.(ref).catch(() => {});
+      // Whatever failed after the upload, nothing stays behind where the store can delete (Happy's server
+      // cannot: its attachments stay until their session is deleted, and their refs are never returned).
+      for (const done of stored) await store.delete?.(done).catch(() => {});
       if (signal?.aborted && !(error instanceof AbortedError)) {
         throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
       }
@@ -309,7 +317,7 @@ export async function sendMedia(
     if (v1) {
       const event = message as HappyFileEvent;
       const envelope = options.sealKey ? sealRaw(wrapForApp(event), options.sealKey) : undefined;
-      return { message: event, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, probe };
+      return { message: event, ...(envelope ? { envelope } : {}), ref, ciphertextSize: total, parts, probe };
     }
     const envelope = options.sealKey ? sealMessage(message as MediaMessage, options.sealKey) : undefined;
     return {
@@ -317,6 +325,7 @@ export async function sendMedia(
       ...(envelope ? { envelope } : {}),
       ref,
       ciphertextSize: total,
+      parts,
       probe,
     };
   } catch (error) {

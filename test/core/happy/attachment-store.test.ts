@@ -63,6 +63,8 @@ const opts = {
   sessionId: SID,
   retryDelayMs: 1,
   maxRetryDelayMs: 2,
+  // Happy's pacing of request-uploads, shortened: a 429 waits 1 ms, then 2.
+  uploadRate: { refusedPausesMs: [1, 2] },
 };
 
 describe('HappyServerStore (scripted server)', () => {
@@ -93,7 +95,7 @@ describe('HappyServerStore (scripted server)', () => {
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
   });
 
-  it('retries 429 and 5xx with backoff on every leg, but not 401, 403 or 404', async () => {
+  it('waits out 429 on request-upload and retries 5xx with backoff on every leg, but not 401, 403 or 404', async () => {
     let calls = 0;
     const flaky = fake((req) => {
       calls++;
@@ -132,11 +134,13 @@ describe('HappyServerStore (scripted server)', () => {
       expect(once.seen.length, String(status)).toBe(2);
     }
 
+    // A 429 on the other legs is retried by the policy like a 503 (request-upload's is waited out:
+    // below, "within Happy's 60 new attachments a minute").
     const always = fake(() => json({ error: 'busy' }, 429));
     const limited = new HappyServerStore({ ...opts, retries: 2, fetch: always.fetch });
-    const error = await rejectionOf(limited.create(3, () => stream(new Uint8Array(3))));
-    expect(error.code).toBe('ERR_UPLOAD_FAILED');
-    expect(error.message).toMatch(/^request-upload failed.*429/);
+    const error = await rejectionOf(limited.get(`media/${UUID}`));
+    expect(error.code).toBe('ERR_DOWNLOAD_FAILED');
+    expect(error.message).toMatch(/^request-download failed.*429/);
     expect(always.seen.length).toBe(3);
   });
 
@@ -312,5 +316,82 @@ describe('HappyServerStore (scripted server)', () => {
         expect(seen.some((s) => s.method === 'HEAD')).toBe(true);
       }
     }
+  });
+});
+
+describe("HappyServerStore within Happy's 60 new attachments a minute", () => {
+  const issue = (n: number) =>
+    json({
+      ref: `sessions/${SID}/attachments/${UUID.slice(0, -2)}${String(n).padStart(2, '0')}.enc`,
+      uploadUrl: `http://127.0.0.1:3005/v1/sessions/${SID}/attachments/x.enc`,
+      method: 'PUT',
+    });
+
+  it('paces request-uploads to the window and says how long it waits', async () => {
+    const times: number[] = [];
+    const { fetch } = fake((req) => {
+      if (req.url.endsWith('/request-upload')) {
+        times.push(Date.now());
+        return issue(times.length);
+      }
+      return json({ ok: true });
+    });
+    const store = new HappyServerStore({ ...opts, fetch, uploadRate: { perWindow: 3, windowMs: 400 } });
+    const waits: { ms: number; reason: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      await store.create(3, () => stream(new Uint8Array(3)), { onWait: (wait) => waits.push(wait) });
+    }
+    expect(times).toHaveLength(5);
+    // The 4th and 5th waited for the window: never more than 3 within 400 ms.
+    for (let i = 3; i < times.length; i++) {
+      expect((times[i] as number) - (times[i - 3] as number)).toBeGreaterThanOrEqual(399);
+    }
+    expect(waits.length).toBeGreaterThanOrEqual(1);
+    expect(waits[0]?.ms).toBeGreaterThan(0);
+    expect(waits[0]?.ms).toBeLessThanOrEqual(400);
+    expect(waits[0]?.reason).toMatch(/at most 3 new attachments a minute/);
+  });
+
+  it('a 429 is waited out with growing pauses, each said; past the bound the send fails, saying why', async () => {
+    let refusals = 3;
+    const { fetch, seen } = fake((req) => {
+      if (req.url.endsWith('/request-upload')) {
+        if (refusals-- > 0) return json({ error: 'Too many upload requests. Try again in a minute.' }, 429);
+        return issue(1);
+      }
+      return json({ ok: true });
+    });
+    const store = new HappyServerStore({ ...opts, fetch, uploadRate: { refusedPausesMs: [10, 20, 40] } });
+    const waits: { ms: number; reason: string }[] = [];
+    await store.create(3, () => stream(new Uint8Array(3)), { onWait: (wait) => waits.push(wait) });
+    expect(waits.map((wait) => wait.ms)).toEqual([10, 20, 40]);
+    expect(waits[0]?.reason).toMatch(/429/);
+    expect(seen.filter((s) => s.url.endsWith('/request-upload'))).toHaveLength(4);
+
+    const always = fake(() => json({ error: 'Too many upload requests.' }, 429));
+    const stuck = new HappyServerStore({
+      ...opts,
+      fetch: always.fetch,
+      uploadRate: { refusedPausesMs: [5], giveUpMs: 50 },
+    });
+    const error = await rejectionOf(stuck.create(3, () => stream(new Uint8Array(3))));
+    expect(error.code).toBe('ERR_UPLOAD_FAILED');
+    expect(error.message).toMatch(/refused new attachments \(429\)/);
+    // Nothing was uploaded.
+    expect(always.seen.every((s) => s.url.endsWith('/request-upload'))).toBe(true);
+  });
+
+  it('an abort ends a wait at once', async () => {
+    const { fetch } = fake((req) => (req.url.endsWith('/request-upload') ? issue(1) : json({ ok: true })));
+    const store = new HappyServerStore({ ...opts, fetch, uploadRate: { perWindow: 1, windowMs: 60_000 } });
+    await store.create(3, () => stream(new Uint8Array(3)));
+    const abort = new AbortController();
+    const started = Date.now();
+    const waiting = store.create(3, () => stream(new Uint8Array(3)), {
+      signal: abort.signal,
+      onWait: () => abort.abort(),
+    });
+    expect((await rejectionOf(waiting)).code).toBe('ERR_ABORTED');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

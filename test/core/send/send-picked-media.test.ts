@@ -13,7 +13,7 @@ import { rgbaToThumbHash } from 'thumbhash';
 import { describe, expect, it } from 'vitest';
 import { expoCryptoAesGcm } from '../../../src/core/aes-gcm/expo-crypto.js';
 import { ciphertextSize, decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
-import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
+import { equalBytes, randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { dataKey, legacyKey, openMessage, openMessageAsync } from '../../../src/core/envelope/index.js';
 import { thumbhashFromImage } from '../../../src/core/media/index.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
@@ -289,7 +289,21 @@ describe('sendPickedMedia', () => {
     }
   });
 
-  it('over the store’s limit is ERR_LIMIT_EXCEEDED before the upload, and the source is let go', async () => {
+  it('over the store’s limit: in parts and a manifest under the message’s ref, which plays back', async () => {
+    const store = memoryStore(56 + 2 * 16400);
+    const bytes = randomBytes(200_000);
+    const sent = await sendPickedMedia(
+      { source: streamOf(bytes), size: bytes.length, name: 'big.bin', mimeType: 'application/zip' },
+      { store, blobKey },
+    );
+    expect(sent.parts).toBe(7);
+    expect(store.created).toHaveLength(8);
+    expect(sent.message.ref).toBe(sent.ref);
+    const back = await downloadMedia(sent.message, { source: store, blobKey, sink: memorySink() });
+    expect(equalBytes(back, bytes)).toBe(true);
+  });
+
+  it('a store whose attachments cannot hold one chunk: ERR_LIMIT_EXCEEDED before the upload, and the source is let go', async () => {
     const store = memoryStore(1000);
     const source = streamOf(randomBytes(2000));
     const code = await rejectionCodeOf(() =>

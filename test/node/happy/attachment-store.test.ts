@@ -201,25 +201,25 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     expect(`${up.message}${down.message}`).not.toContain(owner.token);
   });
 
-  it('refuses a blob over 10 MiB with ERR_LIMIT_EXCEEDED before any request; exactly 10 MiB goes through', async () => {
+  it('refuses a blob over 10 MiB with ERR_LIMIT_EXCEEDED before any request; exactly 10 MiB goes through; sendMedia goes in parts', async () => {
     const { fetch, calls } = countingFetch();
     const counted = new HappyServerStore({ ...owner, fetch });
     const over = await rejectionOf(counted.create(10 * 1024 * 1024 + 1, () => streamOf(new Uint8Array(10))));
     expect(over.code).toBe('ERR_LIMIT_EXCEEDED');
     expect(over.message).toContain('10485760');
-    expect(over.message).toMatch(/S3|media server/);
+    expect(over.message).toMatch(/in parts/);
     expect(calls).toEqual([]);
     // The largest blob Happy accepts, byte for byte.
     const max = new Uint8Array(randomBytes(10 * 1024 * 1024));
     const { ref: maxRef } = await counted.create(max.length, () => streamOf(max, 1 << 20));
     expect((await counted.head(maxRef)).size).toBe(max.length);
-    // sendMedia refuses an oversize file before uploading anything.
+    // sendMedia stores a file over one attachment in parts: two parts, then the manifest.
     const bigFile = join(tmp.dir, 'big.bin');
     await writeFile(bigFile, randomBytes(10 * 1024 * 1024 - 100));
     calls.length = 0;
-    const send = await rejectionOf(sendMedia(bigFile, { store: counted, blobKey: key }));
-    expect(send.code).toBe('ERR_LIMIT_EXCEEDED');
-    expect(calls).toEqual([]);
+    const send = await sendMedia(bigFile, { store: counted, blobKey: key });
+    expect(send.parts).toBe(2);
+    expect(calls.filter((call) => call.endsWith('/request-upload'))).toHaveLength(3);
   });
 
   it('round-trips a v2 photo through sendMedia and playback (openMedia)', async () => {

@@ -4,7 +4,7 @@
  * each message, and the errors a user meets (another account's session, a malformed secret file, a
  * rejected token, a file over Happy's cap). The secret goes in a file only, never on the command line.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,19 +206,35 @@ describe.skipIf(!SERVER)("happy-media CLI against Happy's real server", () => {
     expect(r.stderr).not.toContain('not-a-token');
   });
 
-  it("refuses a file over Happy's cap before uploading, saying what fits and that the app has no other path", async () => {
+  it("a file over Happy's cap: v1 is refused before uploading, saying to send v2; v2 goes in parts and plays back", async () => {
     const big = join(tmp.dir, 'big.bin');
-    await writeFile(big, new Uint8Array(HAPPY_MAX_PLAINTEXT_BYTES.v1 + 1));
+    await writeFile(big, randomBytes(HAPPY_MAX_PLAINTEXT_BYTES.v1 + 1));
     const before = (await happy(['transcript', session.id, '--records'])).stdout;
-    for (const extra of [['--format', 'v1'], []]) {
-      const r = await happy(['send', big, '--happy', SERVER as string, '--session', session.id, ...extra]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^happy-media: ERR_LIMIT_EXCEEDED: /);
-      expect(r.stderr).toContain(String(HAPPY_MAX_PLAINTEXT_BYTES.v1));
-      expect(r.stderr).toContain(String(HAPPY_MAX_PLAINTEXT_BYTES.v2));
-      expect(r.stderr).toContain('no S3 or media-server path');
-    }
+    const v1 = await happy([
+      'send',
+      big,
+      '--happy',
+      SERVER as string,
+      '--session',
+      session.id,
+      '--format',
+      'v1',
+    ]);
+    expect(v1.code).toBe(1);
+    expect(v1.stderr).toMatch(/^happy-media: ERR_LIMIT_EXCEEDED: /);
+    expect(v1.stderr).toContain(String(HAPPY_MAX_PLAINTEXT_BYTES.v1));
+    expect(v1.stderr).toContain('Send it as v2');
     expect((await happy(['transcript', session.id, '--records'])).stdout).toBe(before);
+
+    const v2 = await happy(['send', big, '--happy', SERVER as string, '--session', session.id]);
+    expect(v2.code).toBe(0);
+    // Off a terminal: a line per part stored.
+    expect(v2.stderr).toContain('happy-media send: part 2 of 2 stored');
+    const { message } = JSON.parse(v2.stdout) as { message: { id: string; size: number; ref: string } };
+    expect(message.size).toBe(HAPPY_MAX_PLAINTEXT_BYTES.v1 + 1);
+    const played = await happy(['play', '--happy', SERVER as string, '--session', session.id, message.id]);
+    expect(played.code).toBe(0);
+    expect(await sha256(played.stdout.trim())).toBe(await sha256(big));
   });
 
   it('refuses keys, stores and tokens next to --happy: the session gives them', async () => {

@@ -24,6 +24,7 @@ import {
 } from '../../../src/core/happy/index.js';
 import { parseSessionMessage } from '../../../src/core/protocol/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
+import { openMedia } from '../../../src/node/playback/index.js';
 import type { SendProgress } from '../../../src/node/send/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import {
@@ -390,7 +391,7 @@ describe("sendMedia at Happy's 10 MiB cap (one constant: 10485760 bytes of ciphe
     expect(await readdir(join(dir, 'media'))).toEqual([mediaRefId(sent.ref)]);
   });
 
-  it('v2 on a store capped at 10485760: a file of plaintextSize(10485760) goes; one byte more is refused before create', async () => {
+  it('v2 on a store capped at 10485760: a file of plaintextSize(10485760) is one attachment; one byte more goes in parts, and plays back', async () => {
     const fits = plaintextSize(HAPPY_MAX_ATTACHMENT_BYTES);
     expect(ciphertextSize(fits)).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
     const store = new IssuingStore(new LocalBlobStore(join(tmp.dir, 'v2-cap')), HAPPY_MAX_ATTACHMENT_BYTES);
@@ -398,14 +399,39 @@ describe("sendMedia at Happy's 10 MiB cap (one constant: 10485760 bytes of ciphe
     await writeFile(atCap, randomBytes(fits));
     const sent = await sendMedia(atCap, { store, blobKey });
     expect(sent.ciphertextSize).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
+    expect(sent.parts).toBe(1);
     expect((await store.head(sent.ref)).size).toBe(HAPPY_MAX_ATTACHMENT_BYTES);
     const over = join(tmp.dir, 'v2-over-cap.bin');
-    await writeFile(over, randomBytes(fits + 1));
-    const error = await sendMedia(over, { store, blobKey }).catch((e: Error) => e);
+    const overBytes = randomBytes(fits + 1);
+    await writeFile(over, overBytes);
+    const progress: SendProgress[] = [];
+    const parted = await sendMedia(over, { store, blobKey, onProgress: (event) => progress.push(event) });
+    expect(parted.parts).toBe(2);
+    expect(parted.ciphertextSize).toBe(ciphertextSize(fits + 1));
+    // Two parts then the manifest, whose ref the message carries; every attachment within the cap.
+    expect(store.issued.slice(1)).toHaveLength(3);
+    expect(store.issued.at(-1)).toBe(parted.message.ref);
+    for (const ref of store.issued)
+      expect((await store.head(ref)).size).toBeLessThanOrEqual(HAPPY_MAX_ATTACHMENT_BYTES);
+    // Progress counts bytes across the parts, up to the whole blob.
+    const uploads = progress.filter((event) => event.step === 'encrypt-upload');
+    expect(uploads.at(-1)).toMatchObject({ done: parted.ciphertextSize, total: parted.ciphertextSize });
+    for (let i = 1; i < uploads.length; i++) {
+      expect((uploads[i] as SendProgress).done).toBeGreaterThanOrEqual((uploads[i - 1] as SendProgress).done);
+    }
+    const media = await openMedia(parted.message, { store, blobKey });
+    expect(Buffer.from(await readFile(media.path)).equals(overBytes)).toBe(true);
+    await media.dispose();
+  });
+
+  it('v1 over the cap says to send v2', async () => {
+    const store = new IssuingStore(new LocalBlobStore(join(tmp.dir, 'v1-cap')), HAPPY_MAX_ATTACHMENT_BYTES);
+    const over = join(tmp.dir, 'v1-over-cap.bin');
+    await writeFile(over, randomBytes(V1_BLOB_MAX_PLAINTEXT_BYTES + 1));
+    const error = await sendMedia(over, { store, blobKey, format: 'v1' }).catch((e: Error) => e);
     expect(error).toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
-    expect((error as Error).message).toContain('10485761');
-    expect((error as Error).message).toMatch(/S3 store|media server/);
-    expect(store.issued).toEqual([sent.ref]);
+    expect((error as Error).message).toMatch(/as v2/);
+    expect(store.issued).toEqual([]);
   });
 });
 

@@ -28,6 +28,7 @@ import {
   openHappySession,
   talksToHappyAccount,
 } from '../happy-options.js';
+import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { decodeKey, resolveKey } from '../key-source.js';
 import { runAction, withHint } from '../run-action.js';
@@ -46,6 +47,7 @@ interface SendCliOptions extends HappyFlags {
   tokenFile?: string;
   session?: string;
   format?: 'v2' | 'v1';
+  partBytes?: string;
 }
 
 /** Environment variable that may hold the session key for `--seal-key`. */
@@ -77,14 +79,36 @@ export async function resolveSealKey(options: {
   return fromEnv ? decodeKey(fromEnv, SEAL_KEY_ENV_VARIABLE) : undefined;
 }
 
+/** What `send` tells on stderr while it works. */
+interface SendReporter {
+  /** A progress event: the bar on a terminal; elsewhere a line per part stored, for media in parts. */
+  update: (event: SendProgress) => void;
+  /** Something the user should know now (a wait Happy's server imposes, a resumed send): one line. */
+  note: (text: string) => void;
+  stop: () => void;
+}
+
 /**
- * A progress bar on stderr when it is a terminal; a no-op otherwise (logs and pipes stay clean).
- * cli-progress (an optional peer of happy-media) is loaded only for the terminal.
+ * What `send` tells on stderr: on a terminal a progress bar (bytes across the parts of media in parts)
+ * and notes above it; elsewhere notes and, for media in parts, a line per part stored, and nothing for
+ * media in one attachment (logs and pipes stay clean). cli-progress (an optional peer of happy-media) is
+ * loaded only for the terminal.
  *
  * @throws {MissingDependencyError} on a terminal without cli-progress installed.
  */
-async function progressReporter(): Promise<{ update: (event: SendProgress) => void; stop: () => void }> {
-  if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+async function progressReporter(): Promise<SendReporter> {
+  const say = (text: string) => process.stderr.write(`happy-media send: ${text}\n`);
+  if (!process.stderr.isTTY) {
+    let bytes = 0;
+    return {
+      update(event) {
+        if (event.step === 'encrypt-upload') bytes = event.done;
+        else if (event.step === 'parts') say(`part ${event.done} of ${event.total} stored (${bytes} bytes)`);
+      },
+      note: say,
+      stop: () => {},
+    };
+  }
   const cliProgress = await importOptional(
     'cli-progress',
     'the progress bar of happy-media send',
@@ -93,7 +117,7 @@ async function progressReporter(): Promise<{ update: (event: SendProgress) => vo
   let bar: InstanceType<typeof cliProgress.SingleBar> | undefined;
   return {
     update(event) {
-      if (event.step === 'probe') return;
+      if (event.step !== 'encrypt-upload') return;
       if (!bar) {
         bar = new cliProgress.SingleBar(
           {
@@ -107,10 +131,23 @@ async function progressReporter(): Promise<{ update: (event: SendProgress) => vo
       }
       bar.update(event.done);
     },
+    note(text) {
+      // Above the bar: the line is cleared first, and the bar draws itself again at its next update.
+      process.stderr.write('\r\x1b[2K');
+      say(text);
+    },
     stop() {
       bar?.stop();
     },
   };
+}
+
+/** `--part-bytes N` as the send option (a part holds at least the header and one 16 400-byte chunk). */
+function partBytes(options: SendCliOptions): { partBytes?: number } {
+  if (options.partBytes === undefined) return {};
+  if (options.format === 'v1')
+    throw new UsageError('--part-bytes is for v2 media: a v1 blob is one attachment');
+  return { partBytes: parseIntegerFlag(options.partBytes, '--part-bytes', { min: 56 + 16400 }) };
 }
 
 /** Options that name keys or stores, which the session gives with --happy. */
@@ -162,6 +199,8 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
         turn: options.turn,
         signal,
         onProgress: progress.update,
+        onNotice: progress.note,
+        ...partBytes(options),
         ...(options.format ? { format: options.format } : {}),
       }),
     );
@@ -208,8 +247,12 @@ export function registerSend(program: Command): void {
     .addOption(
       new Option(
         '--format <format>',
-        "blob format: v2 (chunked, default) or v1 (what Happy's app opens today, at most 10 MiB)",
+        "blob format: v2 (chunked, any size: in parts over Happy's 10 MiB; the default) or v1 (what Happy's app opens today, at most 10 MiB)",
       ).choices(['v2', 'v1']),
+    )
+    .option(
+      '--part-bytes <N>',
+      "largest attachment of media sent in parts (default: the store's limit, 10485760 on Happy's server); smaller parts redo less after a failure, each costs one of Happy's 60 new attachments a minute",
     )
     .addHelpText(
       'after',
@@ -242,6 +285,8 @@ export function registerSend(program: Command): void {
             sealKey,
             signal,
             onProgress: progress.update,
+            onNotice: progress.note,
+            ...partBytes(options),
             ...(options.format ? { format: options.format } : {}),
           }),
         ).catch((error: unknown) => {

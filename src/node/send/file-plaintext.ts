@@ -1,0 +1,50 @@
+/**
+ * A file as the plaintext of a send: any span, read again whenever asked (a part of media in parts is
+ * made again from the file after an interrupted send). Each span opens the file anew and checks that it
+ * still has the size the send announced, so a file that changed size meanwhile fails the send instead of
+ * sending a blob of another length.
+ *
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { PlaintextSource } from '../../core/send/plaintext-source.js';
+import { fileHandleStream } from '../storage/file-stream.js';
+
+/** Bytes read per pull: 1 MiB, the piece the encryptor works on best. */
+const READ_BYTES = 1024 * 1024;
+
+/**
+ * The file at `path`, of `size` bytes (what probing found), as a re-readable {@link PlaintextSource}.
+ *
+ * @throws (from `read`) {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when the file has another size now;
+ *   `ERR_DISK` when it cannot be read.
+ */
+export function filePlaintextSource(path: string, size: number): PlaintextSource {
+  assertNonNegativeInteger(size, 'size');
+  return {
+    size,
+    rereadable: true,
+    async read(offset, length, signal) {
+      const handle = await open(path, 'r');
+      try {
+        const now = (await handle.stat()).size;
+        if (now !== size) {
+          throw new InvalidArgumentError(
+            `the file changed size after probing (${size} → ${now} bytes); send it again`,
+          );
+        }
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+      return fileHandleStream(handle, {
+        start: offset,
+        end: offset + length,
+        chunkBytes: READ_BYTES,
+        ...(signal ? { signal } : {}),
+      });
+    },
+  };
+}
