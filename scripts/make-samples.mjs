@@ -116,9 +116,19 @@ function minimalZip(name = 'hello.txt', content = Buffer.from('hello from happy-
 /** Writes every sample into `dir` (which must exist and be empty), then the `stamp`. */
 async function generate(dir, stamp) {
   const at = (name) => join(dir, name);
-  const jobs = [];
+  await Promise.all([
+    ...imageJobs(at),
+    ...animatedJobs(at),
+    ...videoJobs(at),
+    ...audioJobs(at),
+    ...fileJobs(at),
+  ]);
+  await writeFile(at('VERSION'), stamp);
+}
 
-  // Images (sharp). Orientation o is stored landscape 48x32; 5-8 display as portrait 32x48.
+/** Still images (sharp). Orientation o is stored landscape 48x32; 5-8 display as portrait 32x48. */
+function imageJobs(at) {
+  const jobs = [];
   for (let o = 1; o <= 8; o++) {
     jobs.push(
       quadrants()
@@ -146,8 +156,12 @@ async function generate(dir, stamp) {
         '<rect width="120" height="60" fill="#1e90ff"/><circle cx="60" cy="30" r="20" fill="#ffd700"/></svg>\n',
     ),
   );
+  return jobs;
+}
 
-  // Animated images and a BMP (which sharp cannot decode but ffmpeg can), via ffmpeg.
+/** Animated images and a BMP (which sharp cannot decode but ffmpeg can), via ffmpeg. */
+function animatedJobs(at) {
+  const jobs = [];
   jobs.push(
     ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=5:duration=1', '-loop', '0', at('animated.gif')]),
   );
@@ -165,8 +179,12 @@ async function generate(dir, stamp) {
     ]),
   );
   jobs.push(ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=40x30', '-frames:v', '1', at('image.bmp')]));
+  return jobs;
+}
 
-  // Videos: a red picture whose first 0.2 s is black (the poster frame must not be black).
+/** Videos: a red picture whose first 0.2 s is black (the poster frame must not be black), a rotated one, VP9, HEVC, and a Matroska file cut in half. */
+function videoJobs(at) {
+  const jobs = [];
   const redAfterBlack = ['-f', 'lavfi', '-i', 'color=c=red:size=160x120:rate=25:duration=4'];
   const fadeIn = ['-vf', 'fade=type=in:start_time=0.2:duration=0.04', '-pix_fmt', 'yuv420p'];
   jobs.push(
@@ -230,14 +248,22 @@ async function generate(dir, stamp) {
       await rm(at('full-6s.mkv'));
     }),
   );
+  return jobs;
+}
 
-  // Audio (these are `file` messages with a duration).
+/** Audio (these are `file` messages with a duration). */
+function audioJobs(at) {
+  const jobs = [];
   const tone = ['-f', 'lavfi', '-i', 'sine=frequency=330:duration=1.5'];
   jobs.push(ffmpeg([...tone, '-c:a', 'libmp3lame', '-b:a', '64k', at('audio.mp3')]));
   jobs.push(ffmpeg([...tone, '-c:a', 'aac', '-b:a', '64k', at('audio.m4a')]));
   jobs.push(ffmpeg([...tone, '-c:a', 'libopus', '-b:a', '32k', at('audio.opus')]));
+  return jobs;
+}
 
-  // Plain files.
+/** Plain files, and a PNG cut off in its pixel data. */
+function fileJobs(at) {
+  const jobs = [];
   jobs.push(writeFile(at('document.pdf'), minimalPdf()));
   jobs.push(writeFile(at('archive.zip'), minimalZip()));
   jobs.push(writeFile(at('notes.txt'), 'Plain UTF-8 text: héllo, wörld.\nSecond line.\n'));
@@ -252,9 +278,7 @@ async function generate(dir, stamp) {
       .toBuffer()
       .then((png) => writeFile(at('truncated.png'), png.subarray(0, Math.floor(png.length / 2)))),
   );
-
-  await Promise.all(jobs);
-  await writeFile(at('VERSION'), stamp);
+  return jobs;
 }
 
 /**

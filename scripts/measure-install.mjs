@@ -42,7 +42,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The app install's goal (docs/architecture.md): at most 10 MB of files (10,000,000 bytes, the stricter
- * reading of the issue's "10 MB"), no native binary, no install-script warning.
+ * reading of "10 MB"), no native binary, no install-script warning.
  */
 const APP_GOAL = { maxBytes: 10_000_000, nativeBinaries: 0, installScriptWarnings: 0 };
 

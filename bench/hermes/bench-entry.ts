@@ -1,7 +1,7 @@
 /**
  * Timed inside the Hermes VM (the `hermes` bench suite bundles it after the app globals): the universal
  * entry's pure-JS blob decrypt (noble AES-GCM, what an app without a native cipher gets) beside tweetnacl
- * `secretbox.open` over the same plaintext size (what Happy's app uses today), after checking both
+ * `secretbox.open` over the same plaintext size (what Happy's app reads v1 blobs with), after checking both
  * round-trip. Also the engine alone: `decryptBlob` through the Cipher-API AES-GCM over a module whose
  * "cipher" only copies (no AES, no tag check), i.e. the ceiling a native cipher
  * (react-native-quick-crypto) reaches before its own AES time. And the asynchronous engine (Happy's app

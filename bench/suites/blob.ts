@@ -31,7 +31,7 @@ import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256, sha256File, writeRandomFile } from '../harness/data.js';
 import type { Measurement } from '../harness/figures.js';
-import { timeInterleaved } from '../harness/measure.js';
+import { type RunPlan, timeInterleaved } from '../harness/measure.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
@@ -131,14 +131,14 @@ function referenceCases(rec: SuiteRecorder, data: Uint8Array, key: Uint8Array): 
     {
       id: `ref.secretbox.encrypt.${size}`,
       label: `tweetnacl secretbox whole blob ${tag}`,
-      series: 'tweetnacl secretbox (Happy today) encrypt',
+      series: 'tweetnacl secretbox (Happy v1) encrypt',
       reference: true,
       fn: () => nacl.secretbox(data, nonce, key),
     },
     {
       id: `ref.secretbox.decrypt.${size}`,
       label: `tweetnacl secretbox.open whole blob ${tag}`,
-      series: 'tweetnacl secretbox (Happy today) decrypt',
+      series: 'tweetnacl secretbox (Happy v1) decrypt',
       reference: true,
       fn: () => nacl.secretbox.open(boxed, nonce, key),
     },
@@ -150,8 +150,26 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const nobleSize = ctx.quick ? MiB : 16 * MiB;
   const plan = ctx.quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: 5 };
   const key = new Uint8Array(randomBytes(32));
+  const available = await crossCheckImplementations(ctx, rec, key);
+  await wholeBuffers(rec, available, key, { size, nobleSize, plan });
+  if (available.includes('node')) {
+    const d = randomData(size);
+    await streamingEncrypt(rec, d, key, plan);
+    await streamingDecrypt(rec, d, key, plan);
+    await fileToFileThreads(ctx, rec, key, d, plan.runs);
+  }
+  await fileToFileMemory(ctx, rec, key, size, ctx.quick ? 1 : plan.runs);
+}
 
-  // Check before timing: every implementation's ciphertext has the announced size and opens with every one.
+/**
+ * The implementations that can encrypt here, checked before anything is timed: every one's ciphertext has
+ * the announced size and opens with every one.
+ */
+async function crossCheckImplementations(
+  ctx: BenchContext,
+  rec: SuiteRecorder,
+  key: Uint8Array,
+): Promise<AesGcmName[]> {
   const sample = randomData(3 * 16384 + 77);
   const available: AesGcmName[] = [];
   const cts = new Map<AesGcmName, Uint8Array>();
@@ -175,9 +193,20 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   rec.check(
     `AES-GCM ${available.join(', ')}: ciphertext size = ciphertextSize(n); each decrypts every other's output to the original`,
   );
+  return available;
+}
 
-  // One group per size: ours and the references over the same bytes, timed interleaved (round-robin),
-  // so a busy neighbour slows every case of a round alike instead of skewing one side of a ratio.
+/**
+ * Whole-buffer encrypt and decrypt, one group per size (noble gets a smaller one): ours and the references
+ * over the same bytes, timed interleaved (round-robin), so a busy neighbour slows every case of a round
+ * alike instead of skewing one side of a ratio.
+ */
+async function wholeBuffers(
+  rec: SuiteRecorder,
+  available: readonly AesGcmName[],
+  key: Uint8Array,
+  { size, nobleSize, plan }: { size: number; nobleSize: number; plan: RunPlan },
+): Promise<void> {
   const groups = new Map<number, AesGcmName[]>();
   for (const b of available) {
     const s = b === 'noble' ? nobleSize : size;
@@ -236,192 +265,217 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       }
     }
   }
+}
 
-  // Streaming, output discarded: the cipher's own speed without allocating a whole output buffer (at
-  // 256 MiB, the whole-buffer figures above are dominated by faulting in the fresh output memory).
-  if (available.includes('node')) {
-    const d = randomData(size);
-    const tag = formatBytes(size);
-    const counted = { bytes: 0 };
-    const sink = () =>
-      new WritableStream<Uint8Array>({
-        write(chunk) {
-          counted.bytes += chunk.length;
-        },
-      });
-    const slices = () =>
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let i = 0; i < d.length; i += SLICE)
-            controller.enqueue(d.subarray(i, Math.min(d.length, i + SLICE)));
-          controller.close();
-        },
-      });
-    await slices()
-      .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
-      .pipeTo(sink());
-    if (counted.bytes !== ciphertextSize(size)) throw new Error('streaming encrypt emitted the wrong size');
-    rec.check(`node streaming encrypt of ${tag} emits exactly ciphertextSize(${size}) bytes`);
-    // The format's floor in Node: a new node:crypto cipher per 16 KiB chunk (GCM cannot take a new nonce
-    // on an existing cipher), output discarded: what any Cobblestone writer in Node pays, ours included.
-    const chunkIv = randomBytes(12);
-    const perChunkSeal = () => {
-      for (let i = 0; i < d.length; i += 16384) {
-        const cipher = createCipheriv('aes-256-gcm', key, chunkIv);
-        cipher.update(d.subarray(i, Math.min(d.length, i + 16384)));
-        cipher.final();
-        cipher.getAuthTag();
-      }
-    };
-    const [oursMs, refMs, perChunkMs] = await timeInterleaved(
-      [
-        () =>
-          slices()
-            .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
-            .pipeTo(sink()),
-        () => {
-          const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
-          for (let i = 0; i < d.length; i += SLICE)
-            cipher.update(d.subarray(i, Math.min(d.length, i + SLICE)));
-          cipher.final();
-          // The same output as ours: every ciphertext byte (returned by update, then dropped) and the tag.
-          return cipher.getAuthTag();
-        },
-        perChunkSeal,
-      ],
-      plan,
-    );
-    const ours = mbps(
-      rec,
-      {
-        id: 'blob.stream.encrypt.node',
-        label: `createEncryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
-        sizeBytes: size,
-        series: 'blob streaming encrypt (node)',
-      },
-      oursMs!,
-    );
-    const ref = mbps(
-      rec,
-      {
-        id: `ref.node-gcm.stream.${size}`,
-        label: `node:crypto one-cipher update ${tag}, output discarded`,
-        sizeBytes: size,
-        series: 'node:crypto one-cipher, output discarded',
-        reference: true,
-      },
-      refMs!,
-    );
-    rec.compare(ours, ref);
-    rec.compare(
-      ours,
-      mbps(
-        rec,
-        {
-          id: `ref.node-gcm.per-chunk.${size}`,
-          label: `node:crypto new cipher per 16 KiB chunk ${tag}, output discarded (the format floor)`,
-          sizeBytes: size,
-          series: 'node:crypto cipher per chunk, output discarded',
-          reference: true,
-        },
-        perChunkMs!,
-      ),
-    );
+/** A stream of `bytes` in 1 MiB slices, as a file or socket would feed it. */
+function inSlices(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += SLICE)
+        controller.enqueue(bytes.subarray(i, Math.min(bytes.length, i + SLICE)));
+      controller.close();
+    },
+  });
+}
 
-    // The same for decryption: createDecryptStream vs one decipher's update, output discarded.
-    const sealed = await encryptBlob(d, key, { context: unboundBlobContext(), aesGcm: nodeAesGcm });
-    const sealedSlices = () =>
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let i = 0; i < sealed.length; i += SLICE)
-            controller.enqueue(sealed.subarray(i, Math.min(sealed.length, i + SLICE)));
-          controller.close();
-        },
-      });
-    counted.bytes = 0;
-    await sealedSlices()
-      .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
-      .pipeTo(sink());
-    if (counted.bytes !== size) throw new Error('streaming decrypt emitted the wrong size');
-    rec.check(`node streaming decrypt of ${tag} emits exactly the ${size} plaintext bytes`);
-    const iv = randomBytes(12);
-    const one = nodeOneCipherEncrypt(d, key, iv);
-    // Per-chunk floor for decryption: each 16 KiB chunk sealed on its own beforehand, then opened with a
-    // new decipher each (tag checked), output discarded.
-    const perChunkSealed: { body: Buffer; tag: Buffer }[] = [];
+/** A sink that only counts what it is given (into `counted.bytes`). */
+function countingSink(counted: { bytes: number }): WritableStream<Uint8Array> {
+  return new WritableStream<Uint8Array>({
+    write(chunk) {
+      counted.bytes += chunk.length;
+    },
+  });
+}
+
+/**
+ * Streaming encryption, output discarded: the cipher's own speed without allocating a whole output buffer
+ * (at 256 MiB, the whole-buffer figures are dominated by faulting in the fresh output memory), beside one
+ * node:crypto cipher over the same slices and the format's floor (a new cipher per 16 KiB chunk).
+ */
+async function streamingEncrypt(
+  rec: SuiteRecorder,
+  d: Uint8Array,
+  key: Uint8Array,
+  plan: RunPlan,
+): Promise<void> {
+  const size = d.length;
+  const tag = formatBytes(size);
+  const counted = { bytes: 0 };
+  await inSlices(d)
+    .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
+    .pipeTo(countingSink(counted));
+  if (counted.bytes !== ciphertextSize(size)) throw new Error('streaming encrypt emitted the wrong size');
+  rec.check(`node streaming encrypt of ${tag} emits exactly ciphertextSize(${size}) bytes`);
+  // The format's floor in Node: a new node:crypto cipher per 16 KiB chunk (GCM cannot take a new nonce
+  // on an existing cipher), output discarded: what any Cobblestone writer in Node pays, ours included.
+  const chunkIv = randomBytes(12);
+  const perChunkSeal = () => {
     for (let i = 0; i < d.length; i += 16384) {
       const cipher = createCipheriv('aes-256-gcm', key, chunkIv);
-      const body = cipher.update(d.subarray(i, Math.min(d.length, i + 16384)));
+      cipher.update(d.subarray(i, Math.min(d.length, i + 16384)));
       cipher.final();
-      perChunkSealed.push({ body, tag: cipher.getAuthTag() });
+      cipher.getAuthTag();
     }
-    const perChunkOpen = () => {
-      for (const { body, tag } of perChunkSealed) {
-        const decipher = createDecipheriv('aes-256-gcm', key, chunkIv);
-        decipher.setAuthTag(tag);
-        decipher.update(body);
-        decipher.final();
-      }
-    };
-    const [oursDecMs, refDecMs, perChunkDecMs] = await timeInterleaved(
-      [
-        () =>
-          sealedSlices()
-            .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
-            .pipeTo(sink()),
-        () => {
-          const decipher = createDecipheriv('aes-256-gcm', key, iv);
-          decipher.setAuthTag(one.tag);
-          for (let i = 0; i < one.ct.length; i += SLICE)
-            decipher.update(one.ct.subarray(i, Math.min(one.ct.length, i + SLICE)));
-          return decipher.final();
-        },
-        perChunkOpen,
-      ],
-      plan,
-    );
-    const oursDec = mbps(
+  };
+  const [oursMs, refMs, perChunkMs] = await timeInterleaved(
+    [
+      () =>
+        inSlices(d)
+          .pipeThrough(createEncryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
+          .pipeTo(countingSink(counted)),
+      () => {
+        const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
+        for (let i = 0; i < d.length; i += SLICE) cipher.update(d.subarray(i, Math.min(d.length, i + SLICE)));
+        cipher.final();
+        // The same output as ours: every ciphertext byte (returned by update, then dropped) and the tag.
+        return cipher.getAuthTag();
+      },
+      perChunkSeal,
+    ],
+    plan,
+  );
+  const ours = mbps(
+    rec,
+    {
+      id: 'blob.stream.encrypt.node',
+      label: `createEncryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
+      sizeBytes: size,
+      series: 'blob streaming encrypt (node)',
+    },
+    oursMs!,
+  );
+  const ref = mbps(
+    rec,
+    {
+      id: `ref.node-gcm.stream.${size}`,
+      label: `node:crypto one-cipher update ${tag}, output discarded`,
+      sizeBytes: size,
+      series: 'node:crypto one-cipher, output discarded',
+      reference: true,
+    },
+    refMs!,
+  );
+  rec.compare(ours, ref);
+  rec.compare(
+    ours,
+    mbps(
       rec,
       {
-        id: 'blob.stream.decrypt.node',
-        label: `createDecryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
+        id: `ref.node-gcm.per-chunk.${size}`,
+        label: `node:crypto new cipher per 16 KiB chunk ${tag}, output discarded (the format floor)`,
         sizeBytes: size,
-        series: 'blob streaming decrypt (node)',
+        series: 'node:crypto cipher per chunk, output discarded',
+        reference: true,
       },
-      oursDecMs!,
-    );
-    rec.compare(
-      oursDec,
-      mbps(
-        rec,
-        {
-          id: `ref.node-gcm.per-chunk-decrypt.${size}`,
-          label: `node:crypto new decipher per 16 KiB chunk ${tag}, output discarded (the format floor)`,
-          sizeBytes: size,
-          series: 'node:crypto decipher per chunk, output discarded',
-          reference: true,
-        },
-        perChunkDecMs!,
-      ),
-    );
-    rec.compare(
-      oursDec,
-      mbps(
-        rec,
-        {
-          id: `ref.node-gcm.stream-decrypt.${size}`,
-          label: `node:crypto one-decipher update ${tag}, output discarded`,
-          sizeBytes: size,
-          series: 'node:crypto one-decipher, output discarded',
-          reference: true,
-        },
-        refDecMs!,
-      ),
-    );
-    await fileToFileThreads(ctx, rec, key, d, plan.runs);
-  }
+      perChunkMs!,
+    ),
+  );
+}
 
-  // Peak memory, file to file, one child per case: ours streams; Happy's path holds the whole blob.
+/**
+ * The same for decryption: createDecryptStream beside one decipher's update and a new decipher per 16 KiB
+ * chunk, output discarded.
+ */
+async function streamingDecrypt(
+  rec: SuiteRecorder,
+  d: Uint8Array,
+  key: Uint8Array,
+  plan: RunPlan,
+): Promise<void> {
+  const size = d.length;
+  const tag = formatBytes(size);
+  const counted = { bytes: 0 };
+  const sealed = await encryptBlob(d, key, { context: unboundBlobContext(), aesGcm: nodeAesGcm });
+  await inSlices(sealed)
+    .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
+    .pipeTo(countingSink(counted));
+  if (counted.bytes !== size) throw new Error('streaming decrypt emitted the wrong size');
+  rec.check(`node streaming decrypt of ${tag} emits exactly the ${size} plaintext bytes`);
+  const iv = randomBytes(12);
+  const one = nodeOneCipherEncrypt(d, key, iv);
+  // Per-chunk floor for decryption: each 16 KiB chunk sealed on its own beforehand, then opened with a
+  // new decipher each (tag checked), output discarded.
+  const chunkIv = randomBytes(12);
+  const perChunkSealed: { body: Buffer; tag: Buffer }[] = [];
+  for (let i = 0; i < d.length; i += 16384) {
+    const cipher = createCipheriv('aes-256-gcm', key, chunkIv);
+    const body = cipher.update(d.subarray(i, Math.min(d.length, i + 16384)));
+    cipher.final();
+    perChunkSealed.push({ body, tag: cipher.getAuthTag() });
+  }
+  const perChunkOpen = () => {
+    for (const { body, tag } of perChunkSealed) {
+      const decipher = createDecipheriv('aes-256-gcm', key, chunkIv);
+      decipher.setAuthTag(tag);
+      decipher.update(body);
+      decipher.final();
+    }
+  };
+  const [oursDecMs, refDecMs, perChunkDecMs] = await timeInterleaved(
+    [
+      () =>
+        inSlices(sealed)
+          .pipeThrough(createDecryptStream(key, { context: unboundBlobContext(), aesGcm: nodeAesGcm }))
+          .pipeTo(countingSink(counted)),
+      () => {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv);
+        decipher.setAuthTag(one.tag);
+        for (let i = 0; i < one.ct.length; i += SLICE)
+          decipher.update(one.ct.subarray(i, Math.min(one.ct.length, i + SLICE)));
+        return decipher.final();
+      },
+      perChunkOpen,
+    ],
+    plan,
+  );
+  const oursDec = mbps(
+    rec,
+    {
+      id: 'blob.stream.decrypt.node',
+      label: `createDecryptStream (node, { context: unboundBlobContext() }) ${tag}, output discarded`,
+      sizeBytes: size,
+      series: 'blob streaming decrypt (node)',
+    },
+    oursDecMs!,
+  );
+  rec.compare(
+    oursDec,
+    mbps(
+      rec,
+      {
+        id: `ref.node-gcm.per-chunk-decrypt.${size}`,
+        label: `node:crypto new decipher per 16 KiB chunk ${tag}, output discarded (the format floor)`,
+        sizeBytes: size,
+        series: 'node:crypto decipher per chunk, output discarded',
+        reference: true,
+      },
+      perChunkDecMs!,
+    ),
+  );
+  rec.compare(
+    oursDec,
+    mbps(
+      rec,
+      {
+        id: `ref.node-gcm.stream-decrypt.${size}`,
+        label: `node:crypto one-decipher update ${tag}, output discarded`,
+        sizeBytes: size,
+        series: 'node:crypto one-decipher, output discarded',
+        reference: true,
+      },
+      refDecMs!,
+    ),
+  );
+}
+
+/** Peak memory, file to file, one child per case: ours streams; Happy's path holds the whole blob. */
+async function fileToFileMemory(
+  ctx: BenchContext,
+  rec: SuiteRecorder,
+  key: Uint8Array,
+  size: number,
+  runs: number,
+): Promise<void> {
   const input = join(ctx.scratchDir, 'plain.bin');
   await writeRandomFile(input, size);
   const keyHex = Buffer.from(key).toString('hex');
@@ -429,13 +483,13 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     input,
     output: join(ctx.scratchDir, 'ours.enc'),
     keyHex,
-    runs: ctx.quick ? 1 : plan.runs,
+    runs,
   });
   const theirs = await runChild<{ ms: number[] }>('blob:secretboxFile', {
     input,
     output: join(ctx.scratchDir, 'nacl.enc'),
     keyHex,
-    runs: ctx.quick ? 1 : plan.runs,
+    runs,
   });
   // Check: the file we timed decrypts back to the input.
   const back = await decryptBlob(new Uint8Array(await readFile(join(ctx.scratchDir, 'ours.enc'))), key, {

@@ -169,43 +169,7 @@ export async function serviceWorkerSeekTimes(
   await encryptFile(plainPath, encPath, key, { context: mediaBlobContext(SEEK_REF) });
   const encSize = (await stat(encPath)).size;
 
-  // The page and the worker, bundled from the public web entry exactly as an app would.
-  const web = fileURLToPath(import.meta.resolve('happy-media/web'));
-  const bundle = async (contents: string, format: 'esm' | 'iife') =>
-    (
-      await esbuild.build({
-        stdin: { contents, resolveDir: ctx.scratchDir, loader: 'js' },
-        bundle: true,
-        platform: 'browser',
-        format,
-        target: 'es2022',
-        write: false,
-        logLevel: 'silent',
-      })
-    ).outputFiles[0]!.text;
-  const pageJs = await bundle(
-    `import { openStreamingMedia, registerMediaServiceWorker } from ${JSON.stringify(web)}; globalThis.happySeek = { openStreamingMedia, registerMediaServiceWorker };`,
-    'esm',
-  );
-  // The library's worker, plus one route that is the floor of any worker design: the same range of the
-  // plain copy, fetched by the worker and passed on untouched (no decryption).
-  const workerJs = await bundle(
-    `import { installMediaServiceWorker } from ${JSON.stringify(web)};
-installMediaServiceWorker(self);
-self.addEventListener('fetch', (event) => {
-  if (new URL(event.request.url).pathname !== '/sw/proxy/video.bin') return;
-  event.respondWith(fetch('/blobs/video.bin', { headers: { range: event.request.headers.get('range') }, cache: 'no-store' }));
-});`,
-    'iife',
-  );
-  const html = (script: string) => `<!doctype html><meta charset="utf-8">${script}`;
-  const routes: Record<string, [string, string]> = {
-    // The worker's scope is /sw/: this page is controlled, /plain.html (the reference's page) is not.
-    '/sw/page.html': ['text/html', html('<script type="module" src="/sw/page.js"></script>')],
-    '/sw/page.js': ['text/javascript', pageJs],
-    '/sw/sw.js': ['text/javascript', workerJs],
-    '/plain.html': ['text/html', html('')],
-  };
+  const routes = await seekPages(ctx, esbuild);
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const file =
@@ -244,82 +208,167 @@ self.addEventListener('fetch', (event) => {
       throw new Error('the reference page is controlled by the Service Worker');
     }
 
-    const offsets = Array.from({ length: runs + 1 }, () =>
-      Math.floor(size / 2 + Math.random() * (size / 2 - SEEK_SPAN)),
-    );
-    const ours = (offset: number) =>
-      controlled.evaluate(timeRange, { url: opened.url, offset, span: SEEK_SPAN });
-    const reference = (offset: number) =>
-      plain.evaluate(timeRange, { url: `${origin}/blobs/video.bin`, offset, span: SEEK_SPAN });
-    const proxied = (offset: number) =>
-      controlled.evaluate(timeRange, { url: `${origin}/sw/proxy/video.bin`, offset, span: SEEK_SPAN });
-    const paths = { ours, reference, proxied };
-    const timings: Record<keyof typeof paths, RangeTiming[]> = { ours: [], reference: [], proxied: [] };
-    for (const [i, offset] of offsets.entries()) {
-      const want = await sha256Range(plainPath, offset, SEEK_SPAN);
-      const wantRange = `bytes ${offset}-${offset + SEEK_SPAN - 1}/${size}`;
-      // A fresh random order per offset so load hits all alike; the first offset is the untimed warm-up.
-      const order = (Object.keys(paths) as (keyof typeof paths)[])
-        .map((k) => [Math.random(), k] as const)
-        .sort((a, b) => a[0] - b[0])
-        .map(([, k]) => k);
-      for (const which of order) {
-        const t = await paths[which](offset);
-        if (t.status !== 206 || t.contentRange !== wantRange || t.sha !== want) {
-          throw new Error(
-            `seek at ${offset} (${which}): ${t.status} ${t.contentRange}, body differs from the plaintext: ${t.sha !== want}`,
-          );
-        }
-        if (i > 0) timings[which].push(t);
-      }
-    }
+    const timings = await timeSeeks({ controlled, plain, url: opened.url, origin, plainPath, size, runs });
     rec.check(
       `seek into ${tag} in Chromium: ${runs + 1} ranges of ${SEEK_SPAN} bytes through the Service Worker, plain GETs and the worker proxy equal the plaintext (SHA-256, 206, Content-Range)`,
     );
-    const add = (id: string, label: string, ms: number[], reference: boolean) =>
-      rec.add({ id, suite: 'browser', label, unit: 'ms', reference, summary: summarize(ms) });
-    const where = `at a random offset of ${tag}`;
-    const last = add(
-      `browser.seek.sw.${size}`,
-      `seek: 256 KiB range ${where} via the Service Worker, last byte (worker open: ${opened.openMs.toFixed(0)} ms)`,
-      timings.ours.map((t) => t.totalMs),
-      false,
-    );
-    rec.compare(
-      last,
-      add(
-        `ref.browser.seek.${size}`,
-        'plain range GET of the same 256 KiB in Chromium, last byte',
-        timings.reference.map((t) => t.totalMs),
-        true,
-      ),
-    );
-    rec.compare(
-      last,
-      add(
-        `ref.browser.seek.proxy.${size}`,
-        'the same plain range passed through a bare Service Worker (fetch, no decryption), last byte',
-        timings.proxied.map((t) => t.totalMs),
-        true,
-      ),
-    );
-    rec.compare(
-      add(
-        `browser.seek.sw.first.${size}`,
-        `seek: 256 KiB range ${where} via the Service Worker, first byte`,
-        timings.ours.map((t) => t.firstMs),
-        false,
-      ),
-      add(
-        `ref.browser.seek.first.${size}`,
-        'plain range GET of the same 256 KiB in Chromium, first byte',
-        timings.reference.map((t) => t.firstMs),
-        true,
-      ),
-    );
+    recordSeeks(rec, timings, { size, openMs: opened.openMs });
   } finally {
     await context.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+/**
+ * The routes of the seek pages: the page and the worker bundled from the public web entry exactly as an app
+ * would, the worker with one extra route that is the floor of any worker design.
+ */
+async function seekPages(
+  ctx: BenchContext,
+  esbuild: typeof import('esbuild'),
+): Promise<Record<string, [string, string]>> {
+  const web = fileURLToPath(import.meta.resolve('happy-media/web'));
+  const bundle = async (contents: string, format: 'esm' | 'iife') =>
+    (
+      await esbuild.build({
+        stdin: { contents, resolveDir: ctx.scratchDir, loader: 'js' },
+        bundle: true,
+        platform: 'browser',
+        format,
+        target: 'es2022',
+        write: false,
+        logLevel: 'silent',
+      })
+    ).outputFiles[0]!.text;
+  const pageJs = await bundle(
+    `import { openStreamingMedia, registerMediaServiceWorker } from ${JSON.stringify(web)}; globalThis.happySeek = { openStreamingMedia, registerMediaServiceWorker };`,
+    'esm',
+  );
+  // The library's worker, plus one route that is the floor of any worker design: the same range of the
+  // plain copy, fetched by the worker and passed on untouched (no decryption).
+  const workerJs = await bundle(
+    `import { installMediaServiceWorker } from ${JSON.stringify(web)};
+installMediaServiceWorker(self);
+self.addEventListener('fetch', (event) => {
+  if (new URL(event.request.url).pathname !== '/sw/proxy/video.bin') return;
+  event.respondWith(fetch('/blobs/video.bin', { headers: { range: event.request.headers.get('range') }, cache: 'no-store' }));
+});`,
+    'iife',
+  );
+  const html = (script: string) => `<!doctype html><meta charset="utf-8">${script}`;
+  const routes: Record<string, [string, string]> = {
+    // The worker's scope is /sw/: this page is controlled, /plain.html (the reference's page) is not.
+    '/sw/page.html': ['text/html', html('<script type="module" src="/sw/page.js"></script>')],
+    '/sw/page.js': ['text/javascript', pageJs],
+    '/sw/sw.js': ['text/javascript', workerJs],
+    '/plain.html': ['text/html', html('')],
+  };
+  return routes;
+}
+
+/** Timings of one seek path, per offset. */
+type SeekTimings = Record<'ours' | 'reference' | 'proxied', RangeTiming[]>;
+
+/**
+ * Times `runs` seeks (after an untimed one) at random offsets in the second half, through the Service
+ * Worker (ours), a plain range GET (reference) and the bare worker proxy, each body checked against the
+ * plaintext's SHA-256.
+ */
+async function timeSeeks({
+  controlled,
+  plain,
+  url,
+  origin,
+  plainPath,
+  size,
+  runs,
+}: {
+  controlled: Page;
+  plain: Page;
+  url: string;
+  origin: string;
+  plainPath: string;
+  size: number;
+  runs: number;
+}): Promise<SeekTimings> {
+  const offsets = Array.from({ length: runs + 1 }, () =>
+    Math.floor(size / 2 + Math.random() * (size / 2 - SEEK_SPAN)),
+  );
+  const ours = (offset: number) => controlled.evaluate(timeRange, { url, offset, span: SEEK_SPAN });
+  const reference = (offset: number) =>
+    plain.evaluate(timeRange, { url: `${origin}/blobs/video.bin`, offset, span: SEEK_SPAN });
+  const proxied = (offset: number) =>
+    controlled.evaluate(timeRange, { url: `${origin}/sw/proxy/video.bin`, offset, span: SEEK_SPAN });
+  const paths = { ours, reference, proxied };
+  const timings: Record<keyof typeof paths, RangeTiming[]> = { ours: [], reference: [], proxied: [] };
+  for (const [i, offset] of offsets.entries()) {
+    const want = await sha256Range(plainPath, offset, SEEK_SPAN);
+    const wantRange = `bytes ${offset}-${offset + SEEK_SPAN - 1}/${size}`;
+    // A fresh random order per offset so load hits all alike; the first offset is the untimed warm-up.
+    const order = (Object.keys(paths) as (keyof typeof paths)[])
+      .map((k) => [Math.random(), k] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, k]) => k);
+    for (const which of order) {
+      const t = await paths[which](offset);
+      if (t.status !== 206 || t.contentRange !== wantRange || t.sha !== want) {
+        throw new Error(
+          `seek at ${offset} (${which}): ${t.status} ${t.contentRange}, body differs from the plaintext: ${t.sha !== want}`,
+        );
+      }
+      if (i > 0) timings[which].push(t);
+    }
+  }
+  return timings;
+}
+
+/** The seek figures: last byte beside the plain GET and the bare proxy, first byte beside the plain GET. */
+function recordSeeks(
+  rec: SuiteRecorder,
+  timings: SeekTimings,
+  { size, openMs }: { size: number; openMs: number },
+): void {
+  const tag = formatBytes(size);
+  const add = (id: string, label: string, ms: number[], reference: boolean) =>
+    rec.add({ id, suite: 'browser', label, unit: 'ms', reference, summary: summarize(ms) });
+  const where = `at a random offset of ${tag}`;
+  const last = add(
+    `browser.seek.sw.${size}`,
+    `seek: 256 KiB range ${where} via the Service Worker, last byte (worker open: ${openMs.toFixed(0)} ms)`,
+    timings.ours.map((t) => t.totalMs),
+    false,
+  );
+  rec.compare(
+    last,
+    add(
+      `ref.browser.seek.${size}`,
+      'plain range GET of the same 256 KiB in Chromium, last byte',
+      timings.reference.map((t) => t.totalMs),
+      true,
+    ),
+  );
+  rec.compare(
+    last,
+    add(
+      `ref.browser.seek.proxy.${size}`,
+      'the same plain range passed through a bare Service Worker (fetch, no decryption), last byte',
+      timings.proxied.map((t) => t.totalMs),
+      true,
+    ),
+  );
+  rec.compare(
+    add(
+      `browser.seek.sw.first.${size}`,
+      `seek: 256 KiB range ${where} via the Service Worker, first byte`,
+      timings.ours.map((t) => t.firstMs),
+      false,
+    ),
+    add(
+      `ref.browser.seek.first.${size}`,
+      'plain range GET of the same 256 KiB in Chromium, first byte',
+      timings.reference.map((t) => t.firstMs),
+      true,
+    ),
+  );
 }

@@ -26,7 +26,7 @@ import {
   type webCryptoAesGcm,
 } from 'happy-media';
 import type { expoCryptoAesGcm } from 'happy-media/expo';
-import { chromiumTools, openBenchPage } from '../harness/chromium.js';
+import { type ChromiumTools, chromiumTools, openBenchPage } from '../harness/chromium.js';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
 import { packageRoot } from '../harness/hermes.js';
@@ -159,8 +159,35 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const pt = randomData(size);
   const blob = await encryptBlob(pt, key, { context: mediaBlobContext(REF) });
 
-  // The app's bundle: the universal entry, happy-media/expo, and expo-crypto's AES as Expo's web build
-  // resolves it (.web.js), with the two-function `expo` stand-in of the tests.
+  const bundle = await appBundle(ctx, tools, root, expoAes);
+  const { page, close } = await openBenchPage(tools, bundle, { '/blob.bin': blob });
+  try {
+    const r = await page.evaluate(inPage, {
+      ref: REF,
+      keyHex: Buffer.from(key).toString('hex'),
+      sha: sha256(pt),
+      size,
+      runs,
+    } satisfies PageJob);
+    rec.check(
+      `in Chromium: expo-crypto's web AES and WebCrypto, whole and through downloadMedia, decrypt a Node-made ${formatBytes(size)} blob to the original (SHA-256); fed one chunk at a time, to its length`,
+    );
+    recordFigures(ctx, rec, r, size);
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * The app's bundle: the universal entry, happy-media/expo, and expo-crypto's AES as Expo's web build
+ * resolves it (.web.js), with the two-function `expo` stand-in of the tests.
+ */
+async function appBundle(
+  ctx: BenchContext,
+  tools: ChromiumTools,
+  root: string,
+  expoAes: string,
+): Promise<string> {
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
   const expoEntry = fileURLToPath(import.meta.resolve('happy-media/expo'));
   const bundle = await tools.esbuild.build({
@@ -182,107 +209,100 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     write: false,
     logLevel: 'silent',
   });
-  const { page, close } = await openBenchPage(tools, bundle.outputFiles[0]!.text, { '/blob.bin': blob });
-  try {
-    const r = await page.evaluate(inPage, {
-      ref: REF,
-      keyHex: Buffer.from(key).toString('hex'),
-      sha: sha256(pt),
-      size,
-      runs,
-    } satisfies PageJob);
-    rec.check(
-      `in Chromium: expo-crypto's web AES and WebCrypto, whole and through downloadMedia, decrypt a Node-made ${formatBytes(size)} blob to the original (SHA-256); fed one chunk at a time, to its length`,
-    );
-    const add = (id: string, label: string, ms: number[], reference = false) =>
-      rec.add({
-        id,
-        suite: 'expo',
-        label,
-        unit: 'MB/s',
-        sizeBytes: size,
-        reference,
-        series: label.replace(/ \d.*$/, ''),
-        summary: summarize(ms.map((t) => megabytesPerSecond(size, t))),
-      });
-    const goal = `goal ≥ ${GOAL_VS_ONE_SHOT.toFixed(1)}× a`;
-    const subtle = add(
-      'ref.expo.subtle',
-      `Chromium one-shot subtle AES-GCM ${formatBytes(size)}`,
-      r.subtle,
-      true,
-    );
-    const feeds = [
-      {
-        name: 'whole',
-        expo: add(
-          'expo.whole',
-          `Chromium decryptBlob expo-crypto web AES ${formatBytes(size)} (${goal})`,
-          r.expoWhole,
-        ),
-        web: add('expo.whole.webcrypto', `Chromium decryptBlob webcrypto ${formatBytes(size)}`, r.webWhole),
-      },
-      {
-        name: 'downloadMedia',
-        expo: add(
-          'expo.download',
-          `Chromium downloadMedia expo-crypto web AES ${formatBytes(size)}, 64 KiB pieces (${goal})`,
-          r.expoDownload,
-        ),
-        web: add(
-          'expo.download.webcrypto',
-          `Chromium downloadMedia webcrypto ${formatBytes(size)}, 64 KiB pieces`,
-          r.webDownload,
-        ),
-      },
-      {
-        name: 'one call in flight',
-        expo: add(
-          'expo.serial',
-          `Chromium createDecryptStream expo-crypto web AES ${formatBytes(size)}, one chunk per piece (one call in flight)`,
-          r.expoSerial,
-        ),
-        web: add(
-          'expo.serial.webcrypto',
-          `Chromium createDecryptStream webcrypto ${formatBytes(size)}, one chunk per piece (one call in flight)`,
-          r.webSerial,
-        ),
-      },
-    ];
-    // Each expo figure beside the limit and beside the same feed over WebCrypto directly (the bridge cost).
-    for (const feed of feeds) {
-      rec.compare(feed.expo, subtle);
-      rec.compare(feed.expo, feed.web);
-    }
-    for (const feed of feeds) rec.compare(feed.web, subtle);
-    // The printed ratios pair each round's timings (the cases of a round ran back to back, in shuffled
-    // order), then take the median: steadier than a ratio of medians when the machine's load drifts.
-    const paired = (ours: number[], ref: number[]) =>
-      summarize(ours.map((ms, i) => (ref[i] as number) / ms)).median;
-    const times = [
-      [r.expoWhole, r.webWhole],
-      [r.expoDownload, r.webDownload],
-      [r.expoSerial, r.webSerial],
-    ] as const;
-    const atGoal = (ours: number[]) => {
-      const x = paired(ours, r.subtle);
-      return `${x.toFixed(2)}× (${x >= GOAL_VS_ONE_SHOT ? 'met' : 'not met'})`;
-    };
-    ctx.log(
-      `  goal (issue #25): the engine over expo-crypto ≥ ${GOAL_VS_ONE_SHOT}× one-shot crypto.subtle in the same rounds (median of per-round ratios): ` +
-        `whole ${atGoal(r.expoWhole)}, downloadMedia ${atGoal(r.expoDownload)}`,
-    );
-    ctx.log(
-      `  per-call bridge cost (expo-crypto's web wrapper ÷ WebCrypto directly, same engine and feed): ${feeds
-        .map((f, i) => `${f.name} ${paired(times[i]![0], times[i]![1]).toFixed(2)}×`)
-        .join(', ')}; what concurrency hides (whole ÷ one call in flight): expo ${paired(
+  return bundle.outputFiles[0]!.text;
+}
+
+/**
+ * Each expo figure beside the limit (one-shot subtle) and beside the same feed over WebCrypto directly (the
+ * bridge cost), and the goal's ratios, paired round by round.
+ */
+function recordFigures(ctx: BenchContext, rec: SuiteRecorder, r: PageResult, size: number): void {
+  const add = (id: string, label: string, ms: number[], reference = false) =>
+    rec.add({
+      id,
+      suite: 'expo',
+      label,
+      unit: 'MB/s',
+      sizeBytes: size,
+      reference,
+      series: label.replace(/ \d.*$/, ''),
+      summary: summarize(ms.map((t) => megabytesPerSecond(size, t))),
+    });
+  const goal = `goal ≥ ${GOAL_VS_ONE_SHOT.toFixed(1)}× a`;
+  const subtle = add(
+    'ref.expo.subtle',
+    `Chromium one-shot subtle AES-GCM ${formatBytes(size)}`,
+    r.subtle,
+    true,
+  );
+  const feeds = [
+    {
+      name: 'whole',
+      expo: add(
+        'expo.whole',
+        `Chromium decryptBlob expo-crypto web AES ${formatBytes(size)} (${goal})`,
         r.expoWhole,
+      ),
+      web: add('expo.whole.webcrypto', `Chromium decryptBlob webcrypto ${formatBytes(size)}`, r.webWhole),
+    },
+    {
+      name: 'downloadMedia',
+      expo: add(
+        'expo.download',
+        `Chromium downloadMedia expo-crypto web AES ${formatBytes(size)}, 64 KiB pieces (${goal})`,
+        r.expoDownload,
+      ),
+      web: add(
+        'expo.download.webcrypto',
+        `Chromium downloadMedia webcrypto ${formatBytes(size)}, 64 KiB pieces`,
+        r.webDownload,
+      ),
+    },
+    {
+      name: 'one call in flight',
+      expo: add(
+        'expo.serial',
+        `Chromium createDecryptStream expo-crypto web AES ${formatBytes(size)}, one chunk per piece (one call in flight)`,
         r.expoSerial,
-      ).toFixed(1)}×, WebCrypto ${paired(r.webWhole, r.webSerial).toFixed(1)}×`,
-    );
-  } finally {
-    await close();
+      ),
+      web: add(
+        'expo.serial.webcrypto',
+        `Chromium createDecryptStream webcrypto ${formatBytes(size)}, one chunk per piece (one call in flight)`,
+        r.webSerial,
+      ),
+    },
+  ];
+  // Each expo figure beside the limit and beside the same feed over WebCrypto directly (the bridge cost).
+  for (const feed of feeds) {
+    rec.compare(feed.expo, subtle);
+    rec.compare(feed.expo, feed.web);
   }
+  for (const feed of feeds) rec.compare(feed.web, subtle);
+  // The printed ratios pair each round's timings (the cases of a round ran back to back, in shuffled
+  // order), then take the median: steadier than a ratio of medians when the machine's load drifts.
+  const paired = (ours: number[], ref: number[]) =>
+    summarize(ours.map((ms, i) => (ref[i] as number) / ms)).median;
+  const times = [
+    [r.expoWhole, r.webWhole],
+    [r.expoDownload, r.webDownload],
+    [r.expoSerial, r.webSerial],
+  ] as const;
+  const atGoal = (ours: number[]) => {
+    const x = paired(ours, r.subtle);
+    return `${x.toFixed(2)}× (${x >= GOAL_VS_ONE_SHOT ? 'met' : 'not met'})`;
+  };
+  ctx.log(
+    `  goal: the engine over expo-crypto ≥ ${GOAL_VS_ONE_SHOT}× one-shot crypto.subtle in the same rounds (median of per-round ratios): ` +
+      `whole ${atGoal(r.expoWhole)}, downloadMedia ${atGoal(r.expoDownload)}`,
+  );
+  ctx.log(
+    `  per-call bridge cost (expo-crypto's web wrapper ÷ WebCrypto directly, same engine and feed): ${feeds
+      .map((f, i) => `${f.name} ${paired(times[i]![0], times[i]![1]).toFixed(2)}×`)
+      .join(', ')}; what concurrency hides (whole ÷ one call in flight): expo ${paired(
+      r.expoWhole,
+      r.expoSerial,
+    ).toFixed(1)}×, WebCrypto ${paired(r.webWhole, r.webSerial).toFixed(1)}×`,
+  );
 }
 
 /** The expo suite. */

@@ -1,8 +1,8 @@
 /**
  * React Native's engine: pure-JS blob decrypt of the universal entry under the Hermes VM
  * (hermes-engine-cli 0.12.0, bundled and lowered as a Metro build, an app's globals only: no
- * crypto.subtle), beside tweetnacl `secretbox.open` under Hermes over the same plaintext size (Happy's
- * app today). Both run inside one Hermes process, interleaved by phase, after a round-trip check.
+ * crypto.subtle), beside tweetnacl `secretbox.open` under Hermes over the same plaintext size (what Happy's
+ * app reads v1 blobs with). Both run inside one Hermes process, interleaved by phase, after a round-trip check.
  * A native cipher (react-native-quick-crypto through `cipherModuleAesGcm`) cannot run in the CLI VM;
  * the engine-only figure (the Cipher-API AES-GCM over a module that copies instead of encrypting) is the
  * ceiling it approaches, before its own AES time. Likewise for Happy's app path, the asynchronous engine
@@ -80,7 +80,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     label: `Hermes tweetnacl secretbox.open ${formatBytes(size)}`,
     unit: 'MB/s',
     sizeBytes: size,
-    series: 'Hermes tweetnacl secretbox.open (Happy today)',
+    series: 'Hermes tweetnacl secretbox.open (Happy v1)',
     reference: true,
     summary: summarize(parsed.secretboxOpenMs.map((ms) => megabytesPerSecond(size, ms))),
   });

@@ -39,21 +39,31 @@ export function claudeSessionLog(events: number, image?: string): GeneratedLog {
   return collect(claudeSessionTurns(image), events);
 }
 
-/** The turns of {@link claudeSessionLog}, endless. */
-export function* claudeSessionTurns(image?: string): LogTurns {
-  let lines: string[] = [];
-  let n = 0;
-  let toolCalls = 0;
-  let images = 0;
-  let counted = { toolCalls: 0, images: 0 };
-  let time = Date.parse('2025-08-01T10:00:00Z');
-  let last: string | null = null;
-  const push = (fields: Json, sidechain = false) => {
-    const uuid = `u-${++n}`;
-    time += 250;
-    lines.push(
+/**
+ * Writes the lines of a Claude Code session log: each line with its place in the conversation (`parentUuid`
+ * chains to the line before; a subagent's lines are a sidechain of their own), tool results that carry
+ * `image` every 25th call when given, and the counts a turn reports.
+ */
+class ClaudeLogWriter {
+  lines: string[] = [];
+  toolCalls = 0;
+  images = 0;
+  /** The uuid the next line names as its parent. */
+  last: string | null = null;
+  #n = 0;
+  #time = Date.parse('2025-08-01T10:00:00Z');
+  readonly #image: string | undefined;
+
+  constructor(image: string | undefined) {
+    this.#image = image;
+  }
+
+  push(fields: Json, sidechain = false): void {
+    const uuid = `u-${++this.#n}`;
+    this.#time += 250;
+    this.lines.push(
       JSON.stringify({
-        parentUuid: last,
+        parentUuid: this.last,
         isSidechain: sidechain,
         userType: 'external',
         cwd: '/home/me/project',
@@ -61,23 +71,34 @@ export function* claudeSessionTurns(image?: string): LogTurns {
         version: '1.0.71',
         ...fields,
         uuid,
-        timestamp: new Date(time).toISOString(),
+        timestamp: new Date(this.#time).toISOString(),
       }),
     );
-    last = uuid;
-  };
-  const assistant = (id: string, block: Json, sidechain = false) =>
-    push(
+    this.last = uuid;
+  }
+
+  assistant(id: string, block: Json, sidechain = false): void {
+    this.push(
       {
         type: 'assistant',
         message: { id, type: 'message', role: 'assistant', model: 'claude-opus-4-1', content: [block] },
       },
       sidechain,
     );
-  const result = (id: string, sidechain = false) => {
-    const withImage = image !== undefined && (toolCalls + 1) % 25 === 0;
-    if (withImage) images++;
-    push(
+  }
+
+  /** A tool call, counted. */
+  toolUse(msg: string, id: string, name: string, input: Json, sidechain = false): void {
+    this.toolCalls++;
+    this.assistant(msg, { type: 'tool_use', id, name, input }, sidechain);
+  }
+
+  result(id: string, sidechain = false): void {
+    const image = this.#image;
+    const withImage = image !== undefined && (this.toolCalls + 1) % 25 === 0;
+    if (withImage) this.images++;
+    const n = this.#n;
+    this.push(
       {
         type: 'user',
         message: {
@@ -99,78 +120,65 @@ export function* claudeSessionTurns(image?: string): LogTurns {
       },
       sidechain,
     );
-  };
-  let turn = 0;
-  for (;;) {
-    turn++;
-    push({
+  }
+}
+
+/** The turns of {@link claudeSessionLog}, endless. */
+export function* claudeSessionTurns(image?: string): LogTurns {
+  const log = new ClaudeLogWriter(image);
+  let counted = { toolCalls: 0, images: 0 };
+  for (let turn = 1; ; turn++) {
+    log.push({
       type: 'user',
       message: { role: 'user', content: `Step ${turn}: refactor the parser and run the tests` },
     });
     const msg = `msg_${turn}`;
-    assistant(msg, {
+    log.assistant(msg, {
       type: 'thinking',
       thinking: `The user wants step ${turn}. I should read the files first.`,
       signature: 'sig',
     });
-    assistant(msg, { type: 'text', text: `I'll look at the code for step ${turn}.` });
+    log.assistant(msg, { type: 'text', text: `I'll look at the code for step ${turn}.` });
     // Three parallel reads, then their results.
     const reads = [0, 1, 2].map((i) => `toolu_${turn}_r${i}`);
     for (const [i, id] of reads.entries()) {
-      toolCalls++;
-      assistant(msg, {
-        type: 'tool_use',
-        id,
-        name: 'Read',
-        input: { file_path: `/home/me/project/src/file${i}.ts` },
-      });
+      log.toolUse(msg, id, 'Read', { file_path: `/home/me/project/src/file${i}.ts` });
     }
-    for (const id of reads) result(id);
-    // A subagent with two calls of its own.
-    if (turn % 3 === 0) {
-      const task = `toolu_${turn}_task`;
-      toolCalls++;
-      assistant(`msg_${turn}_b`, {
-        type: 'tool_use',
-        id: task,
-        name: 'Task',
-        input: {
-          description: 'Search tests',
-          prompt: `Find the tests of step ${turn}`,
-          subagent_type: 'general-purpose',
-        },
-      });
-      const mainLast: string | null = last;
-      last = null;
-      push({ type: 'user', message: { role: 'user', content: `Find the tests of step ${turn}` } }, true);
-      for (let i = 0; i < 2; i++) {
-        const id = `toolu_${turn}_s${i}`;
-        toolCalls++;
-        assistant(
-          `msg_${turn}_s${i}`,
-          { type: 'tool_use', id, name: 'Grep', input: { pattern: `step${turn}`, path: 'test' } },
-          true,
-        );
-        result(id, true);
-      }
-      assistant(`msg_${turn}_s9`, { type: 'text', text: `Found 2 test files for step ${turn}.` }, true);
-      last = mainLast;
-      result(task);
-    }
+    for (const id of reads) log.result(id);
+    if (turn % 3 === 0) claudeSubagent(log, turn);
     const bash = `toolu_${turn}_bash`;
-    toolCalls++;
-    assistant(`msg_${turn}_c`, {
-      type: 'tool_use',
-      id: bash,
-      name: 'Bash',
-      input: { command: 'npm test', description: 'Run the tests' },
-    });
-    result(bash);
-    assistant(`msg_${turn}_d`, { type: 'text', text: `Step ${turn} is done: the tests pass.` });
-    yield { lines, toolCalls: toolCalls - counted.toolCalls, images: images - counted.images };
-    lines = [];
-    counted = { toolCalls, images };
+    log.toolUse(`msg_${turn}_c`, bash, 'Bash', { command: 'npm test', description: 'Run the tests' });
+    log.result(bash);
+    log.assistant(`msg_${turn}_d`, { type: 'text', text: `Step ${turn} is done: the tests pass.` });
+    yield {
+      lines: log.lines,
+      toolCalls: log.toolCalls - counted.toolCalls,
+      images: log.images - counted.images,
+    };
+    log.lines = [];
+    counted = { toolCalls: log.toolCalls, images: log.images };
   }
+}
+
+/** A Task subagent with two calls of its own, in its sidechain, then the Task's result. */
+function claudeSubagent(log: ClaudeLogWriter, turn: number): void {
+  const task = `toolu_${turn}_task`;
+  log.toolUse(`msg_${turn}_b`, task, 'Task', {
+    description: 'Search tests',
+    prompt: `Find the tests of step ${turn}`,
+    subagent_type: 'general-purpose',
+  });
+  const mainLast = log.last;
+  log.last = null;
+  log.push({ type: 'user', message: { role: 'user', content: `Find the tests of step ${turn}` } }, true);
+  for (let i = 0; i < 2; i++) {
+    const id = `toolu_${turn}_s${i}`;
+    log.toolUse(`msg_${turn}_s${i}`, id, 'Grep', { pattern: `step${turn}`, path: 'test' }, true);
+    log.result(id, true);
+  }
+  log.assistant(`msg_${turn}_s9`, { type: 'text', text: `Found 2 test files for step ${turn}.` }, true);
+  log.last = mainLast;
+  log.result(task);
 }
 
 /**

@@ -47,19 +47,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     rec.check(
       `plaintextSize = ${formatBytes(size)}; 1 MiB reads at first, last and random offsets equal the plaintext`,
     );
-    const bytes = reads * MiB;
-    // The floors of the decryption itself, on bytes already in memory (no I/O): the format's per-chunk
-    // node:crypto work for 1 MiB (65 chunks, a new decipher each: what any Cobblestone reader in Node
-    // pays), and one decipher over 1 MiB (the AES-GCM hardware limit, which no chunked format reaches).
-    const chunkKey = randomBytes(32);
-    const iv = randomBytes(12);
-    const chunks = Array.from({ length: 65 }, () => {
-      const cipher = createCipheriv('aes-256-gcm', chunkKey, iv);
-      const body = cipher.update(buf.subarray(0, 16384));
-      cipher.final();
-      return { body, tag: cipher.getAuthTag() };
-    });
-    const oneShot = createCipheriv('aes-256-gcm', chunkKey, iv).update(buf);
+    const floors = decryptionFloors(buf, offsets.length);
     // The same reads with the whole ciphertext in memory: the difference to the file reads is the cost of
     // each read's trip to the thread pool and back (on this VM, waking the idle threads costs more than
     // copying a megabyte out of the page cache), the rest is decryption.
@@ -74,77 +62,108 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         async () => {
           for (const o of offsets) await readPlain(o);
         },
-        () => {
-          for (let r = 0; r < offsets.length; r++) {
-            for (const { body, tag } of chunks) {
-              const decipher = createDecipheriv('aes-256-gcm', chunkKey, iv);
-              decipher.setAuthTag(tag);
-              decipher.update(body);
-              decipher.final();
-            }
-          }
-        },
-        () => {
-          for (let r = 0; r < offsets.length; r++)
-            createDecipheriv('aes-256-gcm', chunkKey, iv).update(oneShot);
-        },
+        floors.perChunk,
+        floors.oneCipher,
         async () => {
           for (const o of offsets) await inMemory.read(o, MiB);
         },
       ],
       plan,
     );
-    const ours = rec.add({
-      id: 'random-access.read',
-      suite: 'random-access',
-      label: `${reads}× 1 MiB random reads of ${formatBytes(size)} blob`,
-      unit: 'MB/s',
-      summary: summarize(oursMs!.map((ms) => megabytesPerSecond(bytes, ms))),
-    });
-    const ref = rec.add({
-      id: 'ref.random-access.plain',
-      suite: 'random-access',
-      label: 'same ranges from the plain file',
-      unit: 'MB/s',
-      reference: true,
-      summary: summarize(refMs!.map((ms) => megabytesPerSecond(bytes, ms))),
-    });
-    rec.compare(ours, ref);
-    const floor = (id: string, label: string, ms: number[] | undefined) =>
-      rec.add({
-        id,
-        suite: 'random-access',
-        label,
-        unit: 'MB/s',
-        reference: true,
-        summary: summarize(ms!.map((m) => megabytesPerSecond(bytes, m))),
-      });
-    const memory = rec.add({
-      id: 'random-access.read.in-memory',
-      suite: 'random-access',
-      label: `${reads}× 1 MiB random reads, ciphertext in memory (bufferRangeSource)`,
-      unit: 'MB/s',
-      summary: summarize(inMemoryMs!.map((ms) => megabytesPerSecond(bytes, ms))),
-    });
-    const perChunk = floor(
-      'ref.random-access.per-chunk',
-      'node:crypto decrypt of 65 chunks per MiB, in memory (the format floor)',
-      perChunkMs,
-    );
-    rec.compare(ours, perChunk);
-    rec.compare(memory, perChunk);
-    rec.compare(
-      ours,
-      floor(
-        'ref.random-access.one-cipher',
-        'node:crypto one decipher per MiB, in memory (AES limit)',
-        oneCipherMs,
-      ),
-    );
+    recordReads(rec, { reads, size }, { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs });
   } finally {
     await plain.close();
     await (source as { close?: () => Promise<void> }).close?.();
   }
+}
+
+/**
+ * The floors of the decryption itself, on bytes already in memory (no I/O), for `rounds` reads of 1 MiB:
+ * the format's per-chunk node:crypto work (65 chunks, a new decipher each: what any Cobblestone reader in
+ * Node pays), and one decipher over 1 MiB (the AES-GCM hardware limit, which no chunked format reaches).
+ */
+function decryptionFloors(buf: Buffer, rounds: number): { perChunk: () => void; oneCipher: () => void } {
+  const chunkKey = randomBytes(32);
+  const iv = randomBytes(12);
+  const chunks = Array.from({ length: 65 }, () => {
+    const cipher = createCipheriv('aes-256-gcm', chunkKey, iv);
+    const body = cipher.update(buf.subarray(0, 16384));
+    cipher.final();
+    return { body, tag: cipher.getAuthTag() };
+  });
+  const oneShot = createCipheriv('aes-256-gcm', chunkKey, iv).update(buf);
+  return {
+    perChunk: () => {
+      for (let r = 0; r < rounds; r++) {
+        for (const { body, tag } of chunks) {
+          const decipher = createDecipheriv('aes-256-gcm', chunkKey, iv);
+          decipher.setAuthTag(tag);
+          decipher.update(body);
+          decipher.final();
+        }
+      }
+    },
+    oneCipher: () => {
+      for (let r = 0; r < rounds; r++) createDecipheriv('aes-256-gcm', chunkKey, iv).update(oneShot);
+    },
+  };
+}
+
+/** The figures: ours beside the plain file, and ours and the in-memory reads beside the floors. */
+function recordReads(
+  rec: SuiteRecorder,
+  { reads, size }: { reads: number; size: number },
+  times: Record<'oursMs' | 'refMs' | 'perChunkMs' | 'oneCipherMs' | 'inMemoryMs', number[] | undefined>,
+): void {
+  const { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs } = times;
+  const bytes = reads * MiB;
+  const ours = rec.add({
+    id: 'random-access.read',
+    suite: 'random-access',
+    label: `${reads}× 1 MiB random reads of ${formatBytes(size)} blob`,
+    unit: 'MB/s',
+    summary: summarize(oursMs!.map((ms) => megabytesPerSecond(bytes, ms))),
+  });
+  const ref = rec.add({
+    id: 'ref.random-access.plain',
+    suite: 'random-access',
+    label: 'same ranges from the plain file',
+    unit: 'MB/s',
+    reference: true,
+    summary: summarize(refMs!.map((ms) => megabytesPerSecond(bytes, ms))),
+  });
+  rec.compare(ours, ref);
+  const floor = (id: string, label: string, ms: number[] | undefined) =>
+    rec.add({
+      id,
+      suite: 'random-access',
+      label,
+      unit: 'MB/s',
+      reference: true,
+      summary: summarize(ms!.map((m) => megabytesPerSecond(bytes, m))),
+    });
+  const memory = rec.add({
+    id: 'random-access.read.in-memory',
+    suite: 'random-access',
+    label: `${reads}× 1 MiB random reads, ciphertext in memory (bufferRangeSource)`,
+    unit: 'MB/s',
+    summary: summarize(inMemoryMs!.map((ms) => megabytesPerSecond(bytes, ms))),
+  });
+  const perChunk = floor(
+    'ref.random-access.per-chunk',
+    'node:crypto decrypt of 65 chunks per MiB, in memory (the format floor)',
+    perChunkMs,
+  );
+  rec.compare(ours, perChunk);
+  rec.compare(memory, perChunk);
+  rec.compare(
+    ours,
+    floor(
+      'ref.random-access.one-cipher',
+      'node:crypto one decipher per MiB, in memory (AES limit)',
+      oneCipherMs,
+    ),
+  );
 }
 
 /** The random-access suite. */

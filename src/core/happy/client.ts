@@ -105,7 +105,7 @@ export interface CreateSessionOptions {
    */
   tag?: string;
   /**
-   * `datakey` (default, what Happy's CLI makes with any credentials it has today: a random data key boxed
+   * `datakey` (default, what Happy's CLI makes with any credentials it has: a random data key boxed
    * for the content public key) or `legacy` (sealed with the account secret, as older CLIs did; needs the secret).
    */
   variant?: HappySessionKeys['variant'];

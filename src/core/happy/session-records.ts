@@ -2,7 +2,7 @@
  * A session's records on Happy's server, both ways.
  *
  * **Writing.** A v2 message is sealed as it is (Session Protocol v2 drops the `role: "session"`
- * wrapper); Happy's v1 `file` event (what today's app opens) is wrapped as Happy's CLI writes session
+ * wrapper); Happy's v1 `file` event (what an app without v2 opens) is wrapped as Happy's CLI writes session
  * events, `{ role: "session", content: <event>, meta: { sentFrom: "cli" } }`: the one wrapper both of
  * Happy's readers accept (the app's `typesRaw.ts` takes either wrapper, happy-wire's
  * `MessageContentSchema`, which the CLI reads with, takes only this one). Either is sealed with the
@@ -35,7 +35,7 @@ import { getRuntime } from '../runtime/runtime.js';
 import { type HappyFileEvent, HappyFileEventSchema } from './file-event.js';
 import { wrapForCli } from './session-wrapper.js';
 
-/** What can be appended to a session: a v2 message, or Happy's v1 `file` event (what today's app opens). */
+/** What can be appended to a session: a v2 message, or Happy's v1 `file` event (what an app without v2 opens). */
 export type AppendableMessage = SessionMessage | HappyFileEvent;
 
 /** One message sealed for `POST /v3/sessions/:sid/messages`. */

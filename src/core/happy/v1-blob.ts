@@ -2,7 +2,7 @@
  * Happy's v1 attachment blob: a whole file sealed at once with NaCl secretbox, no version, no chunking,
  * the same `[ nonce 24 | tag 16 | ciphertext n ]` record as a legacy record (envelope/secretbox.ts) under
  * a blob key: the master blob key (legacy sessions) or the session blob key (dataKey sessions); see
- * {@link masterBlobKey} and {@link sessionBlobKey}. What Happy's app opens today; new media use the
+ * {@link masterBlobKey} and {@link sessionBlobKey}. The format Happy's app opens without v2; new media use the
  * chunked v2 format, and v1 stays readable and writable for the app. A v1 blob is at most Happy's
  * attachment cap (attachment-limit.ts).
  *

@@ -1,8 +1,8 @@
 /**
  * Everything we ask of ffprobe and ffmpeg, in one module.
  *
- * **Why a direct `spawn` and not fluent-ffmpeg.** The issue asked for fluent-ffmpeg behind one module of
- * ours. fluent-ffmpeg 2.1.3 is deprecated and its repository archived (May 2025); its `ffprobe()` has no
+ * **Why a direct `spawn` and not fluent-ffmpeg.** fluent-ffmpeg behind one module of ours
+ * was the first plan. fluent-ffmpeg 2.1.3 is deprecated and its repository archived (May 2025); its `ffprobe()` has no
  * timeout and buffers all of stdout with no limit, and its command builder adds nothing we need for two
  * fixed command lines. ../shared/MEASURED.md (the machine measurements) found a direct spawn costs the same. So this module spawns the tools
  * itself, and it is the only place that does: replacing it (or going back to a wrapper) touches nothing

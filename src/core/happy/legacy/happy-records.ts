@@ -1,5 +1,5 @@
 /**
- * What Happy's server holds today, into v2: the records of a session after decryption, in any of the
+ * What Happy's server holds, into v2: the records of a session after decryption, in any of the
  * shapes Happy has written, so the app folds old and new transcripts with one `foldTranscript`.
  *
  * | record | becomes |

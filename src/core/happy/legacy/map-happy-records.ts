@@ -1,5 +1,5 @@
 /**
- * `mapHappyRecords`: the one function that reads a session as Happy's server holds it today (legacy
+ * `mapHappyRecords`: the one function that reads a session as Happy's server holds it (legacy
  * records, v1 session events, v2 messages, in any mix) and yields v2 messages, so an app renders old
  * and new sessions with one `foldTranscript`. See `happy-records.ts` for the table.
  *
