@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # Happy's own server (slopus/happy packages/happy-server, standalone mode: embedded Postgres via PGlite,
-# local file storage, no Redis, no S3) on loopback, for the tests against the real thing and the demo.
-# The source is read from ../shared/happy-server (read-only); everything this script writes lives under DIR.
+# local file storage, no Redis, no S3) on loopback, for trying happy-media against the real thing, the
+# tests and the demo. Its source is only read; everything this script writes lives under DIR.
 #
-#   scripts/happy-server.sh install DIR        copy the source to DIR, install its packages (npm registry
-#                                              only), generate the Prisma client offline, build happy-wire.
-#                                              ~5-6 min from nothing, seconds when DIR is already installed.
-#   scripts/happy-server.sh start DIR [PORT]   migrate and serve on 127.0.0.1:PORT (unset or "auto": the
-#                                              first free port from 3105 up), wait until it answers, write
-#                                              DIR/env (source it: HAPPY_MEDIA_HAPPY_SERVER_URL)
-#   scripts/happy-server.sh stop DIR           stop the server `start` started; nothing is left running
-#   scripts/happy-server.sh status DIR         print whether it is running
+#   scripts/happy-server.sh install DIR [SOURCE]   copy the server from SOURCE to DIR, install its packages
+#                                                  (npm registry only), generate the Prisma client offline,
+#                                                  build happy-wire. Minutes from nothing, seconds when DIR is
+#                                                  already installed (rm -rf DIR to install another source).
+#   scripts/happy-server.sh start DIR [PORT]       migrate and serve on 127.0.0.1:PORT (unset or "auto": the
+#                                                  first free port from 3105 up), wait until it answers, write
+#                                                  DIR/env (source it: HAPPY_MEDIA_HAPPY_SERVER_URL)
+#   scripts/happy-server.sh stop DIR               stop the server `start` started; nothing is left running
+#   scripts/happy-server.sh status DIR             print whether it is running
 #
-# Environment: HAPPY_SERVER_SOURCE (default ../shared/happy-server beside the repository).
+# SOURCE (else $HAPPY_SERVER_SOURCE, else ../shared/happy-server beside the repository) is either
+#   - a checkout of slopus/happy (git clone https://github.com/slopus/happy): its packages/happy-server and
+#     packages/happy-wire, its patches/ and its root package.json, narrowed to those two packages; the
+#     packages come from the npm registry as the checkout names them (privacy-kit included), or
+#   - a copy laid out as ../shared/happy-server: src/ (the server's part of the monorepo) and vendor/ (a
+#     built privacy-kit, for a registry that does not have it).
 # Offline workarounds (see ../shared/happy-server/attachments-api.md, "Running the server offline"):
-# privacy-kit is the vendored build (the registry answers 404 for it); Prisma uses its wasm query
-# compiler ("client" engine) with stub native engine paths, because the native engines are downloaded
-# from a host that is not reachable.
+# Prisma uses its wasm query compiler ("client" engine) with stub native engine paths, because the native
+# engines are downloaded from a host that may not be reachable.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-SOURCE="${HAPPY_SERVER_SOURCE:-$REPO/../shared/happy-server}"
+DEFAULT_SOURCE="$REPO/../shared/happy-server"
 PNPM_VERSION=10.34.9 # pnpm 11 needs Node 22; corepack cannot fetch here, so pnpm comes from npm.
 
 log() { printf 'happy-server: %s\n' "$*" >&2; }
@@ -29,7 +34,7 @@ die() {
 }
 
 dir_arg() {
-  [ -n "${1:-}" ] || die "missing DIR (usage: $0 install|start|stop|status DIR [PORT])"
+  [ -n "${1:-}" ] || die "missing DIR (usage: $0 install DIR [SOURCE] | start DIR [PORT] | stop DIR | status DIR)"
   mkdir -p "$1"
   DIR="$(cd "$1" && pwd)"
   APP="$DIR/app"
@@ -49,22 +54,67 @@ tool_env() {
   export PRISMA_QUERY_ENGINE_LIBRARY="$DIR/stub/libquery_engine.so.node"
 }
 
+# Which kind of source SOURCE is: "bundle" (../shared/happy-server's src/ and vendor/) or "checkout"
+# (slopus/happy); anything else is refused, saying what is expected.
+source_layout() {
+  if [ -d "$SOURCE/src/packages/happy-server" ]; then
+    LAYOUT=bundle
+  elif [ -d "$SOURCE/packages/happy-server" ] && [ -f "$SOURCE/package.json" ]; then
+    LAYOUT=checkout
+  else
+    die "no Happy server at $SOURCE: give a checkout of slopus/happy (git clone https://github.com/slopus/happy DIR2; $0 install DIR DIR2) or a copy laid out as ../shared/happy-server (src/, vendor/)"
+  fi
+}
+
+# Copies what the server needs from a slopus/happy checkout: its two packages (without any node_modules
+# the checkout has), the monorepo's patches, and a root package.json and workspace narrowed to them (what
+# ../shared/happy-server's src/ holds).
+copy_checkout() {
+  local package
+  mkdir -p "$APP/packages"
+  for package in happy-server happy-wire; do
+    [ -d "$SOURCE/packages/$package" ] || continue
+    tar -C "$SOURCE/packages" --exclude=node_modules --exclude=dist -cf - "$package" | tar -C "$APP/packages" -xf -
+  done
+  [ -d "$SOURCE/patches" ] && cp -R "$SOURCE/patches" "$APP/patches"
+  [ -f "$SOURCE/LICENSE" ] && cp "$SOURCE/LICENSE" "$APP/LICENSE"
+  [ -d "$SOURCE/vendor" ] && tar -C "$SOURCE" --exclude=node_modules -cf - vendor | tar -C "$APP" -xf -
+  node -e '
+    const fs = require("node:fs");
+    const root = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const packages = ["packages/happy-server", "packages/happy-wire"].filter((p) => fs.existsSync(`${process.argv[2]}/${p}`));
+    const narrowed = { name: root.name ?? "monorepo", private: true, workspaces: { packages } };
+    if (root.pnpm) narrowed.pnpm = root.pnpm;
+    if (root.packageManager) narrowed.packageManager = root.packageManager;
+    fs.writeFileSync(`${process.argv[2]}/package.json`, `${JSON.stringify(narrowed, null, 4)}\n`);
+    fs.writeFileSync(`${process.argv[2]}/pnpm-workspace.yaml`, `packages:\n${packages.map((p) => `  - "${p}"\n`).join("")}`);
+  ' "$SOURCE/package.json" "$APP"
+}
+
 install() {
   dir_arg "${1:-}"
   if [ -f "$DIR/.installed" ]; then
-    log "already installed in $DIR"
+    log "already installed in $DIR (from $(cat "$DIR/.installed" 2>/dev/null || echo '?')); rm -rf $DIR to install again"
     return 0
   fi
-  [ -d "$SOURCE/src/packages/happy-server" ] || die "no server source at $SOURCE (set HAPPY_SERVER_SOURCE)"
+  SOURCE="${2:-${HAPPY_SERVER_SOURCE:-$DEFAULT_SOURCE}}"
+  [ -d "$SOURCE" ] || die "no server source at $SOURCE: give a checkout of slopus/happy ($0 install DIR SOURCE) or set HAPPY_SERVER_SOURCE"
+  SOURCE="$(cd "$SOURCE" && pwd)"
+  source_layout
   command -v node >/dev/null || die "node not found"
   tool_env
   local t0=$SECONDS
   rm -rf "$APP" "$DIR/stub"
   mkdir -p "$APP" "$DIR/stub" "$DIR/tools"
-  cp -R "$SOURCE/src/." "$APP/"
-  # happy-server depends on "file:../../vendor/privacy-kit": a copy beside the packages, so pnpm also
-  # installs privacy-kit's own dependencies (a `link:` would leave them unresolved).
-  cp -R "$SOURCE/vendor" "$APP/vendor"
+  log "server from $SOURCE ($LAYOUT)"
+  if [ "$LAYOUT" = bundle ]; then
+    cp -R "$SOURCE/src/." "$APP/"
+    # happy-server depends on "file:../../vendor/privacy-kit": a copy beside the packages, so pnpm also
+    # installs privacy-kit's own dependencies (a `link:` would leave them unresolved).
+    cp -R "$SOURCE/vendor" "$APP/vendor"
+  else
+    copy_checkout
+  fi
   chmod -R u+w "$APP"
   touch "$DIR/stub/schema-engine" "$DIR/stub/libquery_engine.so.node"
   if [ ! -x "$DIR/tools/node_modules/.bin/pnpm" ]; then
@@ -89,14 +139,18 @@ install() {
       tail -n 30 "$DIR/install.log" >&2
       die "prisma generate failed (log: $DIR/install.log)"
     }
-  (cd "$APP" && node patches/fix-pglite-prisma-bytes.cjs) >>"$DIR/install.log" 2>&1 || die "pglite patch failed"
-  log "building happy-wire"
-  (cd "$APP" && "$pnpm" --filter @slopus/happy-wire build) >>"$DIR/install.log" 2>&1 ||
-    {
-      tail -n 30 "$DIR/install.log" >&2
-      die "happy-wire build failed (log: $DIR/install.log)"
-    }
-  touch "$DIR/.installed"
+  if [ -f "$APP/patches/fix-pglite-prisma-bytes.cjs" ]; then
+    (cd "$APP" && node patches/fix-pglite-prisma-bytes.cjs) >>"$DIR/install.log" 2>&1 || die "pglite patch failed"
+  fi
+  if [ -d "$APP/packages/happy-wire" ]; then
+    log "building happy-wire"
+    (cd "$APP" && "$pnpm" --filter @slopus/happy-wire build) >>"$DIR/install.log" 2>&1 ||
+      {
+        tail -n 30 "$DIR/install.log" >&2
+        die "happy-wire build failed (log: $DIR/install.log)"
+      }
+  fi
+  printf '%s (%s)\n' "$SOURCE" "$LAYOUT" >"$DIR/.installed"
   log "installed in $DIR in $((SECONDS - t0)) s"
 }
 
@@ -190,12 +244,12 @@ status() {
 }
 
 case "${1:-}" in
-  install) install "${2:-}" ;;
+  install) install "${2:-}" "${3:-}" ;;
   start) start "${2:-}" "${3:-auto}" ;;
   stop) stop "${2:-}" ;;
   status) status "${2:-}" ;;
   *)
-    echo "usage: $0 install|start|stop|status DIR [PORT]" >&2
+    echo "usage: $0 install DIR [SOURCE] | start DIR [PORT] | stop DIR | status DIR" >&2
     exit 2
     ;;
 esac
