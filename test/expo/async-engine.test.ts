@@ -203,6 +203,35 @@ describe('BlobDecryptor with overlapping pushes', () => {
     expect(out.length === plain.length && out.every((v, i) => v === plain[i])).toBe(true);
   });
 
+  it('a push made just after the cipher became ready, while earlier pushes still wait for it, frames after them', async () => {
+    // The third push is made 0 to 11 microtasks after the key import settled: that covers the moment the
+    // cipher exists while the first two pushes have not resumed yet.
+    for (let depth = 0; depth < 12; depth++) {
+      const async = asAsync(nobleAesGcm);
+      let imported: Promise<unknown> | undefined;
+      const watched: AsyncAesGcm = {
+        ...async,
+        importKey: (k) => {
+          imported = async.importKey(k);
+          return imported;
+        },
+      };
+      const decryptor = new BlobDecryptor(key, { context: mediaBlobContext(REF), aesGcm: watched });
+      const cut = [56 + 16_400 + 5, 56 + 3 * 16_400 + 9, 56 + 5 * 16_400];
+      const pushes = [
+        decryptor.push(blob.subarray(0, cut[0])),
+        decryptor.push(blob.subarray(cut[0], cut[1])),
+      ];
+      await imported;
+      for (let i = 0; i < depth; i++) await Promise.resolve();
+      pushes.push(decryptor.push(blob.subarray(cut[1], cut[2])));
+      pushes.push(decryptor.push(blob.subarray(cut[2])));
+      pushes.push(decryptor.finish());
+      const out = joinBytes((await Promise.all(pushes)).flat());
+      expect(out.length === plain.length && out.every((v, i) => v === plain[i]), `depth ${depth}`).toBe(true);
+    }
+  });
+
   it('a push after finish is trailing data, refused', async () => {
     const decryptor = new BlobDecryptor(key, {
       context: mediaBlobContext(REF),

@@ -304,6 +304,8 @@ export class BlobDecryptor {
   #cipher: ChunkCipher | undefined;
   /** Set while the cipher is being prepared: pushes that arrive meanwhile wait for it, in call order. */
   #cipherReady: Promise<void> | undefined;
+  /** Pushes waiting for the cipher that have not framed yet. */
+  #waiting = 0;
   /** Sealed bytes not yet known to be a non-final chunk: at most one sealed chunk. */
   readonly #pending = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
   #pendingLength = 0;
@@ -349,22 +351,29 @@ export class BlobDecryptor {
     assertBytes(data, 'chunk');
     return this.#guard(async () => {
       let at = 0;
-      if (this.#cipher === undefined) {
-        if (this.#cipherReady === undefined) {
-          if (this.#raw !== undefined) {
-            this.#cipherReady = this.#createRawCipher();
-          } else {
-            const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
-            this.#header.set(data.subarray(0, take), this.#headerLength);
-            this.#headerLength += take;
-            at = take;
-            if (this.#headerLength < BLOB_HEADER_SIZE) return [];
-            this.#cipherReady = this.#openHeader();
-          }
+      if (this.#cipher === undefined && this.#cipherReady === undefined) {
+        if (this.#raw !== undefined) {
+          this.#cipherReady = this.#createRawCipher();
+        } else {
+          const take = Math.min(BLOB_HEADER_SIZE - this.#headerLength, data.length);
+          this.#header.set(data.subarray(0, take), this.#headerLength);
+          this.#headerLength += take;
+          at = take;
+          if (this.#headerLength < BLOB_HEADER_SIZE) return [];
+          this.#cipherReady = this.#openHeader();
         }
-        // Pushes waiting here resume in the order they were made, so their framing keeps that order; one
-        // made after finish() is trailing data, refused here as at once.
-        await this.#cipherReady;
+      }
+      // Pushes waiting here resume in the order they were made, so their framing keeps that order. A push
+      // made once the cipher exists but while earlier ones have yet to resume waits too, behind them:
+      // framing it at once would put its chunks before theirs. One made after finish() is trailing data,
+      // refused here as at once.
+      if (this.#cipher === undefined || this.#waiting > 0) {
+        this.#waiting++;
+        try {
+          await this.#cipherReady;
+        } finally {
+          this.#waiting--;
+        }
         this.#ensureOpen();
       }
       // A chunk is complete and not final only when at least one more byte follows it. Everything from
