@@ -60,6 +60,16 @@ export interface ChunkCipher {
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
    */
   openChunks?(first: number, sealed: readonly Uint8Array[]): Uint8Array[] | Promise<Uint8Array[]>;
+  /**
+   * Opens like {@link ChunkCipher.open} but writes the plaintexts, in order, into `out` from `at` on,
+   * instead of into an array of its own: random access decrypts a range straight into its result. `out`
+   * may be the array the chunks are views of, as long as each chunk's plaintext lands at or before its
+   * ciphertext (decryption in place: every chunk is read whole before its plaintext is written). On any
+   * failure what it wrote there is wiped, and the bytes from `at` on are not to be used.
+   *
+   * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when any tag fails.
+   */
+  openInto(first: number, sealed: readonly Uint8Array[], out: Uint8Array, at: number): void | Promise<void>;
 }
 
 /**
@@ -154,29 +164,37 @@ export class SyncChunkCipher implements ChunkCipher {
   }
 
   open(first: number, sealed: readonly Uint8Array[]): Uint8Array {
-    const aes = this.#aes;
     let total = 0;
     for (const s of sealed) total += openedLength(s);
     const out = this.#output(total);
-    let at = 0;
+    this.openInto(first, sealed, out, 0);
+    return out;
+  }
+
+  openInto(first: number, sealed: readonly Uint8Array[], out: Uint8Array, at: number): void {
+    const aes = this.#aes;
+    let total = 0;
+    for (const s of sealed) total += openedLength(s);
+    let to = at;
     try {
       for (let i = 0; i < sealed.length; i++) {
         const chunk = sealed[i] as Uint8Array;
         const nonce = chunkNonceInto(this.#baseNonce, first + i, this.#nonce);
-        if (aes.openInto) aes.openInto(this.#key, nonce, chunk, out, at);
+        // In place (the chunk is a view of `out`), the result is copied after the call returned: the seam
+        // does not promise that an `openInto` reads all of its input before it writes.
+        if (aes.openInto && chunk.buffer !== out.buffer) aes.openInto(this.#key, nonce, chunk, out, to);
         else {
           const plain = aes.open(this.#key, nonce, chunk);
           if (plain.length !== chunk.length - BLOB_TAG_SIZE) throw new DecryptionError();
-          out.set(plain, at);
+          out.set(plain, to);
         }
-        at += chunk.length - BLOB_TAG_SIZE;
+        to += chunk.length - BLOB_TAG_SIZE;
       }
     } catch (error) {
-      // What the batch wrote is unverified or beside a chunk that failed: wiped, none of it returned.
-      out.fill(0);
+      // What the batch wrote is unverified or beside a chunk that failed: wiped, none of it released.
+      out.fill(0, at, at + total);
       throw openFailed(error);
     }
-    return out;
   }
 }
 
@@ -246,6 +264,15 @@ class AsyncChunkCipher implements ChunkCipher {
 
   async open(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array> {
     return joinChunks(await this.openChunks(first, sealed));
+  }
+
+  async openInto(first: number, sealed: readonly Uint8Array[], out: Uint8Array, at: number): Promise<void> {
+    // Every call of the batch settled before the first write, so decryption in place is safe.
+    let to = at;
+    for (const plain of await this.openChunks(first, sealed)) {
+      out.set(plain, to);
+      to += plain.length;
+    }
   }
 
   async openChunks(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array[]> {

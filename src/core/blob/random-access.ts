@@ -16,6 +16,7 @@
  */
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
+import { getRuntime } from '../runtime/runtime.js';
 import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import {
   BLOB_BATCH_CHUNKS,
@@ -32,10 +33,25 @@ import { blobLayout, chunkOffset } from './sizes.js';
 import { ChunkSplitter } from './stream.js';
 
 /**
- * Chunks per source read of {@link BlobReader.read}: 1024 (16 MiB of ciphertext). A 1 MiB read is one
- * source read; a long one is read in spans, the next read overlapping the current span's decryption.
+ * Chunks per source read of {@link BlobReader.read} from a source that can only `read`: 1024 (16 MiB of
+ * ciphertext). A 1 MiB read is one source read; a long one is read in spans, the next read overlapping
+ * the current span's decryption.
  */
 const READ_SPAN_CHUNKS = 1024;
+
+/**
+ * Chunks of the first window of a read from a source that reads into the caller's array (a file): 16
+ * (256 KiB), decrypted while the next window is read, so a read waits for a quarter of a megabyte before
+ * its decryption starts instead of for the whole range.
+ */
+const FIRST_WINDOW_CHUNKS = 16;
+
+/**
+ * Chunks of every later window: 64 (1 MiB). Each read of a file costs the main thread a hand-over to the
+ * thread pool and back (tens of microseconds on a VM, as much as decrypting a few chunks), so after the
+ * first window the reads are as large as the batches.
+ */
+const LATER_WINDOW_CHUNKS = BLOB_BATCH_CHUNKS;
 
 /** Reads byte ranges of a ciphertext: a buffer, a file handle, an HTTP Range reader, a storage ref. */
 export interface RangeSource {
@@ -49,6 +65,13 @@ export interface RangeSource {
    * Each piece must stay unchanged after it is yielded.
    */
   stream?(offset: number, length: number, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+  /**
+   * Optional: reads the `out.length` bytes at `offset` into `out` (a positioned file read) and resolves
+   * with how many it read (fewer only at the end of the data). With it, {@link BlobReader.read} decrypts
+   * each chunk in the array its ciphertext was read into, and reads the next window while it decrypts
+   * this one: no array of its own per read, and the reading overlaps the decryption.
+   */
+  readInto?(offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number>;
 }
 
 /** Decrypted random access to one blob. */
@@ -59,7 +82,8 @@ export interface BlobReader {
    * Decrypts plaintext bytes `[offset, offset + length)`, reading only the chunks they lie in; each
    * chunk is verified before any of its bytes is returned. The result may be a view into an array that
    * also holds the rest of the chunks it lies in (verified plaintext of the same blob, at most 32 KiB
-   * more): copy it (`.slice()`) before transferring its `.buffer`.
+   * more) and some of their ciphertext: copy it (`.slice()`) before transferring its `.buffer`. Reads that
+   * follow one another (each starting where the last ended) have the next range read ahead.
    *
    * @throws {InvalidArgumentError} when the range is not inside `[0, plaintextSize]`.
    * @throws {DecryptionError} when a chunk does not verify or the source returns short data.
@@ -173,80 +197,205 @@ export async function openBlobRandomAccess(
   const { finalIndex, finalSealedSize } = layout;
   const finalSealed = await readExactly(source, chunkOffset(finalIndex), finalSealedSize);
   const finalPlain = await cipher.open(finalIndex, [finalSealed]);
+  return new RangeReader({ source, cipher, finalIndex, finalPlain }, layout.plaintextSize);
+}
 
-  return {
-    plaintextSize: layout.plaintextSize,
-    async *stream(offset, length, signal) {
-      assertRange(offset, length, layout.plaintextSize);
-      yield* streamChunks({ source, cipher, finalIndex, finalPlain }, offset, length, signal);
-    },
-    async read(offset, length, signal) {
-      assertRange(offset, length, layout.plaintextSize);
-      if (length === 0) return new Uint8Array(0);
-      const end = offset + length;
-      const first = Math.floor(offset / BLOB_CHUNK_SIZE);
-      const last = Math.floor((end - 1) / BLOB_CHUNK_SIZE);
-      // The final chunk was verified at open; reuse it rather than reading it again.
-      const lastRead = Math.min(last, finalIndex - 1);
-      /** Reads the sealed chunks `[start, start + span)`, capped at the last one to read. */
-      const readSpan = (start: number) =>
-        readExactly(
-          source,
-          chunkOffset(start),
-          (Math.min(lastRead, start + READ_SPAN_CHUNKS - 1) - start + 1) * BLOB_SEALED_CHUNK_SIZE,
-          signal,
+/** The chunks a plaintext range lies in. */
+interface Covering {
+  /** Index of the first chunk. */
+  readonly first: number;
+  /** Index of the last chunk (may be the final one). */
+  readonly last: number;
+  /** Chunks to read from the source: `[first, first + count)`, the final one never (verified at open). */
+  readonly count: number;
+}
+
+/** The covering chunks of `[offset, offset + length)` (`length` > 0) of a blob whose final chunk is `finalIndex`. */
+function covering(offset: number, length: number, finalIndex: number): Covering {
+  const first = Math.floor(offset / BLOB_CHUNK_SIZE);
+  const last = Math.floor((offset + length - 1) / BLOB_CHUNK_SIZE);
+  return { first, last, count: Math.max(0, Math.min(last, finalIndex - 1) - first + 1) };
+}
+
+/** A {@link BlobReader} over an opened blob. */
+class RangeReader implements BlobReader {
+  readonly plaintextSize: number;
+  readonly #blob: OpenBlobParts;
+  /** Plaintext offset where the last read ended: a read that starts there is sequential. */
+  #lastEnd = -1;
+  /** The ciphertext of the range after a sequential read, read ahead for the next one. */
+  #ahead: SealedLoad | undefined;
+
+  constructor(blob: OpenBlobParts, plaintextSize: number) {
+    this.#blob = blob;
+    this.plaintextSize = plaintextSize;
+  }
+
+  async *stream(
+    offset: number,
+    length: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Uint8Array, void, undefined> {
+    assertRange(offset, length, this.plaintextSize);
+    yield* streamChunks(this.#blob, offset, length, signal);
+  }
+
+  async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
+    assertRange(offset, length, this.plaintextSize);
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    if (length === 0) return new Uint8Array(0);
+    const { finalIndex, finalPlain, source } = this.#blob;
+    const range = covering(offset, length, finalIndex);
+    const from = offset - range.first * BLOB_CHUNK_SIZE;
+    if (range.count === 0) return finalPlain.slice(from, from + length);
+    let plain: Uint8Array;
+    if (source.readInto === undefined) {
+      plain = await this.#readSpans(range, signal);
+    } else {
+      const load = ahead?.serves(range)
+        ? ahead
+        : new SealedLoad(source, range, this.#blob.finalPlain, signal);
+      plain = await this.#openInPlace(load, range);
+      const sequential = offset === this.#lastEnd;
+      this.#lastEnd = offset + length;
+      if (sequential) this.#readAhead(offset + length, length);
+    }
+    return plain.subarray(from, from + length);
+  }
+
+  /**
+   * Decrypts the chunks of `range` in the array `load` reads them into, window by window as they arrive:
+   * each chunk's plaintext lands before its ciphertext, so nothing else is allocated, and the array's
+   * memory was first touched by the read rather than by the decryption. Wiped on any failure.
+   */
+  async #openInPlace(load: SealedLoad, range: Covering): Promise<Uint8Array> {
+    const out = load.bytes;
+    try {
+      for (const window of load.windows) {
+        if (window.start >= range.count) break;
+        await window.arrived;
+        const end = Math.min(range.count, window.end);
+        const sealed = sealedChunks(
+          out.subarray(window.start * BLOB_SEALED_CHUNK_SIZE, end * BLOB_SEALED_CHUNK_SIZE),
         );
-      if (last < finalIndex && last - first < READ_SPAN_CHUNKS) {
-        // The common case (a player's range, a 1 MiB read): one span, one cipher call, whose output is
-        // returned as a view: each chunk's plaintext is copied once (by the cipher, after its tag
-        // verified), and no zero-filled array is made only to be overwritten.
-        const plain = await cipher.open(first, sealedChunks(await readSpan(first)));
-        const from = offset - first * BLOB_CHUNK_SIZE;
-        return plain.subarray(from, from + length);
+        await this.#blob.cipher.openInto(
+          range.first + window.start,
+          sealed,
+          out,
+          window.start * BLOB_CHUNK_SIZE,
+        );
       }
-      const out = new Uint8Array(length);
-      let written = 0;
-      const copyOut = (chunkIndex: number, plain: Uint8Array) => {
-        const chunkStart = chunkIndex * BLOB_CHUNK_SIZE;
-        const from = Math.max(offset, chunkStart) - chunkStart;
-        const to = Math.min(end, chunkStart + plain.length) - chunkStart;
-        out.set(plain.subarray(from, to), written);
-        written += to - from;
-      };
-      // One source read per span (not per batch), and the next span is read while this one is decrypted.
-      let pending = first <= lastRead ? readSpan(first) : undefined;
-      for (let spanStart = first; pending !== undefined; spanStart += READ_SPAN_CHUNKS) {
-        const bytes = await pending;
-        const nextStart = spanStart + READ_SPAN_CHUNKS;
-        pending = nextStart <= lastRead ? readSpan(nextStart) : undefined;
-        try {
-          const count = bytes.length / BLOB_SEALED_CHUNK_SIZE;
-          // Batches of a span are opened together: concurrently for an asynchronous AES-GCM (WebCrypto).
-          const opening: (Uint8Array | Promise<Uint8Array>)[] = [];
-          const sealed = sealedChunks(bytes);
-          for (let b = 0; b < count; b += BLOB_BATCH_CHUNKS) {
-            opening.push(cipher.open(spanStart + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS)));
-          }
-          const opened = await Promise.all(opening);
-          // Every chunk before the final one is full-size, so chunk i of a batch is at i * 16384.
-          for (const [k, batch] of opened.entries()) {
-            for (let at = 0; at < batch.length; at += BLOB_CHUNK_SIZE) {
-              copyOut(
-                spanStart + k * BLOB_BATCH_CHUNKS + at / BLOB_CHUNK_SIZE,
-                batch.subarray(at, at + BLOB_CHUNK_SIZE),
-              );
-            }
-          }
-        } catch (error) {
-          // The prefetched span is abandoned; keep its failure from surfacing as an unhandled rejection.
-          pending?.catch(() => undefined);
-          throw error;
+    } catch (error) {
+      out.fill(0);
+      throw error;
+    }
+    if (range.last === this.#blob.finalIndex) out.set(this.#blob.finalPlain, range.count * BLOB_CHUNK_SIZE);
+    return out;
+  }
+
+  /**
+   * Decrypts the chunks of `range` from a source that only `read`s into one array of their plaintext: one
+   * source read per span (not per batch), the next span read while this one is decrypted.
+   */
+  async #readSpans(range: Covering, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    const { source, cipher, finalIndex, finalPlain } = this.#blob;
+    const finalPart = range.last === finalIndex ? finalPlain.length : 0;
+    // Every byte of it is written below (the runtime's output arrays may be uninitialised).
+    const out = getRuntime().alloc.output(range.count * BLOB_CHUNK_SIZE + finalPart);
+    const lastRead = range.first + range.count - 1;
+    const readSpan = (start: number) =>
+      readExactly(
+        source,
+        chunkOffset(start),
+        (Math.min(lastRead, start + READ_SPAN_CHUNKS - 1) - start + 1) * BLOB_SEALED_CHUNK_SIZE,
+        signal,
+      );
+    let pending: Promise<Uint8Array> | undefined = readSpan(range.first);
+    try {
+      for (let start = range.first; pending !== undefined; start += READ_SPAN_CHUNKS) {
+        const sealed = sealedChunks(await pending);
+        pending = start + READ_SPAN_CHUNKS <= lastRead ? readSpan(start + READ_SPAN_CHUNKS) : undefined;
+        // Batches of a span are opened together: concurrently for an asynchronous AES-GCM (WebCrypto).
+        const opening: (void | Promise<void>)[] = [];
+        for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
+          const at = (start + b - range.first) * BLOB_CHUNK_SIZE;
+          opening.push(cipher.openInto(start + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS), out, at));
         }
+        await Promise.all(opening);
       }
-      if (last === finalIndex) copyOut(finalIndex, finalPlain);
-      return out;
-    },
-  };
+    } catch (error) {
+      // The prefetched span is abandoned; keep its failure from surfacing as an unhandled rejection.
+      pending?.catch(() => undefined);
+      out.fill(0);
+      throw error;
+    }
+    if (finalPart > 0) out.set(finalPlain, range.count * BLOB_CHUNK_SIZE);
+    return out;
+  }
+
+  /** Starts reading the ciphertext of `[offset, offset + length)` (cut at the end) for the next read. */
+  #readAhead(offset: number, length: number): void {
+    const next = Math.min(length, this.plaintextSize - offset);
+    if (next <= 0) return;
+    const range = covering(offset, next, this.#blob.finalIndex);
+    // Not the caller's signal: that read is over, and the next one brings its own.
+    if (range.count > 0) this.#ahead = new SealedLoad(this.#blob.source, range, this.#blob.finalPlain);
+  }
+}
+
+/** One read of a {@link SealedLoad}: chunks `[start, end)` of its range. */
+interface LoadWindow {
+  readonly start: number;
+  readonly end: number;
+  /** Resolves when the window's bytes are in the load's array. */
+  readonly arrived: Promise<void>;
+}
+
+/**
+ * The sealed chunks of a {@link Covering} read into one array from a source with `readInto`, window by
+ * window: each window's read starts when the one before it arrived, so one read is in flight while the
+ * reader decrypts. The array has room for the plaintext of the range too (in place, see
+ * {@link RangeReader}), and every byte of it is written by the reads or the decryption.
+ */
+class SealedLoad {
+  readonly bytes: Uint8Array;
+  readonly windows: LoadWindow[] = [];
+  readonly #range: Covering;
+
+  constructor(source: RangeSource, range: Covering, finalPlain: Uint8Array, signal?: AbortSignal) {
+    this.#range = range;
+    const sealedBytes = range.count * BLOB_SEALED_CHUNK_SIZE;
+    const plainBytes = range.count * BLOB_CHUNK_SIZE + finalPlain.length;
+    this.bytes = getRuntime().alloc.output(Math.max(sealedBytes, plainBytes));
+    // The part past the ciphertext that only the final chunk's plaintext may fill: written now.
+    this.bytes.fill(0, sealedBytes);
+    const readInto = (source.readInto as NonNullable<RangeSource['readInto']>).bind(source);
+    let previous: Promise<void> = Promise.resolve();
+    for (let start = 0; start < range.count; ) {
+      const end = Math.min(range.count, start + (start === 0 ? FIRST_WINDOW_CHUNKS : LATER_WINDOW_CHUNKS));
+      const into = this.bytes.subarray(start * BLOB_SEALED_CHUNK_SIZE, end * BLOB_SEALED_CHUNK_SIZE);
+      const offset = chunkOffset(range.first + start);
+      previous = previous.then(async () => {
+        if (signal?.aborted) throw new AbortedError();
+        // Fewer bytes than the chunks the blob's length promised: not authentic.
+        if ((await readInto(offset, into, signal)) !== into.length) throw new DecryptionError();
+      });
+      // Awaited by the read; a load abandoned by a read that failed or went elsewhere must not surface
+      // as an unhandled rejection.
+      previous.catch(() => undefined);
+      this.windows.push({ start, end, arrived: previous });
+      start = end;
+    }
+  }
+
+  /**
+   * True when a read of `range` can use this load: the same first chunk and no more chunks (the array
+   * always has room for the final chunk's plaintext after them).
+   */
+  serves(range: Covering): boolean {
+    return range.first === this.#range.first && range.count <= this.#range.count;
+  }
 }
 
 /**

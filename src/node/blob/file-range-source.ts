@@ -5,7 +5,7 @@
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import type { RangeSource } from '../../core/blob/random-access.js';
-import { assertNonNegativeInteger } from '../../core/bytes.js';
+import { assertBytes, assertNonNegativeInteger } from '../../core/bytes.js';
 import { AbortedError } from '../../core/errors.js';
 import { diskError } from '../fs/disk-error.js';
 
@@ -17,7 +17,8 @@ export interface FileRangeSource extends RangeSource {
 
 /**
  * Opens `path` lazily (on the first `size()`/`read()`) and reads ranges with positioned reads, so
- * nothing but the requested bytes is ever held in memory.
+ * nothing but the requested bytes is ever held in memory; `readInto` reads into the reader's own array
+ * (random access then decrypts in it, and reads its next window while decrypting this one).
  *
  * @throws {DiskError} `ERR_DISK` (from `size`/`read`) when the file cannot be opened or read.
  * @example
@@ -39,6 +40,24 @@ export function fileRangeSource(path: string): FileRangeSource {
     });
     return opening;
   };
+  /** Reads into `out` from `offset` until it is full or the file ends; resolves with the bytes read. */
+  const readInto = async (offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number> => {
+    assertNonNegativeInteger(offset, 'offset');
+    assertBytes(out, 'out');
+    if (signal?.aborted) throw new AbortedError();
+    const file = await handle();
+    let filled = 0;
+    try {
+      while (filled < out.length) {
+        const { bytesRead } = await file.read(out, filled, out.length - filled, offset + filled);
+        if (bytesRead === 0) break; // end of file
+        filled += bytesRead;
+      }
+    } catch (cause) {
+      throw diskError('read', cause, path);
+    }
+    return filled;
+  };
   return {
     async size() {
       try {
@@ -48,26 +67,15 @@ export function fileRangeSource(path: string): FileRangeSource {
       }
     },
     async read(offset, length, signal) {
-      assertNonNegativeInteger(offset, 'offset');
       assertNonNegativeInteger(length, 'length');
-      if (signal?.aborted) throw new AbortedError();
-      const file = await handle();
       // Not zero-filled (a megabyte per random-access read): every byte handed out is read from the file,
       // and a short read is returned as a copy, so the uninitialised tail is never reachable.
       const raw = Buffer.allocUnsafeSlow(length);
       const out = new Uint8Array(raw.buffer, raw.byteOffset, length);
-      let filled = 0;
-      try {
-        while (filled < length) {
-          const { bytesRead } = await file.read(out, filled, length - filled, offset + filled);
-          if (bytesRead === 0) break; // end of file: return what there is
-          filled += bytesRead;
-        }
-      } catch (cause) {
-        throw diskError('read', cause, path);
-      }
+      const filled = await readInto(offset, out, signal);
       return filled === length ? out : out.slice(0, filled);
     },
+    readInto,
     async close() {
       closed = true;
       if (opening) await (await opening.catch(() => undefined))?.close();

@@ -2,6 +2,7 @@
  * Helpers shared by the blob tests: feed a TransformStream in chosen pieces and collect what it emits,
  * keeping what came out before an error (to check what a streaming decryptor released).
  */
+import type { RangeSource } from '../../../src/core/blob/index.js';
 
 /** Result of running bytes through a stream. */
 export interface StreamRun {
@@ -86,4 +87,28 @@ export function offsetView(bytes: Uint8Array, offset = 7): Uint8Array {
   const backing = new Uint8Array(bytes.length + offset + 5);
   backing.set(bytes, offset);
   return backing.subarray(offset, offset + bytes.length);
+}
+
+/**
+ * A RangeSource over `bytes` that reads into the reader's arrays (`readInto`, as a file does), recording
+ * every `readInto` as `{ offset, length }` in `requests`; `short` makes the read at that offset return
+ * one byte less than asked.
+ */
+export function readIntoSource(
+  bytes: Uint8Array,
+  options: { short?: number } = {},
+): { source: RangeSource; requests: { offset: number; length: number }[] } {
+  const requests: { offset: number; length: number }[] = [];
+  const source: RangeSource = {
+    size: async () => bytes.length,
+    read: async (offset, length) => bytes.slice(offset, Math.min(bytes.length, offset + length)),
+    readInto: async (offset, out) => {
+      requests.push({ offset, length: out.length });
+      const part = bytes.subarray(offset, Math.min(bytes.length, offset + out.length));
+      const n = offset === options.short ? part.length - 1 : part.length;
+      out.set(part.subarray(0, n));
+      return n;
+    },
+  };
+  return { source, requests };
 }

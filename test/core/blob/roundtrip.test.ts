@@ -25,7 +25,7 @@ import { nodeRuntime } from '../../../src/node/runtime/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
 import { asAsync } from '../../helpers/aes-gcm.js';
 import { withRuntime } from '../../helpers/installed.js';
-import { cut, offsetView, prng, runStream, testBytes } from './blob-test-utils.js';
+import { cut, offsetView, prng, readIntoSource, runStream, testBytes } from './blob-test-utils.js';
 
 const IMPLEMENTATIONS: AesGcm[] = [nodeAesGcm, webCryptoAesGcm, nobleAesGcm];
 const LENGTHS = [0, 1, 16383, 16384, 16385, 32768, 3 * 1024 * 1024 + 12345];
@@ -338,6 +338,107 @@ describe('random access', () => {
     );
     await expect(reader.read(0, 10)).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
   });
+});
+
+describe('random access from a source that reads into the reader (a file)', () => {
+  // 150 chunks and a short final one: long reads cross several windows.
+  const long = testBytes(150 * 16384 + 321, 17);
+  const ctOf = (aesGcm: AesGcm) => encryptBlob(long, key, { context: unboundBlobContext(), aesGcm });
+
+  for (const aesGcm of IMPLEMENTATIONS) {
+    it(`${aesGcm.name}: any range equals the plaintext, read in a first window of 16 chunks, then windows of 64`, async () => {
+      const ct = await ctOf(aesGcm);
+      const { source, requests } = readIntoSource(ct);
+      const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext(), aesGcm });
+      const random = prng(23);
+      const ranges: [number, number][] = [
+        [0, long.length],
+        [5, 16 * 16384],
+        [16383, 2],
+        [long.length - 1, 1],
+        [149 * 16384 + 10, 16384 + 100],
+      ];
+      for (let i = 0; i < 20; i++) {
+        const offset = Math.floor(random() * long.length);
+        ranges.push([offset, Math.floor(random() * (long.length - offset))]);
+      }
+      for (const [offset, length] of ranges) {
+        requests.length = 0;
+        // Far apart from each other: no read is sequential to the one before, so none is read ahead.
+        const got = await reader.read(offset, length);
+        expect(
+          Buffer.from(got).equals(Buffer.from(long.subarray(offset, offset + length))),
+          `${offset}+${length}`,
+        ).toBe(true);
+        const first = Math.floor(offset / 16384);
+        const count =
+          length === 0
+            ? 0
+            : Math.max(0, Math.min(Math.floor((offset + length - 1) / 16384), 149) - first + 1);
+        const windows: number[] = [];
+        for (let left = count; left > 0; ) {
+          const window = Math.min(left, windows.length === 0 ? 16 : 64);
+          windows.push(window);
+          left -= window;
+        }
+        expect(
+          requests.map((r) => r.length / 16400),
+          `${offset}+${length}`,
+        ).toEqual(windows);
+        if (requests.length > 0) expect(requests[0]?.offset).toBe(56 + first * 16400);
+      }
+    });
+  }
+
+  it('reads that follow one another have the next range read ahead; a read elsewhere still gets its own bytes', async () => {
+    const ct = await ctOf(nodeAesGcm);
+    const { source, requests } = readIntoSource(ct);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
+    const piece = 20 * 16384 + 99;
+    const at = (n: number) => 1000 + n * piece;
+    const expectRead = async (offset: number, length: number) => {
+      const got = await reader.read(offset, length);
+      expect(Buffer.from(got).equals(Buffer.from(long.subarray(offset, offset + length)))).toBe(true);
+    };
+    const firstRequest = (offset: number) => 56 + Math.floor(offset / 16384) * 16400;
+    await expectRead(at(0), piece);
+    // Nothing precedes the first read: nothing is read ahead after it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(requests.some((r) => r.offset === firstRequest(at(1)))).toBe(false);
+    requests.length = 0;
+    await expectRead(at(1), piece);
+    // The second read followed the first: the chunks of the third are asked for before it is made.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(requests.some((r) => r.offset === firstRequest(at(2)))).toBe(true);
+    requests.length = 0;
+    await expectRead(at(2), piece);
+    // Its bytes came from the read ahead: nothing was asked for the third range itself.
+    expect(requests.some((r) => r.offset === firstRequest(at(2)))).toBe(false);
+    // A read elsewhere drops what was read ahead and reads its own chunks.
+    await expectRead(7, 3 * 16384);
+    await expectRead(at(3) + 5, piece);
+  });
+
+  for (const aesGcm of [nodeAesGcm, asAsync(nodeAesGcm)]) {
+    it(`${aesGcm.name}: damage in a later window, or a short read, fails the read with ERR_DECRYPTION_FAILED`, async () => {
+      const ct = await ctOf(aesGcm);
+      const bad = ct.slice();
+      bad[56 + 40 * 16400 + 3] = (bad[56 + 40 * 16400 + 3] as number) ^ 1;
+      const damaged = await openBlobRandomAccess(readIntoSource(bad).source, key, {
+        context: unboundBlobContext(),
+        aesGcm,
+      });
+      await expect(damaged.read(0, 64 * 16384)).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+      // Chunks outside the damage still read (each verified as it is read).
+      const before = await damaged.read(0, 16 * 16384);
+      expect(Buffer.from(before).equals(Buffer.from(long.subarray(0, 16 * 16384)))).toBe(true);
+      const short = await openBlobRandomAccess(readIntoSource(ct, { short: 56 + 16 * 16400 }).source, key, {
+        context: unboundBlobContext(),
+        aesGcm,
+      });
+      await expect(short.read(0, 64 * 16384)).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+    });
+  }
 });
 
 describe('limits and options', () => {
