@@ -4,8 +4,8 @@
  * names the file (MIME type from the message, else sniffed from the whole verified file), fsyncs it (unless
  * not `durable`) and renames it. `abort` removes the partial file, so a failure leaves nothing.
  *
- * Writes are batched and written behind ({@link WriteBehind}): `write` queues the verified piece and
- * returns, so the download engine decrypts the next megabyte while the last one goes to disk.
+ * Writes are batched and written behind ({@link WriteBehind}): `write` copies the verified piece into a
+ * batch and returns, so the download engine decrypts the next pieces while the last batch goes to disk.
  *
  * @module
  */
@@ -72,7 +72,6 @@ export function privateFileSink(
   return {
     async write(verifiedBytes) {
       hash?.update(verifiedBytes);
-      // The engine never reuses a piece it handed over (the MediaSink contract), so it can wait in a batch.
       await batches.add(verifiedBytes);
     },
     async commit(info) {

@@ -1,6 +1,6 @@
 /**
  * WriteBehind (batched writes that overlap the caller's work) and AtomicFileWriter.writeParts: order,
- * one write in flight, batching behind a slow write, the queue bound, failures, and settle.
+ * one write in flight, copies of the pieces in full batches, the two-buffer bound, failures, and settle.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,7 +38,8 @@ function gatedWriter() {
       gates.shift()?.();
     },
     write: (parts: Uint8Array[]) => {
-      batches.push(parts);
+      // Copied now: the writer may reuse its arrays once the write settled.
+      batches.push(parts.map((part) => part.slice()));
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       const failure = failNext;
@@ -58,32 +59,51 @@ const piece = (value: number, length = 10) => new Uint8Array(length).fill(value)
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('WriteBehind', () => {
-  it('writes every piece in order, one batch at a time, gathering pieces behind a slow write', async () => {
+  it('writes every piece in order, in full batches, one write at a time, from copies of the pieces', async () => {
     const disk = gatedWriter();
-    const batched = new WriteBehind(disk.write, { batchBytes: 10, queueBytes: 1000 });
-    await batched.add(piece(1)); // fills a batch: written at once
+    const batched = new WriteBehind(disk.write, { batchBytes: 10 });
+    const first = piece(1);
+    await batched.add(first); // fills a batch: written at once
     expect(disk.batches).toHaveLength(1);
-    for (let v = 2; v <= 5; v++) await batched.add(piece(v)); // queue behind the write in flight
+    // The piece was copied: the caller may reuse its array at once.
+    first.fill(9);
+    await batched.add(piece(2, 4));
+    await batched.add(piece(3, 4)); // the second buffer fills behind the write in flight
     expect(disk.batches).toHaveLength(1);
     const flushed = batched.flush();
     disk.release();
     await tick();
-    expect(disk.batches).toHaveLength(2); // the four queued pieces went in one call
-    expect(disk.batches[1]).toHaveLength(4);
+    expect(disk.batches).toHaveLength(2);
     disk.release();
     await flushed;
     expect(disk.maxInFlight).toBe(1);
-    expect([...joinBytes(disk.batches.flat())]).toEqual([1, 2, 3, 4, 5].flatMap((v) => [...piece(v)]));
+    expect([...joinBytes(disk.batches.flat())]).toEqual([...piece(1), ...piece(2, 4), ...piece(3, 4)]);
   });
 
-  it('waits in add once the queue is full, until the write in flight is done', async () => {
+  it('cuts a piece larger than a batch across batches', async () => {
     const disk = gatedWriter();
-    const batched = new WriteBehind(disk.write, { batchBytes: 10, queueBytes: 30 });
+    const batched = new WriteBehind(disk.write, { batchBytes: 4 });
+    const big = new Uint8Array(10).map((_, i) => i);
+    const added = batched.add(big);
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      disk.release();
+    }
+    await added;
+    const flushed = batched.flush();
+    await tick();
+    disk.release();
+    await flushed;
+    expect(disk.batches.map((b) => b.reduce((n, p) => n + p.length, 0))).toEqual([4, 4, 2]);
+    expect([...joinBytes(disk.batches.flat())]).toEqual([...big]);
+  });
+
+  it('waits in add once both buffers are full, until the write in flight is done', async () => {
+    const disk = gatedWriter();
+    const batched = new WriteBehind(disk.write, { batchBytes: 10 });
     await batched.add(piece(1)); // in flight
-    await batched.add(piece(2));
-    await batched.add(piece(3));
     let accepted = false;
-    const full = batched.add(piece(4)).then(() => {
+    const full = batched.add(piece(2)).then(() => {
       accepted = true;
     });
     await tick();
@@ -109,11 +129,11 @@ describe('WriteBehind', () => {
     expect(disk.batches).toHaveLength(1);
   });
 
-  it('settle drops what is queued and waits for the write in flight', async () => {
+  it('settle drops what is buffered and waits for the write in flight', async () => {
     const disk = gatedWriter();
     const batched = new WriteBehind(disk.write, { batchBytes: 10 });
     await batched.add(piece(1));
-    await batched.add(piece(2)); // queued
+    await batched.add(piece(2, 5)); // buffered
     let settled = false;
     const done = batched.settle().then(() => {
       settled = true;
