@@ -75,25 +75,29 @@ export interface ChunkCipher {
 /**
  * The chunk cipher of one message over `aes`: the AEAD key is prepared once here (`importKey`) from a private
  * copy that lives as long as the cipher, and the driver follows `aes.mode`. `aeadKey` (32 bytes) may be
- * wiped once this returned or settled.
+ * wiped once this returned or settled. `output` gives the arrays the synchronous driver's batches go into
+ * (default: the runtime's fresh ones; every byte of one is written before it is returned).
  */
 export function createChunkCipher(
   aes: SyncAesGcm,
   aeadKey: Uint8Array,
   baseNonce: Uint8Array,
+  output?: (length: number) => Uint8Array,
 ): SyncChunkCipher;
 export function createChunkCipher(
   aes: AesGcm,
   aeadKey: Uint8Array,
   baseNonce: Uint8Array,
+  output?: (length: number) => Uint8Array,
 ): ChunkCipher | Promise<ChunkCipher>;
 export function createChunkCipher(
   aes: AesGcm,
   aeadKey: Uint8Array,
   baseNonce: Uint8Array,
+  output: (length: number) => Uint8Array = getRuntime().alloc.output,
 ): ChunkCipher | Promise<ChunkCipher> {
   if (aes.mode === 'sync') {
-    return new SyncChunkCipher(aes, aes.importKey(aeadKey.slice()), baseNonce, getRuntime().alloc.output);
+    return new SyncChunkCipher(aes, aes.importKey(aeadKey.slice()), baseNonce, output);
   }
   return aes.importKey(aeadKey.slice()).then((key) => new AsyncChunkCipher(aes, key, baseNonce));
 }

@@ -164,7 +164,17 @@ export interface BlobEncryptorInternals {
   salt?: Uint8Array;
   /** Index of the first chunk `push` seals (default 0): a part that starts inside the blob. */
   firstChunk?: number;
+  /** Where a synchronous cipher's batches go (see {@link EngineOutput}); default: fresh arrays. */
+  output?: EngineOutput;
 }
+
+/**
+ * The arrays a synchronous cipher seals or opens a batch into (`length` bytes, every one of them written
+ * before the batch is handed on). A caller that is done with each output piece before its next push (it
+ * copies them, as `engineToFile` does) can hand out the same few arrays again and again instead of fresh
+ * ones: no allocation per piece, and memory the cache already holds. Default: the runtime's fresh arrays.
+ */
+export type EngineOutput = (length: number) => Uint8Array;
 
 /**
  * Incremental Cobblestone-256 encryptor. Use: `start()` once, `push()` per piece, `finish()` once;
@@ -175,6 +185,7 @@ export class BlobEncryptor {
   readonly #options: ResolvedBlobOptions;
   readonly #key: Uint8Array;
   readonly #salt: Uint8Array;
+  readonly #output: EngineOutput | undefined;
   #cipher: ChunkCipher | undefined;
   /** Cuts pushed plaintext into chunks; carries the partial one between pushes. */
   readonly #chunks = new ChunkSplitter(BLOB_CHUNK_SIZE);
@@ -197,13 +208,14 @@ export class BlobEncryptor {
     if (internals?.firstChunk !== undefined) {
       this.#nextIndex = assertNonNegativeInteger(internals.firstChunk, 'firstChunk');
     }
+    this.#output = internals?.output;
   }
 
   /** Derives the keys and returns the 56-byte header (salt || commitment). */
   async start(): Promise<Uint8Array> {
     if (this.#state !== 'new') throw new InternalError('BlobEncryptor.start() called twice');
     const keys = deriveBlobKeys(this.#key, this.#salt, this.#options.context);
-    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce, this.#output);
     this.#state = 'started';
     keys.aeadKey.fill(0);
     return blobHeader(this.#salt, keys);
@@ -287,6 +299,8 @@ export interface BlobDecryptorInternals {
    * chunks without the 56-byte header. Tests only.
    */
   raw?: { aeadKey: Uint8Array; baseNonce: Uint8Array };
+  /** Where a synchronous cipher's batches go (see {@link EngineOutput}); default: fresh arrays. */
+  output?: EngineOutput;
 }
 
 /**
@@ -316,6 +330,7 @@ export class BlobDecryptor {
   #state: 'open' | 'finished' | 'failed' = 'open';
   #failure: HappyMediaError | undefined;
   #raw: { aeadKey: Uint8Array; baseNonce: Uint8Array } | undefined;
+  readonly #output: EngineOutput | undefined;
 
   /**
    * Validates the key and options at once.
@@ -325,6 +340,7 @@ export class BlobDecryptor {
   constructor(key: Uint8Array, options: BlobOptions, internals?: BlobDecryptorInternals) {
     this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
     this.#options = resolveBlobOptions(options);
+    this.#output = internals?.output;
     if (internals?.raw) {
       this.#raw = {
         aeadKey: assertBytes(internals.raw.aeadKey, 'aeadKey', BLOB_KEY_SIZE).slice(),
@@ -433,13 +449,13 @@ export class BlobDecryptor {
 
   async #createRawCipher(): Promise<void> {
     const raw = this.#raw as { aeadKey: Uint8Array; baseNonce: Uint8Array };
-    this.#cipher = await createChunkCipher(this.#options.aesGcm, raw.aeadKey, raw.baseNonce);
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, raw.aeadKey, raw.baseNonce, this.#output);
   }
 
   async #openHeader(): Promise<void> {
     // The commitment is checked before any chunk is even handed to the cipher.
     const keys = openBlobHeader(this.#key, this.#header, this.#options.context);
-    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce);
+    this.#cipher = await createChunkCipher(this.#options.aesGcm, keys.aeadKey, keys.baseNonce, this.#output);
     keys.aeadKey.fill(0);
   }
 
