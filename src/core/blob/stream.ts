@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { assertBytes, assertNonNegativeInteger, randomBytes } from '../bytes.js';
+import { assertBytes, assertNonNegativeInteger, joinBytes, randomBytes } from '../bytes.js';
 import {
   DecryptionError,
   HappyMediaError,
@@ -299,8 +299,66 @@ export interface BlobDecryptorInternals {
    * chunks without the 56-byte header. Tests only.
    */
   raw?: { aeadKey: Uint8Array; baseNonce: Uint8Array };
+  /**
+   * The caller hands its pieces over: none changes after it was pushed (a download's network reads), so
+   * the decryptor keeps views of them instead of copying what it holds back, and a chunk inside one piece
+   * reaches the cipher as a view even when it waited for the next piece.
+   */
+  keepsPieces?: boolean;
   /** Where a synchronous cipher's batches go (see {@link EngineOutput}); default: fresh arrays. */
   output?: EngineOutput;
+}
+
+/**
+ * The sealed bytes the decryptor holds back: at most one sealed chunk, not yet known to be a non-final
+ * one. Copied into a buffer of its own, or kept as views of the caller's pieces when it hands them over
+ * ({@link BlobDecryptorInternals.keepsPieces}): then only a chunk that straddles two pieces is joined.
+ */
+class HeldBack {
+  /** The copy of the held bytes; undefined while they are kept as views. */
+  readonly #copy: Uint8Array | undefined;
+  #views: Uint8Array[] = [];
+  #length = 0;
+
+  constructor(keepsPieces: boolean) {
+    this.#copy = keepsPieces ? undefined : new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
+  }
+
+  /** Bytes held. */
+  get length(): number {
+    return this.#length;
+  }
+
+  add(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.#copy === undefined) this.#views.push(bytes);
+    else this.#copy.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  /**
+   * The held bytes as one array that nothing changes while a cipher reads it (a copy, or a piece's own
+   * view), and holds nothing from then on.
+   */
+  take(): Uint8Array {
+    const views = this.#views;
+    const taken =
+      this.#copy !== undefined
+        ? this.#copy.slice(0, this.#length)
+        : views.length === 1
+          ? (views[0] as Uint8Array)
+          : joinBytes(views);
+    this.#views = [];
+    this.#length = 0;
+    return taken;
+  }
+
+  /** Forgets the held bytes (and zeroes the copy). */
+  wipe(): void {
+    this.#copy?.fill(0);
+    this.#views = [];
+    this.#length = 0;
+  }
 }
 
 /**
@@ -321,8 +379,7 @@ export class BlobDecryptor {
   /** Pushes waiting for the cipher that have not framed yet. */
   #waiting = 0;
   /** Sealed bytes not yet known to be a non-final chunk: at most one sealed chunk. */
-  readonly #pending = new Uint8Array(BLOB_SEALED_CHUNK_SIZE);
-  #pendingLength = 0;
+  readonly #held: HeldBack;
   #nextIndex = 0;
   /** Plaintext bytes handed to the cipher so far (checked against the limit before decrypting). */
   #submitted = 0;
@@ -340,6 +397,7 @@ export class BlobDecryptor {
   constructor(key: Uint8Array, options: BlobOptions, internals?: BlobDecryptorInternals) {
     this.#key = assertBytes(key, 'key', BLOB_KEY_SIZE).slice();
     this.#options = resolveBlobOptions(options);
+    this.#held = new HeldBack(internals?.keepsPieces === true);
     this.#output = internals?.output;
     if (internals?.raw) {
       this.#raw = {
@@ -352,7 +410,8 @@ export class BlobDecryptor {
   /**
    * Adds ciphertext; returns verified plaintext pieces (possibly none).
    * `data` must stay unchanged until the promise settles (an asynchronous cipher may read it late); it
-   * is not referenced after that (a partial chunk is copied), so the caller may then reuse its buffer.
+   * is not referenced after that (a partial chunk is copied), so the caller may then reuse its buffer,
+   * unless it handed its pieces over ({@link BlobDecryptorInternals.keepsPieces}).
    *
    * Pushes may overlap: a push's framing happens when it is called (after the cipher exists), so a
    * caller may push again before the last promise settled and keep several batches in flight with an
@@ -395,24 +454,18 @@ export class BlobDecryptor {
       // A chunk is complete and not final only when at least one more byte follows it. Everything from
       // here to the cipher calls runs without awaiting, so overlapping pushes frame in call order.
       const ready: Uint8Array[] = [];
-      if (this.#pendingLength > 0 && at < data.length) {
-        const take = Math.min(BLOB_SEALED_CHUNK_SIZE - this.#pendingLength, data.length - at);
-        this.#pending.set(data.subarray(at, at + take), this.#pendingLength);
-        this.#pendingLength += take;
+      const held = this.#held;
+      if (held.length > 0 && at < data.length) {
+        const take = Math.min(BLOB_SEALED_CHUNK_SIZE - held.length, data.length - at);
+        held.add(data.subarray(at, at + take));
         at += take;
-        if (this.#pendingLength === BLOB_SEALED_CHUNK_SIZE && at < data.length) {
-          ready.push(this.#pending.slice());
-          this.#pendingLength = 0;
-        }
+        if (held.length === BLOB_SEALED_CHUNK_SIZE && at < data.length) ready.push(held.take());
       }
       while (data.length - at > BLOB_SEALED_CHUNK_SIZE) {
         ready.push(data.subarray(at, at + BLOB_SEALED_CHUNK_SIZE));
         at += BLOB_SEALED_CHUNK_SIZE;
       }
-      if (at < data.length) {
-        this.#pending.set(data.subarray(at), this.#pendingLength);
-        this.#pendingLength += data.length - at;
-      }
+      held.add(data.subarray(at));
       return this.#open(ready);
     });
   }
@@ -431,12 +484,12 @@ export class BlobDecryptor {
       }
       if (this.#cipherReady !== undefined) await this.#cipherReady;
       if (this.#cipher === undefined) throw new DecryptionError();
-      if (this.#pendingLength < BLOB_TAG_SIZE || this.#pendingLength === BLOB_SEALED_CHUNK_SIZE) {
+      if (this.#held.length < BLOB_TAG_SIZE || this.#held.length === BLOB_SEALED_CHUNK_SIZE) {
         throw new DecryptionError();
       }
-      // Finished from now on (a push after this is trailing data); the final chunk is a copy, so nothing
-      // can change it while an asynchronous cipher reads it.
-      const last = this.#pending.slice(0, this.#pendingLength);
+      // Finished from now on (a push after this is trailing data); nothing changes the final chunk while
+      // an asynchronous cipher reads it.
+      const last = this.#held.take();
       this.#state = 'finished';
       return this.#open([last]);
     });
@@ -498,7 +551,7 @@ export class BlobDecryptor {
       // A failure that is not ours (a cipher's own error) becomes the one authentication error, without
       // it as cause (src/core/errors.ts: never a cause on an authentication failure).
       this.#failure = error instanceof HappyMediaError ? error : new DecryptionError();
-      this.#pending.fill(0);
+      this.#held.wipe();
       throw this.#failure;
     }
   }

@@ -281,7 +281,13 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       }
       // Bound to the ref the message names (through the manifest, for media in parts): a blob stored
       // under another ref fails at its header.
-      const decryptor = new BlobDecryptor(blobKey, { context: blob.context, maxPlaintextBytes: total });
+      // The store's pieces are ours (a stream's chunks never change once enqueued): the decryptor keeps
+      // views of them rather than copying what it holds back.
+      const decryptor = new BlobDecryptor(
+        blobKey,
+        { context: blob.context, maxPlaintextBytes: total },
+        { keepsPieces: true },
+      );
       await decryptInOrder(ciphertext, first, decryptor, accept);
     }
     // The decryptor already refuses truncation; this guards the bookkeeping, not the cryptography.
@@ -409,7 +415,9 @@ function isFixedUrl(source: MediaDownloadSource): boolean {
  * asynchronous cipher (expo-crypto: one native call per chunk) the next network pieces are pushed while
  * earlier chunks are still being opened, up to {@link DECRYPT_WINDOW_BYTES} of ciphertext; results are
  * taken in push order, each only once all of its chunks verified, so `accept` sees verified bytes in order
- * and memory stays bounded.
+ * and memory stays bounded. A result that is already verified (a synchronous cipher's, by the time the
+ * next piece arrived) goes on at once: every array that waits across a network read outlives the young
+ * generation of the garbage collector, and those it must then free in full collections.
  */
 async function decryptInOrder(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -417,16 +425,21 @@ async function decryptInOrder(
   decryptor: BlobDecryptor,
   accept: (plain: Uint8Array) => Promise<void>,
 ): Promise<void> {
-  const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number }[] = [];
+  const inFlight: { pieces: Promise<Uint8Array[]>; bytes: number; settled: boolean }[] = [];
   let inFlightBytes = 0;
   const releaseOldest = async () => {
-    const oldest = inFlight.shift() as { pieces: Promise<Uint8Array[]>; bytes: number };
+    const oldest = inFlight.shift() as (typeof inFlight)[number];
     inFlightBytes -= oldest.bytes;
     for (const piece of await oldest.pieces) await accept(piece);
   };
   const push = (pieces: Promise<Uint8Array[]>, bytes: number) => {
-    pieces.catch(() => undefined); // awaited in order below; a later failure must not go unhandled
-    inFlight.push({ pieces, bytes });
+    const entry = { pieces, bytes, settled: false };
+    // Awaited in order below (a failure too, so it never goes unhandled); settled results go on first.
+    const settle = () => {
+      entry.settled = true;
+    };
+    pieces.then(settle, settle);
+    inFlight.push(entry);
     inFlightBytes += bytes;
   };
   try {
@@ -434,6 +447,7 @@ async function decryptInOrder(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      while (inFlight[0]?.settled) await releaseOldest();
       push(decryptor.push(value), value.length);
       while (inFlightBytes > DECRYPT_WINDOW_BYTES) await releaseOldest();
     }
