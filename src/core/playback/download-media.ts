@@ -151,7 +151,8 @@ function resolveSource<T>(options: DownloadMediaOptions<T>): ReadableBlobStore {
     sink === null ||
     typeof sink.write !== 'function' ||
     typeof sink.commit !== 'function' ||
-    typeof sink.abort !== 'function'
+    typeof sink.abort !== 'function' ||
+    (sink.begin !== undefined && typeof sink.begin !== 'function')
   ) {
     throw new InvalidArgumentError(
       `expected a sink with write(), commit() and abort() for \`sink\` but received ${describeValue(sink)}`,
@@ -249,6 +250,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
 
     if (request.format === 'v1') {
       const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, { ...reads, ...deadlines });
+      await sink.begin?.({ size: total });
       await accept(decryptV1Blob(blob, blobKey));
     } else {
       // The download starts as for a blob in one attachment; its first 56 bytes tell whether the ref
@@ -281,6 +283,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       }
       // Bound to the ref the message names (through the manifest, for media in parts): a blob stored
       // under another ref fails at its header.
+      await sink.begin?.({ size: total });
       // The store's pieces are ours (a stream's chunks never change once enqueued): the decryptor keeps
       // views of them rather than copying what it holds back.
       const decryptor = new BlobDecryptor(

@@ -38,6 +38,12 @@ export interface MediaSinkCommitInfo {
  * ```
  */
 export interface MediaSink<T> {
+  /**
+   * Optional: called once before the first write with the plaintext size the download delivers (checked
+   * at the end: a download that delivers another size fails and the sink is aborted), so a sink can make
+   * room for it at once. Errors it throws abort the download.
+   */
+  begin?(info: { size: number }): void | Promise<void>;
   /** Appends verified plaintext. The array is the sink's to keep (the engine never reuses it). */
   write(verifiedBytes: Uint8Array): void | Promise<void>;
   /** Called once after the last byte verified; what it returns is what `downloadMedia` resolves to. */
@@ -53,10 +59,19 @@ export interface MemorySinkOptions {
 }
 
 /**
+ * The largest plaintext {@link memorySink} makes room for when the download begins. A store that is not
+ * trusted could announce any size before a byte of it verified; above this, the sink keeps the pieces
+ * as they come and joins them at the end instead, so memory follows what arrived.
+ */
+const MEMORY_SINK_ROOM_BYTES = 256 * 1024 * 1024;
+
+/**
  * A sink that collects the plaintext in memory and returns it as one array on commit. Fine for photos
- * and short clips; for long videos write to storage instead (or stream with `happy-media/web`).
+ * and short clips; for long videos write to storage instead (or stream with `happy-media/web`). With the
+ * size known when the download begins (up to 256 MiB), each piece is copied into place as it comes, so
+ * nothing is joined at the end.
  *
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` (from `write`) past `options.maxBytes`.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` (from `begin` or `write`) past `options.maxBytes`.
  * @example
  * ```ts
  * const bytes = await downloadMedia(photoMessage, { source: url, blobKey, sink: memorySink() });
@@ -64,23 +79,40 @@ export interface MemorySinkOptions {
  */
 export function memorySink(options: MemorySinkOptions = {}): MediaSink<Uint8Array> {
   let parts: Uint8Array[] = [];
+  let room: Uint8Array | undefined;
   let size = 0;
+  const refuseOver = (bytes: number) => {
+    if (options.maxBytes !== undefined && bytes > options.maxBytes) {
+      throw new LimitError(`the media is larger than the memory sink's limit of ${options.maxBytes} bytes`);
+    }
+  };
   return {
+    begin(info) {
+      refuseOver(info.size);
+      if (info.size <= MEMORY_SINK_ROOM_BYTES) room = new Uint8Array(info.size);
+    },
     write(verifiedBytes) {
-      if (options.maxBytes !== undefined && size + verifiedBytes.length > options.maxBytes) {
-        throw new LimitError(`the media is larger than the memory sink's limit of ${options.maxBytes} bytes`);
+      refuseOver(size + verifiedBytes.length);
+      if (room !== undefined && size + verifiedBytes.length > room.length) {
+        // More than announced (a driver other than downloadMedia, which refuses that): pieces from here.
+        parts.push(room.subarray(0, size));
+        room = undefined;
       }
-      parts.push(verifiedBytes);
+      if (room === undefined) parts.push(verifiedBytes);
+      else room.set(verifiedBytes, size);
       size += verifiedBytes.length;
     },
     commit() {
-      const whole = joinBytes(parts);
+      const whole = room === undefined ? joinBytes(parts) : size === room.length ? room : room.slice(0, size);
       parts = [];
+      room = undefined;
       return whole;
     },
     abort() {
       for (const part of parts) part.fill(0);
+      room?.fill(0);
       parts = [];
+      room = undefined;
       size = 0;
     },
   };

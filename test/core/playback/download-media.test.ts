@@ -31,6 +31,10 @@ function recordingSink(options: { failWriteAt?: number } = {}) {
   const written: Uint8Array[] = [];
   const inner = memorySink();
   const sink: MediaSink<Uint8Array> = {
+    begin(info) {
+      events.push(`begin ${info.size}`);
+      return inner.begin?.(info);
+    },
     async write(bytes) {
       if (options.failWriteAt !== undefined && written.length === options.failWriteAt) {
         throw new Error('disk full (injected)');
@@ -93,6 +97,7 @@ describe('downloadMedia from a store', () => {
       },
     });
     expect(same(out, plain)).toBe(true);
+    expect(events[0]).toBe(`begin ${plain.length}`);
     expect(events.at(-1)).toBe(`commit ${plain.length}`);
     expect(events.filter((e) => e === 'abort')).toHaveLength(0);
     expect(progress.at(-1)).toBe(plain.length);
@@ -211,7 +216,7 @@ describe('downloadMedia from a store', () => {
     await expect(
       downloadMedia({ ref: REF }, { source: storeWith(blob), blobKey: key, sink }),
     ).rejects.toThrow(/disk full/);
-    expect(events).toEqual(['write', 'abort']);
+    expect(events).toEqual([`begin ${plain.length}`, 'write', 'abort']);
   });
 
   it('abort through the signal rejects with ERR_ABORTED and aborts the sink', async () => {
@@ -236,7 +241,7 @@ describe('downloadMedia from a store', () => {
       { source: storeWith(encryptV1Blob(small, key)), blobKey: key, sink },
     );
     expect(out).toEqual(small);
-    expect(events).toEqual(['write', 'commit 5000']);
+    expect(events).toEqual(['begin 5000', 'write', 'commit 5000']);
     const bad = encryptV1Blob(small, key);
     bad[bad.length - 1]! ^= 1;
     const tampered = recordingSink();
@@ -246,7 +251,7 @@ describe('downloadMedia from a store', () => {
         { source: storeWith(bad), blobKey: key, sink: tampered.sink },
       ),
     ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
-    expect(tampered.events).toEqual(['abort']);
+    expect(tampered.events).toEqual(['begin 5000', 'abort']);
   });
 
   it("v1 at Happy's cap: 10485720 bytes of plaintext (10485760 stored) play; one byte more is refused before any download", async () => {
@@ -298,13 +303,46 @@ describe('downloadMedia from a store', () => {
     expect(store.heads + store.gets.length).toBe(0);
   });
 
-  it('memorySink refuses more than maxBytes', async () => {
+  it('memorySink refuses more than maxBytes, at begin: before anything is written', async () => {
+    const limited = memorySink({ maxBytes: 1000 });
+    let writes = 0;
+    const counted: MediaSink<Uint8Array> = {
+      ...limited,
+      write: (bytes) => {
+        writes++;
+        return limited.write(bytes);
+      },
+    };
     await expect(
-      downloadMedia(
-        { ref: REF },
-        { source: storeWith(blob), blobKey: key, sink: memorySink({ maxBytes: 1000 }) },
-      ),
+      downloadMedia({ ref: REF }, { source: storeWith(blob), blobKey: key, sink: counted }),
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_EXCEEDED' });
+    expect(writes).toBe(0);
+    // Without begin (another driver), the limit holds at write.
+    const bare = memorySink({ maxBytes: 10 });
+    bare.write(new Uint8Array(10));
+    expect(() => bare.write(new Uint8Array(1))).toThrow(
+      expect.objectContaining({ code: 'ERR_LIMIT_EXCEEDED' }),
+    );
+  });
+
+  it('memorySink writes into the room begin made (one array, no join), and keeps every byte if a driver strays from it', async () => {
+    const pieces = [plain.subarray(0, 1000), plain.subarray(1000, 5000), plain.subarray(5000, 9000)];
+    const sized = memorySink();
+    await sized.begin?.({ size: 9000 });
+    for (const piece of pieces) await sized.write(piece);
+    const whole = await sized.commit({ size: 9000 });
+    expect(same(whole, plain.subarray(0, 9000))).toBe(true);
+    expect(whole.buffer.byteLength).toBe(9000);
+    // Announced 5000, delivered 9000: the rest goes on in pieces, nothing lost.
+    const strayed = memorySink();
+    await strayed.begin?.({ size: 5000 });
+    for (const piece of pieces) await strayed.write(piece);
+    expect(same(await strayed.commit({ size: 9000 }), plain.subarray(0, 9000))).toBe(true);
+    // Announced 9000, delivered 5000: exactly what came.
+    const short = memorySink();
+    await short.begin?.({ size: 9000 });
+    for (const piece of pieces.slice(0, 2)) await short.write(piece);
+    expect(same(await short.commit({ size: 5000 }), plain.subarray(0, 5000))).toBe(true);
   });
 });
 
