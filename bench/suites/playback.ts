@@ -107,11 +107,15 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   }
 }
 
-/** Reads a whole response body; resolves with its length. */
-async function drain(body: ReadableStream<Uint8Array>): Promise<number> {
-  let n = 0;
-  for await (const piece of body as unknown as AsyncIterable<Uint8Array>) n += piece.length;
-  return n;
+/** Reads a whole response body; resolves with its length and when its first bytes arrived (`performance.now()`). */
+async function drain(body: ReadableStream<Uint8Array>): Promise<{ bytes: number; firstAt: number }> {
+  let bytes = 0;
+  let firstAt = Number.NaN;
+  for await (const piece of body as unknown as AsyncIterable<Uint8Array>) {
+    if (bytes === 0 && piece.length > 0) firstAt = performance.now();
+    bytes += piece.length;
+  }
+  return { bytes, firstAt };
 }
 
 /**
@@ -119,7 +123,9 @@ async function drain(body: ReadableStream<Uint8Array>): Promise<number> {
  * position (here 256 KiB at a random offset past the first half, a keyframe's worth of 1080p). Ours goes
  * through `serveMedia` (range → covering chunks fetched from the store, verified, cut); the reference is the
  * same range of the plaintext fetched straight from the same store. The endpoint is opened once (its
- * start-up, which reads and verifies the header and final chunk, is measured separately). Durations in ms.
+ * start-up, which reads and verifies the header and final chunk, is measured separately). Durations in ms,
+ * to the last byte (the whole range) and to the first (what a player waits for before it can show the
+ * frame).
  */
 async function seekTimes(
   rec: SuiteRecorder,
@@ -145,36 +151,55 @@ async function seekTimes(
       return drain(res.body);
     };
     const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
-    if ((await ours(offsets[0]!)) !== span || (await plain(offsets[0]!)) !== span) {
+    if ((await ours(offsets[0]!)).bytes !== span || (await plain(offsets[0]!)).bytes !== span) {
       throw new Error('a seek range came back with the wrong length');
     }
     rec.check(`seek into ${tag}: serveMedia and the plain store return ${span}-byte ranges`);
     const oursMs: number[] = [];
     const plainMs: number[] = [];
+    const oursFirstMs: number[] = [];
+    const plainFirstMs: number[] = [];
     for (const [i, offset] of offsets.slice(1).entries()) {
       // Alternate which goes first so load hits both alike.
       for (const which of i % 2 === 0 ? ['ours', 'plain'] : ['plain', 'ours']) {
         const start = performance.now();
-        await (which === 'ours' ? ours(offset) : plain(offset));
+        const { firstAt } = await (which === 'ours' ? ours(offset) : plain(offset));
         (which === 'ours' ? oursMs : plainMs).push(performance.now() - start);
+        (which === 'ours' ? oursFirstMs : plainFirstMs).push(firstAt - start);
       }
     }
     const o = rec.add({
       id: `playback.seek.${size}`,
       suite: 'playback',
-      label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia (endpoint open: ${openMs.toFixed(0)} ms)`,
+      label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, last byte (endpoint open: ${openMs.toFixed(0)} ms)`,
       unit: 'ms',
       summary: summarize(oursMs),
     });
     const r = rec.add({
       id: `ref.playback.seek.${size}`,
       suite: 'playback',
-      label: `plain range GET of the same 256 KiB from the store`,
+      label: `plain range GET of the same 256 KiB from the store, last byte`,
       unit: 'ms',
       reference: true,
       summary: summarize(plainMs),
     });
     rec.compare(o, r);
+    const first = rec.add({
+      id: `playback.seek.first.${size}`,
+      suite: 'playback',
+      label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, first byte`,
+      unit: 'ms',
+      summary: summarize(oursFirstMs),
+    });
+    const plainFirst = rec.add({
+      id: `ref.playback.seek.first.${size}`,
+      suite: 'playback',
+      label: `plain range GET of the same 256 KiB from the store, first byte`,
+      unit: 'ms',
+      reference: true,
+      summary: summarize(plainFirstMs),
+    });
+    rec.compare(first, plainFirst);
   } finally {
     await endpoint.close();
   }
