@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { assertNonNegativeInteger } from '../core/bytes.js';
+import type { RangeSource } from '../core/blob/random-access.js';
+import { assertNonNegativeInteger, joinBytes } from '../core/bytes.js';
 import { DiskError, InvalidArgumentError } from '../core/errors.js';
 import { unreadableInput } from '../core/unreadable-input.js';
 import { expoDiskError } from './file-sink.js';
@@ -29,6 +30,11 @@ export interface ExpoFileStream {
   stream: ReadableStream<Uint8Array>;
   /** The size when the file was opened; a file that changes size while read fails the stream. */
   size: number;
+  /**
+   * Random access to the same file (a second handle, opened at the first read and closed with the
+   * stream): what lets `sendPickedMedia` find a video's metadata wherever its index sits.
+   */
+  ranges: RangeSource;
 }
 
 /**
@@ -42,7 +48,7 @@ export interface ExpoFileStream {
  * @example
  * ```ts
  * import { File } from 'expo-file-system';
- * const source = expoFileSource(new File(asset.uri)); // { stream, size }
+ * const source = expoFileSource(new File(asset.uri)); // { stream, size, ranges }
  * await sendPickedMedia({ source, name: 'report.pdf', mimeType: 'application/pdf' }, { store, blobKey });
  * ```
  */
@@ -71,14 +77,40 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
   }
   let read = 0;
   let closed = false;
+  let rangeHandle: ExpoFileHandle | undefined;
   const close = () => {
     if (closed) return;
     closed = true;
-    try {
-      handle.close();
-    } catch {
-      // Already failed or closed: nothing was held.
+    for (const open of [handle, rangeHandle]) {
+      try {
+        open?.close();
+      } catch {
+        // Already failed or closed: nothing was held.
+      }
     }
+  };
+  const ranges: RangeSource = {
+    size: async () => size,
+    async read(offset, length) {
+      assertNonNegativeInteger(offset, 'offset');
+      assertNonNegativeInteger(length, 'length');
+      if (closed) throw new DiskError(`reading ${file.uri} failed: the source was closed`);
+      const parts: Uint8Array[] = [];
+      let got = 0;
+      try {
+        rangeHandle ??= file.open();
+        rangeHandle.offset = offset;
+        while (got < length) {
+          const bytes = rangeHandle.readBytes(Math.min(chunk, length - got));
+          if (bytes.length === 0) break;
+          parts.push(bytes);
+          got += bytes.length;
+        }
+      } catch (cause) {
+        throw expoDiskError(`reading ${file.uri}`, cause);
+      }
+      return parts.length === 1 ? parts[0]! : joinBytes(parts);
+    },
   };
   const { signal } = options;
   const stream = new ReadableStream<Uint8Array>(
@@ -132,5 +164,5 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
     },
     { highWaterMark: 0 },
   );
-  return { stream, size };
+  return { stream, size, ranges };
 }

@@ -43,6 +43,26 @@ describe('expoFileSource', () => {
     expect(fs.openHandles.size).toBe(0);
   });
 
+  it('gives random access to the same file through a second handle, closed with the stream', async () => {
+    const fs = fakeExpoFileSystem();
+    const bytes = testBytes(700_000, 6);
+    const { stream, ranges } = expoFileSource(fileWith(fs, bytes));
+    expect(await ranges.size()).toBe(bytes.length);
+    for (const [offset, length] of [
+      [600_000, 300_000],
+      [5, 10],
+      [0, 1],
+    ] as const) {
+      const got = await ranges.read(offset, length);
+      const want = bytes.subarray(offset, Math.min(bytes.length, offset + length));
+      expect(got.length === want.length && got.every((v, i) => v === want[i])).toBe(true);
+    }
+    expect(fs.openHandles.size).toBe(2);
+    await collect(stream);
+    expect(fs.openHandles.size).toBe(0);
+    expect(await rejectionCodeOf(ranges.read(0, 10))).toBe('ERR_DISK');
+  });
+
   it('encrypts as a stream, round trip through the blob format', async () => {
     const fs = fakeExpoFileSystem();
     const bytes = testBytes(300_000, 4);

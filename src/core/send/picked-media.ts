@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bufferRangeSource, type RangeSource } from '../blob/random-access.js';
 import { bytesStream, describeValue } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
 import { sanitizeFileName } from '../media/file-name.js';
@@ -14,11 +15,13 @@ import type { MediaDetails, MediaKind } from './media-message.js';
 
 /**
  * The bytes of a picked file: the bytes themselves, a stream with its size (what `expoFileSource(file)`
- * of `happy-media/expo` returns), or a stream alone (then {@link PickedMedia.size} is required).
+ * of `happy-media/expo` returns, with `ranges`: random access to the same file, which lets a video's
+ * metadata be found wherever its index sits), or a stream alone (then {@link PickedMedia.size} is
+ * required).
  */
 export type PickedMediaSource =
   | Uint8Array
-  | { stream: ReadableStream<Uint8Array>; size: number }
+  | { stream: ReadableStream<Uint8Array>; size: number; ranges?: RangeSource }
   | ReadableStream<Uint8Array>;
 
 /** A file to send, described by what the app's picker knows. */
@@ -87,27 +90,45 @@ function positiveDimension(value: unknown, name: string): number | undefined {
  *   throw once it let the stream go.
  * @example
  * ```ts
- * const { stream, size, error } = pickedSourceStream(expoFileSource(file));
+ * const { stream, size, ranges, error } = pickedSourceStream(expoFileSource(file));
  * ```
  */
 export function pickedSourceStream(source: unknown): {
   stream?: ReadableStream<Uint8Array>;
   size?: number;
+  ranges?: RangeSource;
   error?: InvalidArgumentError;
 } {
-  if (source instanceof Uint8Array) return { stream: bytesStream(source), size: source.length };
+  if (source instanceof Uint8Array) {
+    return { stream: bytesStream(source), size: source.length, ranges: bufferRangeSource(source) };
+  }
   if (source instanceof ReadableStream) return { stream: source };
-  const given = source as { stream?: unknown; size?: unknown } | null;
+  const given = source as { stream?: unknown; size?: unknown; ranges?: unknown } | null;
   if (typeof given === 'object' && given !== null && given.stream instanceof ReadableStream) {
     const stream = given.stream as ReadableStream<Uint8Array>;
-    const { size } = given;
+    const { size, ranges } = given;
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
       return {
         stream,
         error: invalid(`expected a byte count for \`source.size\` but received ${describeValue(size)}`),
       };
     }
-    return { stream, size };
+    const candidate = ranges as Partial<RangeSource> | null | undefined;
+    if (
+      ranges !== undefined &&
+      (typeof candidate !== 'object' ||
+        candidate === null ||
+        typeof candidate.size !== 'function' ||
+        typeof candidate.read !== 'function')
+    ) {
+      return {
+        stream,
+        error: invalid(
+          `expected a RangeSource ({ size(), read(offset, length) }) for \`source.ranges\` but received ${describeValue(ranges)}`,
+        ),
+      };
+    }
+    return { stream, size, ...(ranges === undefined ? {} : { ranges: ranges as RangeSource }) };
   }
   return {
     error: invalid(

@@ -8,10 +8,16 @@
  *
  * @module
  */
+import type { RangeSource } from '../blob/random-access.js';
 import { describeValue } from '../bytes.js';
 import type { EncryptedEnvelope } from '../envelope/envelope.js';
 import { sealMessageAsync } from '../envelope/messages.js';
 import { AbortedError, InvalidArgumentError } from '../errors.js';
+import {
+  type MetadataStripPlan,
+  planMetadataStrip,
+  stripMetadataStream,
+} from '../media/strip/strip-metadata.js';
 import type { BuildOptions, MediaMessage } from '../protocol/index.js';
 import { uploadFailure } from '../storage/blob-store.js';
 import { type MediaDetails, mediaMessage } from './media-message.js';
@@ -30,6 +36,13 @@ export interface SendPickedMediaOptions extends SendTargetOptions {
   messageOptions?: BuildOptions;
   /** Told what the user should know, e.g. a wait Happy's server imposes on a large send. */
   onNotice?: (text: string) => void;
+  /**
+   * Send the bytes exactly as picked. By default a JPEG, PNG, WebP, HEIC/HEIF, AVIF, MP4 or MOV loses its
+   * location and identifying metadata first (GPS, camera make, model and serial, owner, lens, software,
+   * original time), in place and without re-encoding: the same size, the same pixels, still upright
+   * (docs/media.md, "Private photos").
+   */
+  keepMetadata?: boolean;
 }
 
 /** What {@link sendPickedMedia} produced. */
@@ -48,10 +61,22 @@ export interface SendPickedMediaResult {
   details: MediaDetails;
 }
 
+/** The metadata plan of a random-access source, which must be the file the stream gives. */
+async function planWithin(ranges: RangeSource, size: number): Promise<MetadataStripPlan> {
+  const rangesSize = await ranges.size();
+  if (rangesSize !== size) {
+    throw new InvalidArgumentError(
+      `expected \`source.ranges\` to read the same file as \`source.stream\` (${size} bytes) but it has ${rangesSize}`,
+    );
+  }
+  return planMetadataStrip(ranges);
+}
+
 /**
  * Encrypts and uploads a picked file and describes it as a v2 message. Everything the picker gave is
- * checked first (nothing read or uploaded before); then the bytes are encrypted as they are read, bound
- * to the ref the store issues (`mediaBlobContext(ref)`), with their length announced up front; a video
+ * checked first (nothing read or uploaded before); then the bytes, their location and identifying
+ * metadata neutralised in place unless `keepMetadata`, are encrypted as they are read, bound to the ref
+ * the store issues (`mediaBlobContext(ref)`), with their length announced up front; a video
  * larger than one attachment of the store (Happy's server: 10 MiB) goes in parts and a manifest under the
  * message's ref (docs/blob-format.md, "Media in parts"), with one part in memory at a time. The
  * source must give exactly `size` bytes, or the upload fails and nothing is stored. The message exists
@@ -71,6 +96,9 @@ export interface SendPickedMediaResult {
  * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store.
  * @throws {UnauthorizedError} `ERR_UNAUTHORIZED` for a token the server refuses.
  * @throws {AbortedError} `ERR_ABORTED` when `signal` aborts; nothing is stored.
+ * @throws {NotSupportedError} `ERR_NOT_SUPPORTED` when a stream without random access holds metadata one
+ *   pass cannot remove (a video whose index follows its data and has a timed-metadata track); nothing is
+ *   stored. Give `{ stream, size, ranges }` (expoFileSource does) or the bytes.
  * @example
  * ```ts
  * const { message } = await sendPickedMedia(
@@ -106,6 +134,15 @@ export async function sendPickedMedia(
     }
     const details = await pickedMediaDetails(media, source.size);
     const stream = source.stream as ReadableStream<Uint8Array>;
+    if (options.keepMetadata !== undefined && typeof options.keepMetadata !== 'boolean') {
+      throw new InvalidArgumentError(
+        `expected true or false for \`options.keepMetadata\` but received ${describeValue(options.keepMetadata)}`,
+      );
+    }
+    const strip = options.keepMetadata !== true;
+    // With random access the metadata is found first (a few reads of the structure); without, as the
+    // bytes pass. Stripping keeps the size, so the length announced below stays exact.
+    const plan = strip && source.ranges ? await planWithin(source.ranges, details.size) : undefined;
     if (signal?.aborted) {
       throw new AbortedError('the send was aborted before it started; nothing was stored', {
         cause: signal.reason,
@@ -115,7 +152,10 @@ export async function sendPickedMedia(
     // one attachment of the store (Happy's server: 10 MiB): in parts, then a manifest under that ref.
     const upload = await uploadMediaBlob(
       store,
-      streamPlaintextSource(() => exactlySized(stream, details.size, release.signal), details.size),
+      streamPlaintextSource(() => {
+        const exact = exactlySized(stream, details.size, release.signal);
+        return strip ? exact.pipeThrough(stripMetadataStream(details.size, plan)) : exact;
+      }, details.size),
       blobKey,
       {
         ...(signal ? { signal } : {}),

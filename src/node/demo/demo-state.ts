@@ -15,7 +15,7 @@ export interface DemoItem {
   label: string;
   /** The sample file. */
   path: string;
-  /** SHA-256 of the original, hex: what every playback is compared with. */
+  /** SHA-256 of what is sent (the sample with its metadata neutralised), hex: what every playback gives back. */
   sha256: string;
   /** Set by the probe step. */
   probe?: MediaProbe;

@@ -3,7 +3,7 @@
  *
  * Sample media → probe → keys from the key tree → encrypt + upload (embedded local store, mirrored to the
  * HTTP media server started in-process) → sealed v2 messages in a short valid stream (JSONL) → validate →
- * play every media message back from both stores and compare it with the original (SHA-256) → when a
+ * play every media message back from both stores and compare it with what was sent (SHA-256) → when a
  * Happy server is reachable (`HAPPY_MEDIA_HAPPY_SERVER_URL`), send the photo through it as v2 and as v1.
  * Each step lives in its own `step-*.ts`; this file orders them and reports.
  *

@@ -3,7 +3,7 @@
  * as a Happy user would run it. A throwaway account (a fresh secret, never the user's) signs in and
  * makes a session as Happy's CLI does; the samples go into it as v2 media messages inside a turn, and the
  * PDF also as v1 (what today's app opens); posting a message again stores it once; the transcript read
- * back holds exactly what was sent and validates; every media message plays back to the original.
+ * back holds exactly what was sent and validates; every media message plays back to what was sent.
  *
  * @module
  */
@@ -122,7 +122,7 @@ export async function sendThroughHappyServer(
         });
         try {
           s.check(
-            `${item.label} (${format}, read from the transcript) plays back with the original's SHA-256`,
+            `${item.label} (${format}, read from the transcript) plays back with the SHA-256 of what was sent`,
             (await sha256File(media.path)) === item.sha256,
           );
         } finally {
@@ -132,7 +132,7 @@ export async function sendThroughHappyServer(
           // And as Happy's app opens it: the whole blob, secretbox under the session blob key.
           const blob = await readAll(await store.get(read.ref));
           s.check(
-            `${item.label} (v1) opens with the session blob key as Happy's app opens it (decryptBlob), with the original's SHA-256`,
+            `${item.label} (v1) opens with the session blob key as Happy's app opens it (decryptBlob), with the SHA-256 of what was sent`,
             createHash('sha256').update(decryptV1Blob(blob, session.blobKey)).digest('hex') === item.sha256,
           );
         }

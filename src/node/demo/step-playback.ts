@@ -1,5 +1,6 @@
 /**
- * Demo step 7: play every media message back from both stores and compare it with the original.
+ * Demo step 7: play every media message back from both stores and compare it with what was sent (the
+ * sample with its metadata neutralised).
  *
  * @module
  */
@@ -24,7 +25,7 @@ export async function playBackFromBothStores(
   tempRoot: string,
 ): Promise<true | undefined> {
   return rec.step(
-    'Play back every media message from both stores and compare with the original',
+    'Play back every media message from both stores and compare with what was sent',
     async (s) => {
       await mkdir(tempRoot, { recursive: true, mode: 0o700 });
       for (const [storeName, store] of [
@@ -36,7 +37,7 @@ export async function playBackFromBothStores(
           try {
             const sha = await sha256File(opened.path);
             s.check(
-              `${item.label} from the ${storeName}: ${basename(opened.path)} (${opened.mimeType}) is byte-equal to the original (SHA-256 ${sha.slice(0, 12)}…)`,
+              `${item.label} from the ${storeName}: ${basename(opened.path)} (${opened.mimeType}) is byte-equal to what was sent (SHA-256 ${sha.slice(0, 12)}…)`,
               sha === item.sha256 &&
                 opened.size === item.probe!.size &&
                 opened.mimeType === item.probe!.mimeType,

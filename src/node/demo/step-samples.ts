@@ -3,17 +3,30 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ffmpegAvailability } from '../media/index.js';
-import { sha256File } from '../playback/media-cache.js';
+import { sentFilePlaintext } from '../send/file-plaintext.js';
 import type { DemoItem } from './demo-state.js';
 import { kib } from './describe.js';
 import type { DemoRecorder } from './report.js';
 import { createDemoSamples, type DemoSamples, type DemoTools } from './samples.js';
 
+/** SHA-256 (hex) of the bytes `sendMedia` sends for a file. */
+async function sentSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  const { size } = await stat(path);
+  const reader = (await (await sentFilePlaintext(path, size)).read(0, size)).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return hash.digest('hex');
+    hash.update(value);
+  }
+}
+
 /**
- * Makes the samples in `samplesDir` and returns them as pipeline items with their original SHA-256, or
+ * Makes the samples in `samplesDir` and returns them as pipeline items with the SHA-256 of what is sent, or
  * `undefined` when the step failed. Without ffmpeg the video is skipped (reported with how to install it)
  * so the rest of the demo still runs.
  */
@@ -37,13 +50,15 @@ export async function makeSamples(rec: DemoRecorder, samplesDir: string): Promis
   });
   if (!samples) return undefined;
   // Hashed outside the step, as before the split: a hashing error fails the run, not a numbered step.
+  // What playback must give back is what is sent: the sample with its metadata neutralised (the video's
+  // encoder tag and times; sendMedia's default), the same size.
   const items: DemoItem[] = [];
   for (const [label, path] of [
     ['photo', samples.photo],
     ['video', samples.video],
     ['PDF', samples.pdf],
   ] as const) {
-    if (path) items.push({ label, path, sha256: await sha256File(path) });
+    if (path) items.push({ label, path, sha256: await sentSha256(path) });
   }
   return items;
 }

@@ -24,7 +24,15 @@ import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index
 export interface SendToSessionOptions
   extends Pick<
     SendOptions,
-    'role' | 'turn' | 'signal' | 'onProgress' | 'onNotice' | 'probeOptions' | 'messageOptions' | 'partBytes'
+    | 'role'
+    | 'turn'
+    | 'signal'
+    | 'onProgress'
+    | 'onNotice'
+    | 'probeOptions'
+    | 'messageOptions'
+    | 'partBytes'
+    | 'keepMetadata'
   > {
   /** The signed-in account. */
   client: HappyClient;

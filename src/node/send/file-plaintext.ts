@@ -9,7 +9,9 @@
 import { open } from 'node:fs/promises';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { applyMetadataPlan, planMetadataStrip } from '../../core/media/strip/strip-metadata.js';
 import type { PlaintextSource } from '../../core/send/plaintext-source.js';
+import { fileRangeSource } from '../blob/file-range-source.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** Bytes read per pull: 1 MiB, the piece the encryptor works on best. */
@@ -45,6 +47,40 @@ export function filePlaintextSource(path: string, size: number): PlaintextSource
         chunkBytes: READ_BYTES,
         ...(signal ? { signal } : {}),
       });
+    },
+  };
+}
+
+/**
+ * What a send reads from the file at `path` of `size` bytes: its bytes as they are with `keepMetadata`,
+ * else with their location and identifying metadata neutralised (planned once from the file's
+ * structure, applied to every span read, parts included; the same size, so spans keep their offsets).
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a video index or HEIF `meta` box over 64 MiB.
+ * @throws (from `read`) what {@link filePlaintextSource} throws.
+ * @example
+ * ```ts
+ * const source = await sentFilePlaintext('IMG_0001.JPG', size); // what the blob will decrypt to
+ * ```
+ */
+export async function sentFilePlaintext(
+  path: string,
+  size: number,
+  options: { keepMetadata?: boolean } = {},
+): Promise<PlaintextSource> {
+  const file = filePlaintextSource(path, size);
+  if (options.keepMetadata === true) return file;
+  const ranges = fileRangeSource(path);
+  let plan: Awaited<ReturnType<typeof planMetadataStrip>>;
+  try {
+    plan = await planMetadataStrip(ranges);
+  } finally {
+    await ranges.close();
+  }
+  return {
+    ...file,
+    async read(offset, length, signal) {
+      return (await file.read(offset, length, signal)).pipeThrough(applyMetadataPlan(plan, offset));
     },
   };
 }

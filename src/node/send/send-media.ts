@@ -28,10 +28,11 @@ import { readSizedBody } from '../../core/storage/sized-body.js';
 // Registers the node:crypto chunk cipher, so encryption runs at native speed.
 import '../blob/index.js';
 import { sanitizeFileName } from '../../core/media/file-name.js';
+import { stripMetadataStream } from '../../core/media/strip/strip-metadata.js';
 import { assertWithinStoreLimit, uploadFailure } from '../../core/storage/blob-store.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
-import { filePlaintextSource } from './file-plaintext.js';
+import { sentFilePlaintext } from './file-plaintext.js';
 
 /** A progress event of {@link sendMedia}. */
 export interface SendProgress {
@@ -110,6 +111,13 @@ export interface SendOptions extends SendTargetOptions {
   partBytes?: number;
   /** Told what the user should know: a resumed send, a send that starts over, a wait the server imposes. */
   onNotice?: (text: string) => void;
+  /**
+   * Send the bytes exactly as they are. By default a JPEG, PNG, WebP, HEIC/HEIF, AVIF, MP4 or MOV loses
+   * its location and identifying metadata first (GPS, camera make, model and serial, owner, lens,
+   * software, original time), in place and without re-encoding: the same size, the same pixels, still
+   * upright; the probe (size, ThumbHash) is of the same picture (docs/media.md, "Private photos").
+   */
+  keepMetadata?: boolean;
 }
 
 /** What {@link sendMedia} produced with `format: 'v1'`: the blob is a v1 blob, the message happy-wire's. */
@@ -182,11 +190,15 @@ function buildHappyFileEvent(
 
 /**
  * Probes, encrypts, uploads and describes one file (a path, a stream, or bytes in memory) as a v2 message.
+ * Unless `keepMetadata`, the file's location and identifying metadata are neutralised in place before
+ * encryption (same size, same pixels).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once for a bad key, store, role/turn or input.
  * @throws {ProbeError} when probing fails (`ERR_UNREADABLE_INPUT` for a missing file, ...).
  * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store; nothing is left stored.
  * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts; nothing is left stored.
+ * @throws {NotSupportedError} `ERR_NOT_SUPPORTED` for a stream given with its probe (so walked in one
+ *   pass) whose metadata one pass cannot remove; nothing is left stored.
  * @throws {SchemaError} `ERR_SCHEMA` if the message would not validate (e.g. a bad turn id); the blob is deleted.
  * @example
  * ```ts
@@ -238,6 +250,11 @@ export async function sendMedia(
   if (signal?.aborted)
     throw new AbortedError('the send was aborted before it started', { cause: signal.reason });
 
+  if (options.keepMetadata !== undefined && typeof options.keepMetadata !== 'boolean') {
+    throw new InvalidArgumentError(
+      `expected true or false for \`options.keepMetadata\` but received ${describeValue(options.keepMetadata)}`,
+    );
+  }
   let cleanup: (() => Promise<void>) | undefined;
   try {
     // 1. Probe (from the path, from the caller, or from a private spooled copy of the stream).
@@ -245,17 +262,24 @@ export async function sendMedia(
     let probe: MediaProbe;
     let source: PlaintextSource;
     const probeOptions = { ...options.probeOptions, signal };
+    // What is sent: the bytes with their location and identifying metadata neutralised unless
+    // `keepMetadata` (planned from a file's structure; a stream given with its probe is walked as it
+    // passes). Same-size edits: the length announced below stays exact.
+    const keepMetadata = options.keepMetadata === true;
     if (typeof input === 'string') {
       probe = await probeMedia(input, probeOptions);
-      source = filePlaintextSource(input, probe.size);
+      source = await sentFilePlaintext(input, probe.size, { keepMetadata });
     } else if (input.probe) {
       probe = { ...input.probe, name: sanitizeFileName(input.name) };
-      source = streamPlaintextSource(input.stream, input.size);
+      source = streamPlaintextSource(
+        keepMetadata ? input.stream : input.stream.pipeThrough(stripMetadataStream(input.size)),
+        input.size,
+      );
     } else {
       const spooled = await spoolToPrivateFile(input.stream, { expectedSize: input.size, signal });
       cleanup = spooled.cleanup;
       probe = { ...(await probeMedia(spooled.path, probeOptions)), name: sanitizeFileName(input.name) };
-      source = filePlaintextSource(spooled.path, input.size);
+      source = await sentFilePlaintext(spooled.path, input.size, { keepMetadata });
     }
     onProgress?.({ step: 'probe', done: 1, total: 1 });
 

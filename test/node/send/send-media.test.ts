@@ -112,6 +112,8 @@ describe('sendMedia over a local store', () => {
         role: 'agent',
         turn: 'turn_1',
         onProgress: (event) => events.push(event),
+        // The bytes as they are (the default strips the video's metadata: tested in strip-metadata.test.ts).
+        keepMetadata: true,
       });
       expect(result.probe.kind).toBe(kind);
       expect(result.message.type).toBe(kind);
@@ -451,6 +453,7 @@ describe('sendMedia over the HTTP media server', () => {
       blobKey,
       role: 'agent',
       turn: 't9',
+      keepMetadata: true,
     });
     const onDisk = new Uint8Array(await readFile(backing.pathOf(result.ref)));
     expect(onDisk.length).toBe(ciphertextSize(original.length));

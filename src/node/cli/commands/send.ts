@@ -47,6 +47,7 @@ interface SendCliOptions extends HappyFlags {
   tokenFile?: string;
   session?: string;
   format?: 'v2' | 'v1';
+  keepMetadata?: boolean;
   partBytes?: string;
 }
 
@@ -202,6 +203,7 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
         onNotice: progress.note,
         ...partBytes(options),
         ...(options.format ? { format: options.format } : {}),
+        ...(options.keepMetadata ? { keepMetadata: true } : {}),
       }),
     );
     progress.stop();
@@ -254,6 +256,10 @@ export function registerSend(program: Command): void {
       '--part-bytes <N>',
       "largest attachment of media sent in parts (default: the store's limit, 10485760 on Happy's server); smaller parts redo less after a failure, each costs one of Happy's 60 new attachments a minute",
     )
+    .option(
+      '--keep-metadata',
+      'send the file as it is; by default a photo or video loses its location, camera, owner, software and time metadata first (in place: same size, same pixels)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media keygen --out blob.key\n  happy-media send shot.png --store ./blobs --key-file blob.key\n' +
@@ -288,6 +294,8 @@ export function registerSend(program: Command): void {
             onNotice: progress.note,
             ...partBytes(options),
             ...(options.format ? { format: options.format } : {}),
+            ...(options.keepMetadata ? { keepMetadata: true } : {}),
+            ...(options.keepMetadata ? { keepMetadata: true } : {}),
           }),
         ).catch((error: unknown) => {
           throw withHint(error, storeErrorHint(spec, error));
