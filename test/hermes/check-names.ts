@@ -17,4 +17,5 @@ export const HERMES_CHECKS = [
   'thumbhashFromImage: JPEG (EXIF orientation 6) and interlaced palette PNG give the Node run’s hashes',
   'happy-media/expo: expoFileSink and openExpoMedia over an in-memory expo-file-system (verified file, cache hit, tamper leaves nothing)',
   'sendPickedMedia over the expo-crypto stand-in: a photo read through expoFileSource with its 100 px thumbnail, uploaded, described, sealed; the blob downloads to the same bytes and the envelope opens',
+  "private photos: sendPickedMedia strips a JPEG's EXIF camera and GPS (bytes, and one pass over a bare stream), keeping its size and orientation",
 ] as const;

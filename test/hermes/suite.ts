@@ -629,6 +629,63 @@ const checks: Record<CheckName, () => Promise<void> | void> = {
         installRuntime({});
       }
     },
+  "private photos: sendPickedMedia strips a JPEG's EXIF camera and GPS (bytes, and one pass over a bare stream), keeping its size and orientation":
+    async () => {
+      const fixture = thumbhashImages.images[0]!; // a JPEG with EXIF orientation 6
+      const base = fromBase64(fixture.base64);
+      // Planted after SOI: an APP1 EXIF block with Make, Orientation 6 and a GPS IFD holding a date stamp.
+      const tiff = new Uint8Array(87);
+      const view = new DataView(tiff.buffer);
+      tiff.set([0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 3]);
+      const entry = (at: number, tag: number, type: number, count: number, value: number) => {
+        view.setUint16(at, tag);
+        view.setUint16(at + 2, type);
+        view.setUint32(at + 4, count);
+        if (type === 3) view.setUint16(at + 8, value);
+        else view.setUint32(at + 8, value);
+      };
+      entry(10, 0x010f, 2, 8, 50); // Make → "AcmeCam"
+      entry(22, 0x0112, 3, 1, 6); // Orientation
+      entry(34, 0x8825, 4, 1, 58); // GPS IFD
+      tiff.set(utf8('AcmeCam'), 50);
+      view.setUint16(58, 1);
+      entry(60, 0x001d, 2, 11, 76); // GPSDateStamp
+      tiff.set(utf8('2024:01:02'), 76);
+      const app1 = joinBytes([new Uint8Array([0xff, 0xe1, 0, 95]), utf8('Exif'), new Uint8Array(2), tiff]);
+      const jpeg = joinBytes([base.subarray(0, 2), app1, base.subarray(2)]);
+      const text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
+      assert(text(jpeg).includes('AcmeCam') && text(jpeg).includes('2024:01:02'), 'planted');
+      let at = 0;
+      const bare = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= jpeg.length) return controller.close();
+          controller.enqueue(jpeg.slice(at, at + 100));
+          at += 100;
+        },
+      });
+      for (const source of [jpeg, bare]) {
+        const store = memoryStore();
+        const { message } = await sendPickedMedia(
+          {
+            source,
+            size: jpeg.length,
+            name: 'IMG_2.jpg',
+            mimeType: 'image/jpeg',
+            width: 60,
+            height: 100,
+            thumbhash: fixture.hash,
+          },
+          { store, blobKey: key },
+        );
+        const out = await downloadMedia(message, { source: store, blobKey: key, sink: memorySink() });
+        assert(out.length === jpeg.length, `the size is kept (${out.length})`);
+        assert(
+          !text(out).includes('AcmeCam') && !text(out).includes('2024:01:02'),
+          'camera and GPS are gone',
+        );
+        assert((await thumbhashFromImage(out)) === fixture.hash, 'the same picture, still turned');
+      }
+    },
 };
 
 async function main(): Promise<void> {
