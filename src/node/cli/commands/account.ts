@@ -114,6 +114,11 @@ function report(
 
 /** The credentials text piped in on stdin, bounded as a secret file is. */
 async function readStdinText(): Promise<string> {
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      "Paste the secret key Happy's app shows under Settings → Account (or Happy CLI's access.key), then press Ctrl-D:\n",
+    );
+  }
   const parts: Buffer[] = [];
   let total = 0;
   for await (const part of process.stdin as AsyncIterable<Buffer>) {
