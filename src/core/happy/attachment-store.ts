@@ -106,6 +106,8 @@ export class HappyServerStore implements BlobStore {
   readonly sessionId: string;
   /** Happy's per-attachment limit ({@link HAPPY_MAX_ATTACHMENT_BYTES}). */
   readonly maxBlobBytes = HAPPY_MAX_ATTACHMENT_BYTES;
+  /** The session's attachments on this server (`<url>/v1/sessions/<sessionId>/attachments`). */
+  readonly location: string;
   readonly #api: HappyApi;
   readonly #token: string;
   readonly #downloadUrls = new Map<string, { url: string; until: number }>();
@@ -136,6 +138,7 @@ export class HappyServerStore implements BlobStore {
     this.url = api.url;
     this.#token = checkBearerToken(options.token.trim(), 'token');
     this.sessionId = options.sessionId;
+    this.location = `${this.url}/v1/sessions/${this.sessionId}/attachments`;
     this.#uploadRate = uploadRateWindow(api.origin, this.#token, options.uploadRate);
   }
 

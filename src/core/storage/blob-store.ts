@@ -75,6 +75,12 @@ export interface BlobStore {
    */
   readonly maxBlobBytes?: number;
   /**
+   * Where the store keeps its blobs, as a stable name with no secret in it (Happy's server: its URL and
+   * the session; a directory's path; a bucket and prefix). A send that is interrupted is resumed per file
+   * and location (`sendMedia`'s journal); a store without one is never resumed.
+   */
+  readonly location?: string;
+  /**
    * Stores a new blob of exactly `size` bytes under a ref the store issues: `body(ref)` is called once
    * with that ref, before the first byte is produced, and the ref is returned only after the store
    * confirmed the blob (upload-first).

@@ -18,7 +18,8 @@ import { assertFitsV1Attachment } from '../../core/happy/attachment-limit.js';
 import type { HappyClient, HappyFileEvent, HappySession } from '../../core/happy/index.js';
 import type { MediaMessage } from '../../core/protocol/index.js';
 import type { MediaProbe } from '../media/index.js';
-import { type SendOptions, type SendStreamInput, sendMedia } from '../send/index.js';
+import type { SendOptions, SendStreamInput } from '../send/index.js';
+import { sendMediaJournaled } from '../send/send-media.js';
 
 /** Options of {@link sendToSession}. */
 export interface SendToSessionOptions
@@ -33,6 +34,7 @@ export interface SendToSessionOptions
     | 'messageOptions'
     | 'partBytes'
     | 'keepMetadata'
+    | 'resume'
   > {
   /** The signed-in account. */
   client: HappyClient;
@@ -100,12 +102,25 @@ export async function sendToSession(
     assertFitsV1Attachment(input.size, input.name);
   }
   const store = client.attachmentStore(session);
-  const sent = await sendMedia(input, { ...rest, store, blobKey: session.blobKey, format });
-  const [appended] = await client.appendMessages(
-    session,
-    [sent.message],
-    rest.signal ? { signal: rest.signal } : {},
-  );
+  // The journal of a resumable send is forgotten only once its message is in the session: a run killed
+  // between the upload and the append posts the same message (its id is the localId the server keeps
+  // one record per) when it is run again.
+  const { result: sent, finish } = await sendMediaJournaled(input, {
+    ...rest,
+    store,
+    blobKey: session.blobKey,
+    format,
+  });
+  let appended: { seq: number } | undefined;
+  try {
+    [appended] = await client.appendMessages(
+      session,
+      [sent.message],
+      rest.signal ? { signal: rest.signal } : {},
+    );
+  } finally {
+    await finish(appended !== undefined);
+  }
   return {
     message: sent.message,
     seq: (appended as { seq: number }).seq,

@@ -33,6 +33,7 @@ import { assertWithinStoreLimit, uploadFailure } from '../../core/storage/blob-s
 import { spoolToPrivateFile } from '../fs/spool.js';
 import { type MediaProbe, type ProbeOptions, probeMedia } from '../media/index.js';
 import { sentFilePlaintext } from './file-plaintext.js';
+import { type OpenedJournal, openUploadJournal } from './upload-journal.js';
 
 /** A progress event of {@link sendMedia}. */
 export interface SendProgress {
@@ -118,6 +119,13 @@ export interface SendOptions extends SendTargetOptions {
    * upright; the probe (size, ThumbHash) is of the same picture (docs/media.md, "Private photos").
    */
   keepMetadata?: boolean;
+  /**
+   * Resume an interrupted send of the same file (a path) to the same place (the store's `location`), and
+   * record this one so that it can be resumed (default true; media in parts only: a blob of one
+   * attachment is sent whole again). The record is a private file under `$XDG_STATE_HOME/happy-media/uploads/`
+   * with no plaintext and no key, removed once the send is complete. `false`: send afresh, recording nothing.
+   */
+  resume?: boolean;
 }
 
 /** What {@link sendMedia} produced with `format: 'v1'`: the blob is a v1 blob, the message happy-wire's. */
@@ -225,6 +233,67 @@ export async function sendMedia(
   given: string | SendStreamInput | SendBytesInput,
   options: SendOptions,
 ): Promise<SendResult | SendV1Result> {
+  const { result, finish } = await sendMediaJournaled(given, options);
+  await finish(true);
+  return result;
+}
+
+/**
+ * {@link sendMedia}, with the journal it resumed from and recorded into left to the caller: `finish(true)`
+ * forgets the record (the send is complete: its message was posted), `finish(false)` keeps it for the
+ * next run (the message could not be posted). `sendToSession` appends the message between the two, so a
+ * run killed after the upload posts the same message (same id) when it is run again.
+ *
+ * @internal
+ */
+export async function sendMediaJournaled(
+  given: string | SendStreamInput | SendBytesInput,
+  options: SendOptions,
+): Promise<{ result: SendResult | SendV1Result; finish: (posted: boolean) => Promise<void> }> {
+  const opened = await openJournalFor(given, options);
+  try {
+    const result = await sendOnce(given, options, opened);
+    return {
+      result,
+      async finish(posted) {
+        if (posted) await opened?.journal.remove();
+        await opened?.close();
+      },
+    };
+  } catch (error) {
+    await opened?.close();
+    throw error;
+  }
+}
+
+/**
+ * The journal of a send of the file at `given` (a path) to the store's location, when it may be resumed:
+ * v2, not refused by `resume: false`, a store that names its location. Why there is none is told only
+ * when it would surprise (another send of the same file is running).
+ */
+async function openJournalFor(
+  given: string | SendStreamInput | SendBytesInput,
+  options: SendOptions,
+): Promise<OpenedJournal | undefined> {
+  const location = (options?.store as { location?: unknown } | undefined)?.location;
+  if (typeof given !== 'string' || given === '' || options.format === 'v1' || options.resume === false) {
+    return undefined;
+  }
+  if (typeof location !== 'string') return undefined;
+  const opened = await openUploadJournal(given, location);
+  if ('why' in opened) {
+    if (/another send/.test(opened.why)) options.onNotice?.(opened.why);
+    return undefined;
+  }
+  return opened;
+}
+
+/** One send, resumed from and recorded into `opened` when given. */
+async function sendOnce(
+  given: string | SendStreamInput | SendBytesInput,
+  options: SendOptions,
+  opened: OpenedJournal | undefined,
+): Promise<SendResult | SendV1Result> {
   const author = checkSendTarget(options);
   const { store, blobKey, signal, onProgress } = options;
   const input =
@@ -322,6 +391,7 @@ export async function sendMedia(
             ? {}
             : { chunksPerPart: chunksPerPartWithin(options.partBytes) }),
           ...(options.messageOptions ? { message: options.messageOptions } : {}),
+          ...(opened ? { resume: { journal: opened.journal, stamp: opened.stamp } } : {}),
         });
         ({ ref, parts, stored } = upload);
         if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });

@@ -49,6 +49,7 @@ interface SendCliOptions extends HappyFlags {
   format?: 'v2' | 'v1';
   keepMetadata?: boolean;
   partBytes?: string;
+  resume?: boolean;
 }
 
 /** Environment variable that may hold the session key for `--seal-key`. */
@@ -202,6 +203,7 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
         onProgress: progress.update,
         onNotice: progress.note,
         ...partBytes(options),
+        ...(options.resume === false ? { resume: false } : {}),
         ...(options.format ? { format: options.format } : {}),
         ...(options.keepMetadata ? { keepMetadata: true } : {}),
       }),
@@ -260,6 +262,10 @@ export function registerSend(program: Command): void {
       '--keep-metadata',
       'send the file as it is; by default a photo or video loses its location, camera, owner, software and time metadata first (in place: same size, same pixels)',
     )
+    .option(
+      '--no-resume',
+      'send afresh: do not resume an interrupted send of this file to this place, nor record this one',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media keygen --out blob.key\n  happy-media send shot.png --store ./blobs --key-file blob.key\n' +
@@ -293,8 +299,8 @@ export function registerSend(program: Command): void {
             onProgress: progress.update,
             onNotice: progress.note,
             ...partBytes(options),
+            ...(options.resume === false ? { resume: false } : {}),
             ...(options.format ? { format: options.format } : {}),
-            ...(options.keepMetadata ? { keepMetadata: true } : {}),
             ...(options.keepMetadata ? { keepMetadata: true } : {}),
           }),
         ).catch((error: unknown) => {

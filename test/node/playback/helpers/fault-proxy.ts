@@ -1,6 +1,7 @@
 /**
- * A loopback HTTP proxy in front of a media server that counts requests and injects faults: it can cut
- * a response after a number of body bytes (a dropped connection) or flip one byte of the blob in transit.
+ * A loopback HTTP proxy in front of a media server (or Happy's server) that counts requests and the bytes
+ * sent up, tells a test when a request arrives or is answered, and injects faults: it can cut a response
+ * after a number of body bytes (a dropped connection) or flip one byte of the blob in transit.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,15 @@ export interface FaultProxy {
   dropAfter: (number | undefined)[];
   /** Absolute blob offset of a byte to flip in every response that carries it (undefined: none). */
   flipAt: number | undefined;
+  /** Request body bytes the proxy passed on, per method (`PUT`, `POST`, ...). */
+  sent: Record<string, number>;
+  /**
+   * Called as each request arrives, before it is passed on (a test may kill its client there). A number
+   * returned cuts the request after that many body bytes (the rest never reaches upstream).
+   */
+  onRequest?: (method: string, path: string) => number | undefined;
+  /** Called when a request's answer has arrived from upstream, before it is passed back. */
+  onAnswer?: (method: string, path: string) => void;
   close(): Promise<void>;
 }
 
@@ -33,14 +43,23 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     requests: [],
     dropAfter: [],
     flipAt: undefined,
+    sent: {},
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
-    proxy.requests.push({ method: req.method ?? '', path: req.url ?? '', range: req.headers.range });
+    const method = req.method ?? '';
+    proxy.requests.push({ method, path: req.url ?? '', range: req.headers.range });
+    const cutAfter = proxy.onRequest?.(method, req.url ?? '');
+    let passed = 0;
+    req.on('data', (chunk: Buffer) => {
+      proxy.sent[method] = (proxy.sent[method] ?? 0) + chunk.length;
+      passed += chunk.length;
+    });
     const headers = { ...req.headers, host: target.host };
     const out = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (up) => {
+        proxy.onAnswer?.(method, req.url ?? '');
         res.writeHead(up.statusCode ?? 502, up.headers);
         // The one-byte size probe (HttpBlobStore.head) is not a download: it takes no fault.
         const isBody =
@@ -70,7 +89,20 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       },
     );
     out.on('error', () => res.destroy());
-    req.pipe(out);
+    if (typeof cutAfter !== 'number') {
+      req.pipe(out);
+      return;
+    }
+    // A connection cut in the middle of the body: upstream gets `cutAfter` bytes, then an aborted request.
+    req.on('data', (chunk: Buffer) => {
+      const room = cutAfter - (passed - chunk.length);
+      if (room > 0) out.write(chunk.subarray(0, room));
+      if (passed >= cutAfter) {
+        out.destroy();
+        req.destroy();
+        res.destroy();
+      }
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
