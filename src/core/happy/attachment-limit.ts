@@ -60,7 +60,7 @@ export function assertFitsV1Attachment(size: number, name: string): void {
   if (size <= V1_BLOB_MAX_PLAINTEXT_BYTES) return;
   throw new LimitError(
     `${name} is ${size} bytes; a v1 attachment is one secretbox of at most ${HAPPY_MAX_ATTACHMENT_BYTES} bytes, ` +
-      `which holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes of plaintext. Send it as v2 (the default, ` +
-      "without --format v1): Happy's server takes v2 media of any size, in parts. Nothing was uploaded",
+      `which holds at most ${V1_BLOB_MAX_PLAINTEXT_BYTES} bytes of plaintext. Send it as v2 (the default): ` +
+      "Happy's server takes v2 media of any size, in parts. Nothing was uploaded",
   );
 }

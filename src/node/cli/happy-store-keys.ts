@@ -13,7 +13,9 @@
  * @module
  */
 import {
+  type HappyClient,
   HappyMediaError,
+  type HappySession,
   InvalidArgumentError,
   masterBlobKey,
   readHappyCredentialsFile,
@@ -40,7 +42,9 @@ function sealKeyBytes(key: SessionKey): Uint8Array {
 }
 
 /**
- * Checks `keys` against session `sessionId` on the server of `spec` (`happy+https://host`).
+ * Checks `keys` against session `sessionId` on the server of `spec` (`happy+https://host`). Returns the
+ * session when the account secret opened it (its keys are then the ones given), so the upload takes the
+ * road `send --happy` takes: the session's attachments through the signed-in client.
  *
  * @throws {UsageError} `ERR_USAGE` when the session shows that a key is not its own.
  */
@@ -49,7 +53,7 @@ export async function checkHappyStoreKeys(
   sessionId: string,
   keys: HappyStoreKeys,
   insecureHttp = false,
-): Promise<void> {
+): Promise<{ client: HappyClient; session: HappySession } | undefined> {
   const { blobKey, sealKey } = keys;
   if (sealKey) {
     const given = sealKeyBytes(sealKey);
@@ -67,11 +71,11 @@ export async function checkHappyStoreKeys(
         `happy-media: warning: the blob key cannot be checked against session ${sessionId} without the account secret (set HAPPY_MEDIA_SECRET_FILE to have it checked before upload, ${SESSION_GIVES_KEYS})\n`,
       );
     }
-    return;
+    return undefined;
   }
   const credentials = await readHappyCredentialsFile(secretFile.value, secretFile.source);
   const client = await connectWith(spec.replace(/^happy\+/i, ''), credentials, insecureHttp);
-  let session: Awaited<ReturnType<typeof client.openSession>>;
+  let session: HappySession;
   try {
     session = await client.openSession(sessionId);
   } catch (error) {
@@ -82,7 +86,7 @@ export async function checkHappyStoreKeys(
         ? `the credentials in ${secretFile.value} open no session`
         : `the account of ${secretFile.value} has no session ${sessionId}`;
     process.stderr.write(`happy-media: warning: the blob key could not be checked: ${why}\n`);
-    return;
+    return undefined;
   }
   if (!equalBytes(session.blobKey, blobKey)) {
     throw new UsageError(
@@ -98,4 +102,5 @@ export async function checkHappyStoreKeys(
       );
     }
   }
+  return { client, session };
 }

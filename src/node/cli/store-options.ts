@@ -45,7 +45,8 @@ export function storeErrorHint(spec: string, error: unknown): string | undefined
 /**
  * Opens the store the flags name (default: `HAPPY_MEDIA_STORE`, else the local blob directory). For
  * Happy's server with `keys` (an upload), the keys are checked against the session first
- * (happy-store-keys.ts).
+ * (happy-store-keys.ts), and where the account secret opened the session, the store is that session's
+ * attachments through the signed-in client, the store `send --happy` uploads to.
  *
  * @throws {UsageError} `ERR_USAGE` (exit 2) for a Happy server store without a token or a session, or
  *   with `--token` (never read from argv for Happy's server), an unreadable or malformed token, a
@@ -90,8 +91,10 @@ export async function openCliStore(
         /^happy\+http:/i.test(spec) ? 'pass --insecure-http to use plain http anyway' : undefined,
       );
     }
-    if (keys) await checkHappyStoreKeys(spec, sessionId, keys, insecureHttp);
-    return { store, spec };
+    // Where the account secret opened the session, its attachments are reached as `send --happy` reaches
+    // them: one road into a session, whichever flags named it.
+    const opened = keys ? await checkHappyStoreKeys(spec, sessionId, keys, insecureHttp) : undefined;
+    return { store: opened ? opened.client.attachmentStore(opened.session) : store, spec };
   }
   if (flags.session !== undefined) {
     throw new UsageError(

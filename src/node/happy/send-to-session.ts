@@ -11,10 +11,8 @@
  *
  * @module
  */
-import { stat } from 'node:fs/promises';
 import { describeValue } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { assertFitsV1Attachment } from '../../core/happy/attachment-limit.js';
 import type { HappyClient, HappyFileEvent, HappySession } from '../../core/happy/index.js';
 import type { MediaMessage } from '../../core/protocol/index.js';
 import type { MediaProbe } from '../media/index.js';
@@ -67,7 +65,7 @@ export interface SendToSessionResult {
  * Sends a file (or stream) into the session and appends its message.
  *
  * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when a v1 file is larger
- *   than one attachment holds (`HAPPY_MAX_PLAINTEXT_BYTES.v1`).
+ *   than one attachment holds (`HAPPY_MAX_PLAINTEXT_BYTES.v1`; sendMedia's one check of the cap).
  * @throws the errors of `sendMedia` (probe, upload) and `HappyClient.appendMessages` (`ERR_NOT_FOUND`,
  *   `ERR_UNAUTHORIZED`, `ERR_UPLOAD_FAILED`); when the append fails, the uploaded blob stays (Happy's
  *   server deletes attachments only with their session).
@@ -92,14 +90,6 @@ export async function sendToSession(
     throw new InvalidArgumentError(
       `expected 'v2' or 'v1' for \`format\` but received ${describeValue(format)}`,
     );
-  }
-  // A v1 blob is one attachment; v2 media of any size goes in parts.
-  if (format === 'v1' && typeof input === 'string') {
-    const info = await stat(input).catch(() => undefined);
-    // An unreadable path is reported by the probe, with the project's one message for it.
-    if (info?.isFile()) assertFitsV1Attachment(info.size, input);
-  } else if (format === 'v1' && input && typeof input === 'object' && Number.isSafeInteger(input.size)) {
-    assertFitsV1Attachment(input.size, input.name);
   }
   const store = client.attachmentStore(session);
   // The journal of a resumable send is forgotten only once its message is in the session: a run killed

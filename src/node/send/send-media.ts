@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { stat } from 'node:fs/promises';
 import { ciphertextSize } from '../../core/blob/index.js';
 import { chunksPerPartWithin } from '../../core/blob/parts.js';
 import { assertNonNegativeInteger, bytesStream, describeValue } from '../../core/bytes.js';
@@ -197,11 +198,31 @@ function buildHappyFileEvent(
 }
 
 /**
+ * The size of a v1 input, checked against Happy's v1 cap before anything is read: a stream's or bytes'
+ * own, a path's from the file system (`undefined` for a path that cannot be examined: the probe then
+ * says why it cannot be read).
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when it is larger than one v1 attachment carries.
+ */
+async function announcedSize(input: string | SendStreamInput): Promise<number | undefined> {
+  if (typeof input !== 'string') {
+    assertFitsV1Attachment(input.size, input.name);
+    return input.size;
+  }
+  const info = await stat(input).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  assertFitsV1Attachment(info.size, input);
+  return info.size;
+}
+
+/**
  * Probes, encrypts, uploads and describes one file (a path, a stream, or bytes in memory) as a v2 message.
  * Unless `keepMetadata`, the file's location and identifying metadata are neutralised in place before
  * encryption (same size, same pixels).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` at once for a bad key, store, role/turn or input.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` before anything is read or uploaded when a v1 file is larger
+ *   than one Happy attachment holds (`HAPPY_MAX_PLAINTEXT_BYTES.v1`), whatever the store.
  * @throws {ProbeError} when probing fails (`ERR_UNREADABLE_INPUT` for a missing file, ...).
  * @throws {StorageError} `ERR_UPLOAD_FAILED` and others from the store; nothing is left stored.
  * @throws {AbortedError} `ERR_ABORTED` when `options.signal` aborts; nothing is left stored.
@@ -318,6 +339,10 @@ async function sendOnce(
   }
   if (signal?.aborted)
     throw new AbortedError('the send was aborted before it started', { cause: signal.reason });
+  const v1 = options.format === 'v1';
+  // A v1 blob is a Happy attachment whatever store holds it (Happy's app reads no bigger one): the one
+  // check of that cap, before anything is read, on every road (a session, a store).
+  const announced = v1 ? await announcedSize(input) : undefined;
 
   if (options.keepMetadata !== undefined && typeof options.keepMetadata !== 'boolean') {
     throw new InvalidArgumentError(
@@ -351,13 +376,15 @@ async function sendOnce(
       source = await sentFilePlaintext(spooled.path, input.size, { keepMetadata });
     }
     onProgress?.({ step: 'probe', done: 1, total: 1 });
+    if (announced !== undefined && probe.size !== announced) {
+      throw new InvalidArgumentError(
+        `the file changed size while it was probed (${announced} → ${probe.size} bytes); send it again`,
+      );
+    }
 
     // 2. Encrypt straight into the store, the exact length announced up front: a v2 blob larger than
     // one attachment of the store (Happy's server: 10 MiB) in parts; a v1 blob is one attachment by
-    // design, refused over the cap before anything is encrypted or uploaded.
-    const v1 = options.format === 'v1';
-    // A v1 blob is a Happy attachment whatever store holds it: Happy's app reads no bigger one.
-    if (v1) assertFitsV1Attachment(probe.size, probe.name);
+    // design (its cap checked above).
     const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);
     if (v1) assertWithinStoreLimit(store, total);
     let stored: string[] = [];

@@ -14,6 +14,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
   defaultBlobDir,
+  HappyMediaError,
   type SendProgress,
   sendMedia,
   sendToSession,
@@ -152,6 +153,13 @@ function partBytes(options: SendCliOptions): { partBytes?: number } {
   return { partBytes: parseIntegerFlag(options.partBytes, '--part-bytes', { min: 56 + 16400 }) };
 }
 
+/** The flag that acts on a v1 file over Happy's cap: leaving out `--format v1` sends it as v2. */
+function formatHint(options: SendCliOptions, error: unknown): string | undefined {
+  return options.format === 'v1' && error instanceof HappyMediaError && error.code === 'ERR_LIMIT_EXCEEDED'
+    ? 'leave out --format v1 to send it as v2, in parts'
+    : undefined;
+}
+
 /** Options that name keys or stores, which the session gives with --happy. */
 const NOT_WITH_HAPPY: [keyof SendCliOptions, string][] = [
   ['store', '--store'],
@@ -207,7 +215,9 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
         ...(options.format ? { format: options.format } : {}),
         ...(options.keepMetadata ? { keepMetadata: true } : {}),
       }),
-    );
+    ).catch((error: unknown) => {
+      throw withHint(error, formatHint(options, error));
+    });
     progress.stop();
     process.stdout.write(`${JSON.stringify({ message: result.message, seq: result.seq })}\n`);
     if (result.probe.warning) process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
@@ -304,7 +314,7 @@ export function registerSend(program: Command): void {
             ...(options.keepMetadata ? { keepMetadata: true } : {}),
           }),
         ).catch((error: unknown) => {
-          throw withHint(error, storeErrorHint(spec, error));
+          throw withHint(error, formatHint(options, error) ?? storeErrorHint(spec, error));
         });
         progress.stop();
         const out = result.envelope
