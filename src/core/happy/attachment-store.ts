@@ -39,7 +39,6 @@ import {
   type WriteOptions,
 } from '../storage/blob-store.js';
 import { readSizedBody, throwIfAborted } from '../storage/sized-body.js';
-import { isLoopbackHost } from '../transport/base-url.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
 import { fetchRange } from '../transport/fetch-range.js';
 import { fetchSize } from '../transport/fetch-size.js';
@@ -82,6 +81,11 @@ export function attachmentStoreOn(api: HappyApi, token: string, sessionId: strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * The host names Happy's app rewrites to the server's origin (`rewriteLoopbackHost`): exactly these, not
+ * every loopback address, so a download host on another loopback address (a local S3) keeps its URL.
+ */
+const HAPPY_REWRITTEN_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a download URL is reused (S3 presigned URLs live 15 minutes; local ones forever). */
 const DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
 
@@ -231,7 +235,7 @@ export class HappyServerStore implements BlobStore {
       });
     }
     const origin = this.#api.origin;
-    if (isLoopbackHost(url.hostname) && url.origin !== origin) {
+    if (HAPPY_REWRITTEN_HOSTS.has(url.hostname) && url.origin !== origin) {
       url = new URL(`${url.pathname}${url.search}`, origin);
     }
     const own = url.origin === origin;
