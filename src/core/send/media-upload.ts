@@ -37,12 +37,13 @@ import {
   type SealedPart,
   sealPart,
 } from '../blob/parts.js';
+import { ciphertextFrom } from '../blob/remake.js';
 import { ciphertextSize } from '../blob/sizes.js';
 import { createEncryptStream } from '../blob/stream.js';
 import { bytesStream, equalBytes, fromBase64, randomBytes, toBase64 } from '../bytes.js';
 import { AbortedError, InvalidArgumentError, isHappyMediaError } from '../errors.js';
 import { type BuildOptions, createMessageId } from '../protocol/index.js';
-import type { BlobStore, WriteOptions } from '../storage/blob-store.js';
+import { type BlobStore, isRestartUpload, type WriteOptions } from '../storage/blob-store.js';
 import { type PlaintextSource, sourceSpan } from './plaintext-source.js';
 
 /**
@@ -67,10 +68,13 @@ export interface FileStamp {
 }
 
 const Base64Bytes = z.string().max(128);
-const RecordSchema = z.strictObject({
+const RecordHead = {
   version: z.literal(1),
   stamp: z.strictObject({ size: z.number().int().nonnegative(), mtimeMs: z.number() }),
   message: z.strictObject({ id: z.string().max(64), time: z.number().int().nonnegative() }),
+};
+const PartsRecordSchema = z.strictObject({
+  ...RecordHead,
   parts: z.strictObject({
     salt: Base64Bytes,
     binding: Base64Bytes,
@@ -84,9 +88,19 @@ const RecordSchema = z.strictObject({
     manifest: z.optional(z.strictObject({ ref: z.string().max(256), confirmed: z.boolean() })),
   }),
 });
+const SingleRecordSchema = z.strictObject({
+  ...RecordHead,
+  /** One attachment through the store's own resumable upload: the blob's salt and the store's state. */
+  single: z.strictObject({ salt: Base64Bytes, store: z.unknown() }),
+});
+const RecordSchema = z.union([PartsRecordSchema, SingleRecordSchema]);
 
 /** What an {@link UploadJournal} holds for a send in parts. No plaintext, no key. */
-export type UploadRecord = z.infer<typeof RecordSchema>;
+export type PartsUploadRecord = z.infer<typeof PartsRecordSchema>;
+/** What an {@link UploadJournal} holds for a store's own resumable upload (S3, the media server). */
+export type SingleUploadRecord = z.infer<typeof SingleRecordSchema>;
+/** What an {@link UploadJournal} holds. No plaintext, no key. */
+export type UploadRecord = PartsUploadRecord | SingleUploadRecord;
 
 /** Options of {@link uploadMediaBlob}. */
 export interface MediaUploadOptions {
@@ -176,6 +190,9 @@ export async function uploadMediaBlob(
       `expected parts of at most ${chunksPerPartWithin(store.maxBlobBytes as number)} chunks for \`chunksPerPart\` (the store takes ${store.maxBlobBytes} bytes per attachment) but received ${options.chunksPerPart}`,
     );
   }
+  if ((partBytes === undefined || total <= partBytes) && options.resume && store.createResumable) {
+    return resumableSingle(store, source, blobKey, total, writes, options);
+  }
   if (partBytes === undefined || total <= partBytes) {
     const { ref } = await store.create(
       total,
@@ -207,18 +224,90 @@ export async function uploadMediaBlob(
   }
 }
 
+/**
+ * One attachment through the store's own resumable upload (S3 multipart, the media server's upload
+ * route), recorded in the journal: the blob's salt and the store's state, so a run after an interruption
+ * makes the same bytes again and the store sends only what it does not hold. A store that finds its bytes
+ * differ (the file changed) makes it start over under a new ref and salt.
+ */
+async function resumableSingle(
+  store: BlobStore,
+  source: PlaintextSource,
+  blobKey: Uint8Array,
+  total: number,
+  writes: WriteOptions,
+  options: MediaUploadOptions,
+): Promise<MediaUpload> {
+  const { journal, stamp } = options.resume as NonNullable<MediaUploadOptions['resume']>;
+  const createResumable = (store.createResumable as NonNullable<BlobStore['createResumable']>).bind(store);
+  let loaded = await journal.load();
+  for (;;) {
+    const checked = checkedRecord(loaded, stamp);
+    if (checked.why) options.onNotice?.(checked.why);
+    const before = checked.record && 'single' in checked.record ? checked.record : undefined;
+    if (checked.record && !before)
+      options.onNotice?.('the record of an interrupted send does not fit this send; starting over');
+    const dropped = checked.changed && 'single' in checked.changed ? checked.changed.single.store : undefined;
+    if (before) options.onNotice?.('resuming an interrupted send');
+    const salt = before ? fromBase64(before.single.salt) : randomBytes(BLOB_SALT_SIZE);
+    const record: SingleUploadRecord = {
+      version: 1,
+      stamp,
+      message: before?.message ?? messageIdentity(options),
+      single: { salt: toBase64(salt), store: before?.single.store ?? null },
+    };
+    let held: number | undefined;
+    try {
+      const { ref } = await createResumable(
+        total,
+        async (ref, offset) =>
+          ciphertextFrom(blobKey, { context: mediaBlobContext(ref) }, salt, source.size, offset, (start) =>
+            source.read(start, source.size - start, writes.signal),
+          ),
+        {
+          ...writes,
+          onProgress: (done, all) => {
+            held ??= done;
+            options.onProgress?.(done, all);
+          },
+          onState: async (state) => {
+            record.single.store = state;
+            await journal.save(record);
+          },
+          ...(before ? { resumeFrom: before.single.store } : {}),
+          ...(dropped === undefined ? {} : { abandon: dropped }),
+        },
+      );
+      return {
+        ref,
+        ciphertextSize: total,
+        parts: 1,
+        message: record.message,
+        sentBytes: total - (held ?? 0),
+        stored: [ref],
+      };
+    } catch (error) {
+      if (!isRestartUpload(error)) throw error;
+      options.onNotice?.((error as Error).message);
+      await journal.remove();
+      loaded = undefined;
+    }
+  }
+}
+
 /** The message's id and time: the caller's, else fresh. */
 function messageIdentity(options: MediaUploadOptions): { id: string; time: number } {
   return { id: options.message?.id ?? createMessageId(), time: options.message?.time ?? Date.now() };
 }
 
-/** The record of an earlier run, when it is one this send may go on from; else why not (said to the user). */
-function resumable(
+/**
+ * The record an earlier run left, when it is one and its file has not changed (size, modification time);
+ * else why not (said to the user), with the record when it is one (its store state is to be dropped).
+ */
+function checkedRecord(
   loaded: unknown,
   stamp: FileStamp,
-  store: BlobStore,
-  source: PlaintextSource,
-): { record?: UploadRecord; why?: string } {
+): { record?: UploadRecord; why?: string; changed?: UploadRecord } {
   if (loaded === undefined) return {};
   const parsed = RecordSchema.safeParse(loaded);
   if (!parsed.success) return { why: 'the record of an interrupted send is unreadable; starting over' };
@@ -226,8 +315,24 @@ function resumable(
   if (record.stamp.size !== stamp.size || record.stamp.mtimeMs !== stamp.mtimeMs) {
     return {
       why: 'the file changed (size or modification time) since the interrupted send; starting over',
+      changed: record,
     };
   }
+  return { record };
+}
+
+/** The record of an earlier run in parts, when this send may go on from it; else why not (said to the user). */
+function resumable(
+  loaded: unknown,
+  stamp: FileStamp,
+  store: BlobStore,
+  source: PlaintextSource,
+): { record?: PartsUploadRecord; why?: string } {
+  const { record: any, why } = checkedRecord(loaded, stamp);
+  if (!any) return why === undefined ? {} : { why };
+  if (!('parts' in any))
+    return { why: 'the record of an interrupted send does not fit this send; starting over' };
+  const record = any;
   try {
     const layout = partLayout(source.size, record.parts.chunksPerPart);
     if (
@@ -251,7 +356,7 @@ class PartedUpload {
   readonly #key: Uint8Array;
   readonly #writes: WriteOptions;
   readonly #options: MediaUploadOptions;
-  readonly #record: UploadRecord;
+  readonly #record: PartsUploadRecord;
   readonly #resumed: boolean;
   readonly #layout: PartLayout;
   readonly #salt: Uint8Array;
@@ -279,7 +384,7 @@ class PartedUpload {
       if (record) return new PartedUpload(store, source, key, writes, options, record, true);
     }
     const layout = partLayout(source.size, chunksPerPart);
-    const record: UploadRecord = {
+    const record: PartsUploadRecord = {
       version: 1,
       stamp: resume?.stamp ?? { size: source.size, mtimeMs: 0 },
       message: messageIdentity(options),
@@ -299,7 +404,7 @@ class PartedUpload {
     key: Uint8Array,
     writes: WriteOptions,
     options: MediaUploadOptions,
-    record: UploadRecord,
+    record: PartsUploadRecord,
     resumed: boolean,
   ) {
     this.#store = store;

@@ -38,6 +38,47 @@ export interface WriteOptions {
  */
 export type BlobBody = (ref: string) => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
 
+/**
+ * The body of a resumable upload: the blob's bytes from `offset` to its end, for the ref the store
+ * issued (made again from the file after an interruption). Called once per connection the upload makes.
+ */
+export type ResumableBody = (
+  ref: string,
+  offset: number,
+) => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
+
+/** Options of {@link BlobStore.createResumable}. */
+export interface ResumableWriteOptions extends WriteOptions {
+  /**
+   * Records the store's state of this upload (JSON-safe, no secret: e.g. the ref and S3's upload id);
+   * awaited before any byte of the upload leaves, and again as it goes on.
+   */
+  onState: (state: unknown) => Promise<void>;
+  /** The state an interrupted run recorded through `onState`: the store goes on from what it holds. */
+  resumeFrom?: unknown;
+  /** The state of an upload that will not be resumed (its file changed): the store drops what it holds. */
+  abandon?: unknown;
+}
+
+/** The errors a store throws when what it holds of an upload is not what the body makes now. */
+const restartErrors = new WeakSet<object>();
+
+/**
+ * The error of a resumed upload whose stored bytes differ from the ones `body` makes again (the file
+ * changed): the caller starts over under a new ref and salt, since the same ones with other plaintext
+ * would reuse nonces. `ERR_UPLOAD_FAILED` if nobody catches it.
+ */
+export function restartUploadError(why: string): StorageError {
+  const error = new StorageError(`${why}; the upload starts over`, { code: 'ERR_UPLOAD_FAILED' });
+  restartErrors.add(error);
+  return error;
+}
+
+/** True for an error made by {@link restartUploadError}. */
+export function isRestartUpload(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && restartErrors.has(error);
+}
+
 /** Options of {@link BlobStore.get}. */
 export interface GetOptions {
   /** Cancels the request (and the returned stream). */
@@ -91,6 +132,18 @@ export interface BlobStore {
    * when complete (temp + rename or equivalent) and replaces an existing one as a whole.
    */
   put?(ref: string, body: ReadableStream<Uint8Array>, size: number, options?: WriteOptions): Promise<void>;
+  /**
+   * Capability: {@link BlobStore.create} that survives an interruption, the process's included (S3's
+   * multipart upload, the media server's upload route). The store records its state through
+   * `options.onState`; given it back as `resumeFrom`, it asks its server what it holds, checks those bytes
+   * against `body(ref, 0)` (throwing {@link restartUploadError} when they differ) and sends only the rest,
+   * from `body(ref, offset)`. The blob appears under the ref only once complete.
+   */
+  createResumable?(
+    size: number,
+    body: ResumableBody,
+    options: ResumableWriteOptions,
+  ): Promise<{ ref: string }>;
   /** Streams the blob, whole or the byte range [offset, offset + length). Throws ERR_NOT_FOUND when absent. */
   get(ref: string, range?: BlobRange, options?: GetOptions): Promise<ReadableStream<Uint8Array>>;
   /** Size of the stored blob. Throws ERR_NOT_FOUND when absent. */

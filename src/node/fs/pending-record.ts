@@ -16,10 +16,10 @@
  */
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseOwnerStamp } from './owner-stamp.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-dir.js';
+import { stateDir } from './state-dir.js';
 import { isOwnEntry, isProcessAlive, namesIn, PARTIAL_FILE_NAMES } from './sweep.js';
 
 /** Largest record read back (a path). */
@@ -27,8 +27,7 @@ const MAX_RECORD_BYTES = 8192;
 
 /** The directory of records: `$XDG_STATE_HOME/happy-media/pending`, else `~/.local/state/happy-media/pending`. */
 export function pendingRecordDir(env: NodeJS.ProcessEnv = process.env): string {
-  const stateHome = env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state');
-  return join(stateHome, 'happy-media', 'pending');
+  return stateDir('pending', env);
 }
 
 /**

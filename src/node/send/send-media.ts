@@ -122,8 +122,8 @@ export interface SendOptions extends SendTargetOptions {
   keepMetadata?: boolean;
   /**
    * Resume an interrupted send of the same file (a path) to the same place (the store's `location`), and
-   * record this one so that it can be resumed (default true; media in parts only: a blob of one
-   * attachment is sent whole again). The record is a private file under `$XDG_STATE_HOME/happy-media/uploads/`
+   * record this one so that it can be resumed (default true; media in parts, or a store with
+   * `createResumable`: S3, the media server). The record is a private file under `$XDG_STATE_HOME/happy-media/uploads/`
    * with no plaintext and no key, removed once the send is complete. `false`: send afresh, recording nothing.
    */
   resume?: boolean;

@@ -15,13 +15,13 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, realpath, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FileStamp, UploadJournal, UploadRecord } from '../../core/send/media-upload.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { removeOnExit } from '../fs/exit-cleanup.js';
 import { newOwnerStamp, parseOwnerStamp } from '../fs/owner-stamp.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fs/private-dir.js';
+import { stateDir } from '../fs/state-dir.js';
 import { isProcessAlive, namesIn, PARTIAL_FILE_NAMES, sweepStaleOnce } from '../fs/sweep.js';
 
 /** Records untouched for this long are swept (a send nobody resumed in a week). */
@@ -31,8 +31,7 @@ const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 
 /** The directory of records: `$XDG_STATE_HOME/happy-media/uploads`, else `~/.local/state/happy-media/uploads`. */
 export function uploadJournalDir(env: NodeJS.ProcessEnv = process.env): string {
-  const stateHome = env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state');
-  return join(stateHome, 'happy-media', 'uploads');
+  return stateDir('uploads', env);
 }
 
 /** A journal opened for one send, with the file's stamp and the release of its lock. */

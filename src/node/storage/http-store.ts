@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
@@ -17,6 +18,7 @@ import {
   LimitError,
   StorageError,
 } from '../../core/errors.js';
+import { createMediaRef, isMediaRef } from '../../core/protocol/refs.js';
 import {
   type BlobBody,
   type BlobRange,
@@ -25,7 +27,11 @@ import {
   createWithPut,
   emptyStream,
   type GetOptions,
+  isRestartUpload,
   mediaRefId,
+  type ResumableBody,
+  type ResumableWriteOptions,
+  restartUploadError,
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
 import { lengthMismatch, readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
@@ -34,8 +40,8 @@ import { parseHttpBaseUrl } from '../../core/transport/base-url.js';
 import { checkBearerToken } from '../../core/transport/bearer-token.js';
 import { fetchRange } from '../../core/transport/fetch-range.js';
 import { fetchSize } from '../../core/transport/fetch-size.js';
-import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
-import { BLOB_ROUTE_PREFIX } from './media-server.js';
+import { isRetryableStatus, markRetryable, RetryBudget } from '../../core/transport/retry.js';
+import { BLOB_ROUTE_PREFIX, UPLOAD_ROUTE_PREFIX } from './media-server.js';
 
 /** Options of {@link HttpBlobStore}. */
 export interface HttpBlobStoreOptions {
@@ -98,6 +104,8 @@ function errorForStatus(status: number, detail: string, ref: string, upload: boo
 export class HttpBlobStore implements BlobStore {
   /** Base URL of the server, without a trailing slash. */
   readonly baseUrl: string;
+  /** Where the blobs go: the server's base URL. */
+  readonly location: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
 
@@ -112,6 +120,7 @@ export class HttpBlobStore implements BlobStore {
     }
     if (options.token !== undefined) checkBearerToken(options.token, 'token');
     this.baseUrl = url.href.replace(/\/+$/, '');
+    this.location = this.baseUrl;
     this.token = options.token;
     this.timeoutMs = checkedTimeoutMs(options.timeoutMs ?? 60_000, 'timeoutMs');
   }
@@ -180,9 +189,157 @@ export class HttpBlobStore implements BlobStore {
     const url = new URL(this.urlOf(ref));
     assertNonNegativeInteger(size, 'size');
     throwIfAborted(options.signal);
+    // The server may have stored the whole body before the connection was cut: remove it.
+    const answer = await this.sendBody('PUT', url, ref, body, size, options, () => this.delete(ref));
+    if (answer.status !== 201 && answer.status !== 200) {
+      throw errorForStatus(answer.status, answer.detail, ref, true);
+    }
+  }
+
+  /**
+   * {@link HttpBlobStore.create} that survives a dropped connection or a killed process, through the
+   * server's upload route (`/v1/uploads/media/<id>`, media-server-upload-routes.ts): it asks how many
+   * bytes the server holds and appends the rest from there, in one `PATCH` per connection; the blob is
+   * stored only once complete. The state (`{ ref, size }`) goes to `options.onState` first; given back
+   * as `resumeFrom`, the bytes the server holds are checked (their SHA-256) against the ones `body` makes
+   * again, and a difference starts the send over (`restartUploadError`). Dropped connections are retried
+   * within the run, up to `retries` in a row without progress.
+   *
+   * @throws {StorageError} `restartUploadError`; `ERR_UPLOAD_FAILED` (refused, retries spent);
+   *   {LimitError} `ERR_LIMIT_EXCEEDED` over the server's limit; {AbortedError} `ERR_ABORTED`.
+   */
+  async createResumable(
+    size: number,
+    body: ResumableBody,
+    options: ResumableWriteOptions,
+  ): Promise<{ ref: string }> {
+    assertNonNegativeInteger(size, 'size');
+    throwIfAborted(options.signal);
+    const state = (value: unknown) => {
+      const parsed = value as { ref?: unknown; size?: unknown } | undefined;
+      return typeof parsed?.ref === 'string' && isMediaRef(parsed.ref) && parsed.size === size
+        ? { ref: parsed.ref, size }
+        : undefined;
+    };
+    const dropped = state(options.abandon);
+    if (dropped) await this.uploadRequest(dropped.ref, size, 'DELETE').catch(() => undefined);
+    const resumed = state(options.resumeFrom);
+    const ref = resumed?.ref ?? createMediaRef();
+    await options.onState({ ref, size });
+    // The bytes held are checked once when going on from another run (the file may have changed);
+    // within a run they are the bytes this run sent.
+    let check = resumed !== undefined;
+    const budget = new RetryBudget({ ...(options.signal ? { signal: options.signal } : {}) });
+    for (;;) {
+      try {
+        const held = await this.uploadStatus(ref, size);
+        if (held.complete) return { ref };
+        if (check && held.offset > 0 && (await madeSha256(body, ref, held.offset)) !== held.sha256) {
+          await this.uploadRequest(ref, size, 'DELETE').catch(() => undefined);
+          throw restartUploadError(
+            'what the media server holds of the interrupted upload is not what the file makes now (the file changed)',
+          );
+        }
+        check = false;
+        const url = new URL(this.uploadUrlOf(ref, size));
+        url.searchParams.set('offset', String(held.offset));
+        const answer = await this.sendBody(
+          'PATCH',
+          url,
+          ref,
+          await body(ref, held.offset),
+          size - held.offset,
+          {
+            ...options,
+            onProgress: (done) => options.onProgress?.(held.offset + done, size),
+          },
+        );
+        if (answer.status === 201) return { ref };
+        if (answer.status === 409) {
+          // The server holds another offset than the one asked (another request raced this one): ask again.
+          throw markRetryable(
+            new StorageError('the media server holds another part of the upload; asking again', {
+              code: 'ERR_UPLOAD_FAILED',
+            }),
+          );
+        }
+        if (answer.status !== 200) throw errorForStatus(answer.status, answer.detail, ref, true);
+        budget.progressed();
+      } catch (error) {
+        if (isRestartUpload(error) || !(await budget.failed(error))) throw error;
+      }
+    }
+  }
+
+  /** URL of the upload route of `ref` for a blob of `size` bytes. */
+  private uploadUrlOf(ref: string, size: number): string {
+    mediaRefId(ref);
+    return `${this.baseUrl}${UPLOAD_ROUTE_PREFIX}${ref}?size=${size}`;
+  }
+
+  /** A `GET`/`DELETE` of the upload route of `ref`. */
+  private async uploadRequest(ref: string, size: number, method: 'GET' | 'DELETE'): Promise<Response> {
+    const url = this.uploadUrlOf(ref, size);
+    const requestAbort = requestSignal(undefined, this.timeoutMs);
+    try {
+      return await fetch(url, { method, headers: this.headers(), signal: requestAbort.signal });
+    } catch (cause) {
+      throw markRetryable(
+        new StorageError(`could not reach the media server at ${this.baseUrl}`, {
+          code: 'ERR_UPLOAD_FAILED',
+          cause,
+        }),
+      );
+    } finally {
+      requestAbort.release();
+    }
+  }
+
+  /** How much the server holds of the upload of `ref`, and its SHA-256. */
+  private async uploadStatus(
+    ref: string,
+    size: number,
+  ): Promise<{ offset: number; sha256?: string; complete: boolean }> {
+    const response = await this.uploadRequest(ref, size, 'GET');
+    if (response.status !== 200) {
+      throw errorForStatus(response.status, await readErrorBody(response), ref, true);
+    }
+    const answer = (await response.json().catch(() => undefined)) as
+      | { offset?: unknown; sha256?: unknown; complete?: unknown }
+      | undefined;
+    const offset = answer?.offset;
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0 || offset > size) {
+      throw new StorageError(
+        'the media server gave no usable offset for the upload; is it happy-media serve?',
+        {
+          code: 'ERR_UPLOAD_FAILED',
+        },
+      );
+    }
+    return {
+      offset,
+      complete: answer?.complete === true,
+      ...(typeof answer?.sha256 === 'string' ? { sha256: answer.sha256 } : {}),
+    };
+  }
+
+  /**
+   * Sends `size` bytes of `body` to `url` with `method` and an exact `Content-Length` (and `Expect:
+   * 100-continue`), and returns the server's status and error detail. A failure after the whole body
+   * was sent runs `afterSent` (the server may have stored it).
+   */
+  private async sendBody(
+    method: 'PUT' | 'PATCH',
+    url: URL,
+    ref: string,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+    options: WriteOptions,
+    afterSent?: () => Promise<void>,
+  ): Promise<{ status: number; detail: string }> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req: ClientRequest = send(url, {
-      method: 'PUT',
+      method,
       headers: {
         ...this.headers(),
         'content-type': 'application/octet-stream',
@@ -215,10 +372,7 @@ export class HttpBlobStore implements BlobStore {
     const failed = async (cause: unknown): Promise<never> => {
       req.destroy();
       options.signal?.removeEventListener('abort', onAbort);
-      if (bodySent) {
-        // The server may have stored the whole body before the connection was cut: remove it.
-        await this.delete(ref).catch(() => {});
-      }
+      if (bodySent) await afterSent?.().catch(() => {});
       if (cause instanceof AbortedError) throw cause;
       if (options.signal?.aborted)
         throw new AbortedError('the upload was aborted; nothing was stored', { cause });
@@ -227,7 +381,9 @@ export class HttpBlobStore implements BlobStore {
         throw errorForStatus(answer.statusCode, await readErrorBody(answer), ref, true);
       }
       if (cause instanceof HappyMediaError) throw cause;
-      throw new StorageError(`the upload to ${this.baseUrl} failed`, { code: 'ERR_UPLOAD_FAILED', cause });
+      throw markRetryable(
+        new StorageError(`the upload to ${this.baseUrl} failed`, { code: 'ERR_UPLOAD_FAILED', cause }),
+      );
     };
     let stoppedEarly = false;
     try {
@@ -255,15 +411,16 @@ export class HttpBlobStore implements BlobStore {
     }
     options.signal?.removeEventListener('abort', onAbort);
     const status = answer.statusCode ?? 0;
-    if (status !== 201 && status !== 200) {
+    if (status >= 300) {
       req.destroy();
-      throw errorForStatus(status, await readErrorBody(answer), ref, true);
+      return { status, detail: await readErrorBody(answer) };
     }
     answer.resume();
     if (stoppedEarly) {
       // A success before the whole body was sent cannot be right; treat it as a failed upload.
       throw lengthMismatch(size, 0, true);
     }
+    return { status, detail: '' };
   }
 
   /**
@@ -398,4 +555,23 @@ function drainOrFail(req: ClientRequest, response: Promise<IncomingMessage>): Pr
     req.once('error', onError);
     req.once('close', onClose);
   });
+}
+
+/** The SHA-256 (hex) of the first `length` bytes `body(ref, 0)` makes. */
+async function madeSha256(body: ResumableBody, ref: string, length: number): Promise<string> {
+  const hash = createHash('sha256');
+  const reader = (await body(ref, 0)).getReader();
+  let left = length;
+  try {
+    while (left > 0) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = value.length > left ? value.subarray(0, left) : value;
+      hash.update(part);
+      left -= part.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return hash.digest('hex');
 }

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { AbortedError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/storage/blob-store.js';
 import { parseRangeHeader } from '../../core/transport/range-header.js';
-import { refuseBody, sendError, sendJson } from './media-server-replies.js';
+import { refuseBody, sendError, sendJson, uploadTooLarge } from './media-server-replies.js';
 import { nodeReadableToWeb } from './node-readable.js';
 
 /** What the blob handlers need from the server: the store and the upload limit. */
@@ -48,11 +48,7 @@ export async function handleBlobPut(
   }
   const size = Number(lengthHeader);
   if (size > context.maxUploadBytes) {
-    refuseBody(res, {
-      status: 413,
-      code: 'ERR_LIMIT_EXCEEDED',
-      message: `the upload is ${size} bytes but this server accepts at most ${context.maxUploadBytes}`,
-    });
+    refuseBody(res, uploadTooLarge(size, context.maxUploadBytes));
     return;
   }
   // A client that goes away mid-upload aborts the put, which then leaves nothing behind.

@@ -52,21 +52,30 @@ export function forbiddenReason(
   return undefined;
 }
 
+/** URL path prefix of the resumable upload route; the ref follows it. */
+export const UPLOAD_ROUTE_PREFIX = '/v1/uploads/';
+
 /**
- * The blob ref named by `rawPath`, or the refusal: unknown route (404), missing or wrong token (401),
- * invalid ref (400), checked in that order. The ref is taken literally, so no path reaches outside the store.
+ * The ref named by `rawPath` and its route (a blob, or a resumable upload of one), or the refusal:
+ * unknown route (404), missing or wrong token (401), invalid ref (400), checked in that order. The ref is
+ * taken literally, so no path reaches outside the store.
  */
 export function blobRefOrRefusal(
   req: IncomingMessage,
   rawPath: string,
   authorized: BearerCheck,
-): { ref: string } | { refusal: Reply } {
-  if (!rawPath.startsWith(BLOB_ROUTE_PREFIX)) {
+): { ref: string; route: 'blobs' | 'uploads' } | { refusal: Reply } {
+  const route = rawPath.startsWith(BLOB_ROUTE_PREFIX)
+    ? 'blobs'
+    : rawPath.startsWith(UPLOAD_ROUTE_PREFIX)
+      ? 'uploads'
+      : undefined;
+  if (route === undefined) {
     return {
       refusal: {
         status: 404,
         code: 'ERR_NOT_FOUND',
-        message: 'unknown route; blobs live under /v1/blobs/media/<id>',
+        message: 'unknown route; blobs live under /v1/blobs/media/<id>, uploads under /v1/uploads/media/<id>',
       },
     };
   }
@@ -80,15 +89,15 @@ export function blobRefOrRefusal(
       },
     };
   }
-  const ref = rawPath.slice(BLOB_ROUTE_PREFIX.length);
+  const ref = rawPath.slice((route === 'blobs' ? BLOB_ROUTE_PREFIX : UPLOAD_ROUTE_PREFIX).length);
   if (!isMediaRef(ref)) {
     return {
       refusal: {
         status: 400,
         code: 'ERR_INVALID_REF',
-        message: 'expected /v1/blobs/media/<id> with an id of 1 to 128 characters from A-Z a-z 0-9 _ -',
+        message: `expected /v1/${route}/media/<id> with an id of 1 to 128 characters from A-Z a-z 0-9 _ -`,
       },
     };
   }
-  return { ref };
+  return { ref, route };
 }

@@ -44,6 +44,15 @@ export function sendJson(
   res.end(text);
 }
 
+/** The refusal of an upload of `size` bytes over the server's `maxUploadBytes` (413). */
+export function uploadTooLarge(size: number, maxUploadBytes: number): Reply {
+  return {
+    status: 413,
+    code: 'ERR_LIMIT_EXCEEDED',
+    message: `the upload is ${size} bytes but this server accepts at most ${maxUploadBytes}`,
+  };
+}
+
 /** Sends `reply` as `{"error":{"code","message"}}`. */
 export function sendError(res: ServerResponse, reply: Reply): void {
   sendJson(res, reply.status, { error: { code: reply.code, message: reply.message } }, reply.headers);

@@ -7,6 +7,8 @@
  * - `GET /v1/blobs/media/<id>`: the blob, `200`, or one byte range with `Range` (`206`/`416`).
  * - `HEAD /v1/blobs/media/<id>`: size and `Accept-Ranges` without a body.
  * - `DELETE /v1/blobs/media/<id>`: `204`, also when absent.
+ * - `GET`/`PATCH`/`DELETE /v1/uploads/media/<id>?size=N`: a resumable upload (how much is held, append
+ *   from an offset, give up); the blob is stored only once complete (media-server-upload-routes.ts).
  * - `GET /v1/health`: `200 {"ok":true}` (no token needed).
  *
  * Only requests whose `Host` names this server are answered (loopback, the bound host, `allowedHosts`;
@@ -23,16 +25,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { type HappyMediaError, InvalidArgumentError, StorageError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/storage/blob-store.js';
 import { checkedTimeoutMs } from '../../core/timeout.js';
 import { checkBearerToken } from '../../core/transport/bearer-token.js';
+import { stateDir } from '../fs/state-dir.js';
 import type { HostPolicy } from '../http/allowed-host.js';
 import { checkListenHost } from '../http/listen-host.js';
 import { LocalBlobStore } from './local-store.js';
 import {
-  type BlobRouteContext,
   handleBlobDelete,
   handleBlobGet,
   handleBlobPut,
@@ -46,8 +49,9 @@ import {
   forbiddenReason,
 } from './media-server-guards.js';
 import { answerFailure, forbid, sendError, sendJson } from './media-server-replies.js';
+import { handleUpload, type UploadRouteContext } from './media-server-upload-routes.js';
 
-export { BLOB_ROUTE_PREFIX } from './media-server-guards.js';
+export { BLOB_ROUTE_PREFIX, UPLOAD_ROUTE_PREFIX } from './media-server-guards.js';
 
 /** Path of the health route. */
 export const HEALTH_ROUTE = '/v1/health';
@@ -91,6 +95,11 @@ export interface MediaServerOptions {
   keepAliveTimeoutMs?: number;
   /** Most connections open at once (default {@link DEFAULT_MAX_CONNECTIONS}). */
   maxConnections?: number;
+  /**
+   * Private directory of the bytes held for resumable uploads in progress (`/v1/uploads/`); default
+   * `<dir>/.uploads` for a directory, else `$XDG_STATE_HOME/happy-media/serve/uploads`.
+   */
+  uploadDir?: string;
   /**
    * Host names accepted in `Host` besides loopback names/addresses and `host` (DNS-rebinding guard),
    * e.g. `['media.lan']` when clients reach the server by that name.
@@ -146,7 +155,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
 }
 
 /** The checked options of {@link startMediaServer}. */
-interface ServerSettings extends BlobRouteContext {
+interface ServerSettings extends UploadRouteContext {
   port: number;
   host: string;
   timeouts: ServerTimeouts;
@@ -185,7 +194,11 @@ function checkedSettings(options: MediaServerOptions): ServerSettings {
   }
   // A token no client can send (a CR/LF, a space) would lock every client out: refuse it up front.
   if (options.token !== undefined) checkBearerToken(options.token, 'token');
-  return { store, port, host, timeouts, allowedHosts, maxUploadBytes, token: options.token };
+  const uploadDir = resolve(
+    options.uploadDir ??
+      (store instanceof LocalBlobStore ? join(store.dir, '.uploads') : stateDir(join('serve', 'uploads'))),
+  );
+  return { store, port, host, timeouts, allowedHosts, maxUploadBytes, token: options.token, uploadDir };
 }
 
 /**
@@ -194,7 +207,7 @@ function checkedSettings(options: MediaServerOptions): ServerSettings {
  * answered by the caller ({@link answerFailure}).
  */
 function createRequestHandler(
-  context: BlobRouteContext,
+  context: UploadRouteContext,
   authorized: BearerCheck,
   hostPolicy: HostPolicy,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -215,6 +228,7 @@ function createRequestHandler(
       sendError(res, target.refusal);
       return;
     }
+    if (target.route === 'uploads') return handleUpload(req, res, target.ref, context);
     switch (req.method) {
       case 'PUT':
         return handleBlobPut(req, res, target.ref, context);

@@ -27,12 +27,15 @@ import {
   emptyStream,
   type GetOptions,
   mediaRefId,
+  type ResumableBody,
+  type ResumableWriteOptions,
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
 import { readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
 import { isRetryableStatus, markRetryable } from '../../core/transport/retry.js';
 import { importOptional } from '../optional-dependency.js';
 import { nodeReadableToWeb } from './node-readable.js';
+import { resumableMultipart } from './s3-resumable.js';
 
 /** Smallest part S3 accepts (except the last). */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -105,6 +108,8 @@ export class S3BlobStore implements BlobStore {
   readonly bucket: string;
   /** The key prefix ('' or ending in `/`). */
   readonly prefix: string;
+  /** The bucket and prefix, and the endpoint when not AWS's (`s3://bucket/prefix/ at http://…`). */
+  readonly location: string;
   private readonly options: S3BlobStoreOptions;
   private readonly multipartThreshold: number;
   private readonly partSize: number;
@@ -126,6 +131,9 @@ export class S3BlobStore implements BlobStore {
     const prefix = (options.prefix ?? '').replace(/^\/+/, '');
     this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     this.options = options;
+    const endpoint =
+      options.endpoint ?? process.env.HAPPY_MEDIA_S3_ENDPOINT ?? process.env.AWS_ENDPOINT_URL_S3;
+    this.location = `s3://${bucket}/${this.prefix}${endpoint ? ` at ${endpoint}` : ''}`;
     this.partSize = assertNonNegativeInteger(options.partSize ?? DEFAULT_S3_PART_BYTES, 'partSize');
     this.multipartThreshold = assertNonNegativeInteger(
       options.multipartThreshold ?? DEFAULT_S3_PART_BYTES,
@@ -229,6 +237,41 @@ export class S3BlobStore implements BlobStore {
    */
   create(size: number, body: BlobBody, options?: WriteOptions): Promise<{ ref: string }> {
     return createWithPut(this, size, body, options);
+  }
+
+  /**
+   * {@link S3BlobStore.create} that survives its process: above `multipartThreshold`, a multipart upload
+   * whose state (ref, upload id, part size, each part's MD5) goes to `options.onState` before each part;
+   * given back as `resumeFrom`, the parts the server lists are checked against the bytes `body` makes
+   * again and only the rest is sent (s3-resumable.ts). Up to the threshold, one PutObject as `create`.
+   *
+   * @throws {StorageError} `restartUploadError` when what the server holds differs from what `body` makes;
+   *   `ERR_UPLOAD_FAILED` otherwise. {AbortedError} `ERR_ABORTED` (the upload stays, to be resumed).
+   */
+  async createResumable(
+    size: number,
+    body: ResumableBody,
+    options: ResumableWriteOptions,
+  ): Promise<{ ref: string }> {
+    assertNonNegativeInteger(size, 'size');
+    throwIfAborted(options.signal);
+    if (size <= this.multipartThreshold) return this.create(size, (ref) => body(ref, 0), options);
+    const client = await this.getClient();
+    const s3 = await loadS3();
+    return resumableMultipart(
+      {
+        client,
+        s3,
+        bucket: this.bucket,
+        prefix: this.prefix,
+        keyOf: (ref) => this.keyOf(ref),
+        fail: (error, signal) => this.fail(error, 'upload', 'the upload', 'ERR_UPLOAD_FAILED', signal),
+      },
+      size,
+      Math.max(this.partSize, Math.ceil(size / S3_MAX_PARTS)),
+      body,
+      options,
+    );
   }
 
   /**

@@ -11,8 +11,8 @@ import { StorageError } from '../../../src/core/errors.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
 import {
   type FileStamp,
+  type PartsUploadRecord,
   type UploadJournal,
-  type UploadRecord,
   uploadMediaBlob,
 } from '../../../src/core/send/media-upload.js';
 import type { PlaintextSource } from '../../../src/core/send/plaintext-source.js';
@@ -31,9 +31,9 @@ function fileSource(plain: Uint8Array): PlaintextSource {
 }
 
 function memoryJournal() {
-  let record: UploadRecord | undefined;
+  let record: PartsUploadRecord | undefined;
   const saves: string[] = [];
-  const journal: UploadJournal & { saves: string[]; current: () => UploadRecord | undefined } = {
+  const journal: UploadJournal & { saves: string[]; current: () => PartsUploadRecord | undefined } = {
     saves,
     current: () => record,
     load: async () => (record === undefined ? undefined : JSON.parse(JSON.stringify(record))),
@@ -92,7 +92,7 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toMatchObject({
       code: 'ERR_UPLOAD_FAILED',
     });
-    const record = journal.current() as UploadRecord;
+    const record = journal.current() as PartsUploadRecord;
     expect(record.parts.sent.filter((entry) => entry?.confirmed)).toHaveLength(3);
     expect(record.parts.sent[3]).toMatchObject({ confirmed: false });
     // No key and no plaintext in anything the journal kept.
@@ -131,7 +131,7 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     const options = { chunksPerPart: CHUNKS, resume: { journal, stamp } };
     await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
     healthy();
-    const manifestRef = (journal.current() as UploadRecord).parts.manifest?.ref;
+    const manifestRef = (journal.current() as PartsUploadRecord).parts.manifest?.ref;
     const before = sent.length;
     const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
     expect(sent.length).toBe(before);
@@ -150,7 +150,7 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
         onNotice: (t: string) => notices.push(t),
       };
       await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
-      const first = journal.current() as UploadRecord;
+      const first = journal.current() as PartsUploadRecord;
       healthy();
       sent.length = 0;
       const changed = plain.slice();
@@ -162,7 +162,7 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
       expect(notices.join('\n')).toMatch(
         change === 'stamp' ? /changed .*starting over/ : /part 2 .*differs.*starting over/,
       );
-      const second = journal.current() as UploadRecord;
+      const second = journal.current() as PartsUploadRecord;
       expect(second.parts.salt).not.toBe(first.parts.salt);
       expect(second.parts.binding).not.toBe(first.parts.binding);
       expect(sent.length).toBe(11); // every part again, and the manifest

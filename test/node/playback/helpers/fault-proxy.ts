@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface FaultProxy {
   url: string;
-  /** Every proxied request: method, path and Range header. */
-  requests: { method: string; path: string; range: string | undefined }[];
+  /** Every proxied request: method, path, Range header, and the body bytes the client sent. */
+  requests: { method: string; path: string; range: string | undefined; bytes: number }[];
   /** Each GET with a body takes the next entry: cut the response after this many body bytes. */
   dropAfter: (number | undefined)[];
   /** Absolute blob offset of a byte to flip in every response that carries it (undefined: none). */
@@ -48,11 +48,13 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   };
   const server: Server = createServer((req, res) => {
     const method = req.method ?? '';
-    proxy.requests.push({ method, path: req.url ?? '', range: req.headers.range });
+    const seen = { method, path: req.url ?? '', range: req.headers.range, bytes: 0 };
+    proxy.requests.push(seen);
     const cutAfter = proxy.onRequest?.(method, req.url ?? '');
     let passed = 0;
     req.on('data', (chunk: Buffer) => {
       proxy.sent[method] = (proxy.sent[method] ?? 0) + chunk.length;
+      seen.bytes += chunk.length;
       passed += chunk.length;
     });
     const headers = { ...req.headers, host: target.host };
@@ -93,12 +95,16 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       req.pipe(out);
       return;
     }
-    // A connection cut in the middle of the body: upstream gets `cutAfter` bytes, then an aborted request.
+    // A connection cut in the middle of the body: upstream gets `cutAfter` bytes and the end of the
+    // connection (a request shorter than its Content-Length), the client a reset.
+    let cut = false;
     req.on('data', (chunk: Buffer) => {
+      if (cut) return;
       const room = cutAfter - (passed - chunk.length);
       if (room > 0) out.write(chunk.subarray(0, room));
       if (passed >= cutAfter) {
-        out.destroy();
+        cut = true;
+        out.end();
         req.destroy();
         res.destroy();
       }

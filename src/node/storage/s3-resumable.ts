@@ -1,0 +1,318 @@
+/**
+ * A multipart upload to S3 that survives its process: the state a send records (the ref, the upload id,
+ * the part size and each part's MD5, recorded before the part leaves) lets a later run ask the server
+ * which parts it holds (`ListParts`), check them against the bytes made again from the file, and send
+ * only the rest before `CompleteMultipartUpload`. The object appears only once complete.
+ *
+ * What the server holds is trusted only where it matches: a listed part whose recorded MD5 differs from
+ * the one made again (the file changed), or whose ETag (an MD5 on plain buckets) differs from it, makes
+ * the send start over under a new ref and salt (`restartUploadError`), the old upload aborted. Uploads
+ * that nobody resumed are aborted when a new one starts under the same prefix and they are a week old,
+ * so their parts do not stay billed and invisible.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import * as z from 'zod';
+import { createMediaRef } from '../../core/protocol/refs.js';
+import {
+  type ResumableBody,
+  type ResumableWriteOptions,
+  restartUploadError,
+} from '../../core/storage/blob-store.js';
+import { readSizedBody, throwIfAborted } from '../../core/storage/sized-body.js';
+
+type S3Module = typeof import('@aws-sdk/client-s3');
+
+/** Incomplete uploads older than this are aborted when a new upload starts under the same prefix. */
+export const STALE_S3_UPLOAD_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What a resumable S3 upload records: no secret (the upload id is useless without credentials). */
+const S3UploadState = z.strictObject({
+  ref: z.string().max(256),
+  uploadId: z.string().min(1).max(1024),
+  partSize: z.number().int().positive(),
+  /** Hex MD5 of each part, in order, recorded before the part is sent. */
+  md5: z.array(z.string().regex(/^[0-9a-f]{32}$/)),
+});
+type S3UploadState = z.infer<typeof S3UploadState>;
+
+/** What the upload needs of its store. */
+export interface S3Target {
+  client: S3Client;
+  s3: S3Module;
+  bucket: string;
+  /** The key prefix of the store (`''` or ending in `/`). */
+  prefix: string;
+  keyOf(ref: string): string;
+  /** Maps an SDK error to the library's. */
+  fail(error: unknown, signal?: AbortSignal): Error;
+}
+
+/** A part the server listed. */
+interface ListedPart {
+  PartNumber: number;
+  ETag: string;
+  Size: number;
+}
+
+/** The parts the server holds of `uploadId`, or `undefined` when the upload is gone. */
+async function listParts(target: S3Target, key: string, uploadId: string): Promise<ListedPart[] | undefined> {
+  const parts: ListedPart[] = [];
+  let marker: string | undefined;
+  for (;;) {
+    let page: {
+      Parts?: { PartNumber?: number; ETag?: string; Size?: number }[];
+      IsTruncated?: boolean;
+      NextPartNumberMarker?: string | number;
+    };
+    try {
+      page = await target.client.send(
+        new target.s3.ListPartsCommand({
+          Bucket: target.bucket,
+          Key: key,
+          UploadId: uploadId,
+          ...(marker === undefined ? {} : { PartNumberMarker: marker }),
+        }),
+      );
+    } catch (error) {
+      const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+      if (e?.name === 'NoSuchUpload' || e?.Code === 'NoSuchUpload' || e?.$metadata?.httpStatusCode === 404) {
+        return undefined;
+      }
+      throw target.fail(error);
+    }
+    for (const part of page.Parts ?? []) {
+      if (part.PartNumber !== undefined && part.ETag !== undefined && part.Size !== undefined) {
+        parts.push({ PartNumber: part.PartNumber, ETag: part.ETag, Size: part.Size });
+      }
+    }
+    if (!page.IsTruncated || page.NextPartNumberMarker === undefined) break;
+    marker = String(page.NextPartNumberMarker);
+  }
+  return parts.sort((a, b) => a.PartNumber - b.PartNumber);
+}
+
+/** Aborts `uploadId` (best effort: a gone upload is fine). */
+async function abortUpload(target: S3Target, key: string, uploadId: string): Promise<void> {
+  await target.client
+    .send(new target.s3.AbortMultipartUploadCommand({ Bucket: target.bucket, Key: key, UploadId: uploadId }))
+    .catch(() => undefined);
+}
+
+/** Aborts the incomplete uploads under the store's prefix older than {@link STALE_S3_UPLOAD_MS} (best effort). */
+async function abortStaleUploads(target: S3Target, now = Date.now()): Promise<void> {
+  try {
+    const listed = await target.client.send(
+      new target.s3.ListMultipartUploadsCommand({ Bucket: target.bucket, Prefix: `${target.prefix}media/` }),
+    );
+    for (const upload of listed.Uploads ?? []) {
+      const started = upload.Initiated?.getTime();
+      if (upload.Key && upload.UploadId && started !== undefined && now - started > STALE_S3_UPLOAD_MS) {
+        await abortUpload(target, upload.Key, upload.UploadId);
+      }
+    }
+  } catch {
+    // A server without ListMultipartUploads, or no right to it: the lifecycle rules are the bucket's.
+  }
+}
+
+/** The ETag S3 gives a part: its MD5 in quotes on a plain bucket (anything else is not compared). */
+function plainMd5(etag: string): string | undefined {
+  const match = /^"?([0-9a-f]{32})"?$/.exec(etag.toLowerCase());
+  return match?.[1];
+}
+
+/**
+ * The MD5 of each of the first `parts.length` parts of the bytes `body(ref, 0)` makes (the part sizes
+ * the server listed), reading no further.
+ */
+async function remadeMd5s(
+  body: ResumableBody,
+  ref: string,
+  parts: readonly ListedPart[],
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
+  const held = parts.reduce((sum, part) => sum + part.Size, 0);
+  const digests: string[] = [];
+  let index = 0;
+  let left = parts[0]?.Size ?? 0;
+  let hash = createHash('md5');
+  const stream = await body(ref, 0);
+  const reader = stream.getReader();
+  let read = 0;
+  try {
+    while (read < held) {
+      throwIfAborted(signal);
+      const { done, value } = await reader.read();
+      if (done) break;
+      let at = 0;
+      while (at < value.length && index < parts.length) {
+        const take = Math.min(left, value.length - at);
+        hash.update(value.subarray(at, at + take));
+        at += take;
+        left -= take;
+        read += take;
+        if (left === 0) {
+          digests.push(hash.digest('hex'));
+          index += 1;
+          hash = createHash('md5');
+          left = parts[index]?.Size ?? 0;
+        }
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return digests;
+}
+
+/**
+ * Uploads `size` bytes made by `body` as a multipart upload recorded through `options.onState`, going on
+ * from `options.resumeFrom` when it names an upload the server still has.
+ *
+ * @throws {StorageError} {@link restartUploadError} when what the server holds differs from the bytes made
+ *   again; the SDK's failures as `ERR_UPLOAD_FAILED`; {AbortedError} when `options.signal` aborts (the
+ *   upload stays, for the next run).
+ */
+export async function resumableMultipart(
+  target: S3Target,
+  size: number,
+  partSize: number,
+  body: ResumableBody,
+  options: ResumableWriteOptions,
+): Promise<{ ref: string }> {
+  const { signal } = options;
+  const dropped = S3UploadState.safeParse(options.abandon);
+  if (dropped.success) {
+    await abortUpload(target, target.keyOf(dropped.data.ref), dropped.data.uploadId);
+  }
+  const resumed = S3UploadState.safeParse(options.resumeFrom);
+  let state: S3UploadState | undefined = resumed.success ? resumed.data : undefined;
+  let parts: { ETag: string; PartNumber: number; Size: number }[] = [];
+  if (state) {
+    const key = target.keyOf(state.ref);
+    const listed = await listParts(target, key, state.uploadId);
+    if (listed === undefined) {
+      // Gone: completed by the run that was killed (the object is there), or aborted.
+      const head = await target.client
+        .send(new target.s3.HeadObjectCommand({ Bucket: target.bucket, Key: key }))
+        .catch(() => undefined);
+      if (head?.ContentLength === size) return { ref: state.ref };
+      state = undefined;
+    } else {
+      // The parts 1, 2, … the server holds in a row, each of the full part size (the last may be short
+      // only when it ends the blob); a later one past a gap is sent again.
+      let expected = 1;
+      for (const part of listed) {
+        if (
+          part.PartNumber !== expected ||
+          (part.Size !== state.partSize && part.Size !== size - (expected - 1) * state.partSize)
+        )
+          break;
+        parts.push(part);
+        expected += 1;
+      }
+      const remade = await remadeMd5s(body, state.ref, parts, signal);
+      const agrees = parts.every((part, i) => {
+        const recorded = state?.md5[i];
+        const etag = plainMd5(part.ETag);
+        return (
+          remade[i] !== undefined && recorded === remade[i] && (etag === undefined || etag === remade[i])
+        );
+      });
+      if (!agrees) {
+        await abortUpload(target, key, state.uploadId);
+        throw restartUploadError(
+          'what S3 holds of the interrupted upload is not what the file makes now (the file changed)',
+        );
+      }
+    }
+  }
+  if (!state) {
+    await abortStaleUploads(target);
+    const ref = createMediaRef();
+    // Not under the signal: an upload created on the server whose id we never read could not be
+    // aborted or resumed.
+    const created = await target.client
+      .send(
+        new target.s3.CreateMultipartUploadCommand({
+          Bucket: target.bucket,
+          Key: target.keyOf(ref),
+          ContentType: 'application/octet-stream',
+        }),
+      )
+      .catch((error: unknown) => {
+        throw target.fail(error, signal);
+      });
+    if (!created.UploadId) throw target.fail(new Error('the S3 server returned no UploadId'), signal);
+    state = { ref, uploadId: created.UploadId, partSize, md5: [] };
+    parts = [];
+  }
+  const current: S3UploadState = { ...state, md5: state.md5.slice(0, parts.length) };
+  await options.onState(current);
+  const key = target.keyOf(current.ref);
+  const held = parts.reduce((sum, part) => sum + part.Size, 0);
+  options.onProgress?.(held, size);
+  const buffer = new Uint8Array(current.partSize);
+  let filled = 0;
+  let sent = held;
+  const sendPart = async () => {
+    const PartNumber = parts.length + 1;
+    const bytes = buffer.subarray(0, filled);
+    // Recorded before the part leaves: a run killed while it is sent checks it against this.
+    current.md5.push(createHash('md5').update(bytes).digest('hex'));
+    await options.onState(current);
+    let result: { ETag?: string };
+    try {
+      result = await target.client.send(
+        new target.s3.UploadPartCommand({
+          Bucket: target.bucket,
+          Key: key,
+          UploadId: current.uploadId,
+          PartNumber,
+          Body: bytes,
+          ContentLength: filled,
+        }),
+        { abortSignal: signal },
+      );
+    } catch (error) {
+      throw target.fail(error, signal);
+    }
+    if (!result.ETag) throw target.fail(new Error('the S3 server returned no ETag for a part'), signal);
+    parts.push({ ETag: result.ETag, PartNumber, Size: filled });
+    sent += filled;
+    options.onProgress?.(sent, size);
+    filled = 0;
+  };
+  for await (const chunk of readSizedBody(
+    await body(current.ref, held),
+    size - held,
+    signal ? { signal } : {},
+  )) {
+    let at = 0;
+    while (at < chunk.length) {
+      const n = Math.min(current.partSize - filled, chunk.length - at);
+      buffer.set(chunk.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === current.partSize) await sendPart();
+    }
+  }
+  if (filled > 0 || parts.length === 0) await sendPart();
+  throwIfAborted(signal);
+  try {
+    await target.client.send(
+      new target.s3.CompleteMultipartUploadCommand({
+        Bucket: target.bucket,
+        Key: key,
+        UploadId: current.uploadId,
+        MultipartUpload: { Parts: parts.map(({ ETag, PartNumber }) => ({ ETag, PartNumber })) },
+      }),
+    );
+  } catch (error) {
+    throw target.fail(error);
+  }
+  return { ref: current.ref };
+}
