@@ -16,6 +16,7 @@ import {
 } from '../../../../src/index.js';
 import { createHappyAccount } from '../../../../src/node/demo/happy-account.js';
 import { sendMediaHandler, sendToSession } from '../../../../src/node/index.js';
+import { sentFilePlaintext } from '../../../../src/node/send/file-plaintext.js';
 import {
   assistant,
   canUseTool,
@@ -32,7 +33,10 @@ import {
 } from '../../../core/mappers/claude-fixtures.js';
 import { makeMp4, makePng } from '../../playback/helpers/samples.js';
 
-/** The bytes sent into the session, by what they are. */
+/**
+ * The bytes the session holds, by what they are: as sent, so the video's identifying metadata is
+ * neutralised (a send does that by default; the same size, its `udta` box turned to `free`).
+ */
 export interface AdoptionMedia {
   screenshot: Uint8Array;
   video: Uint8Array;
@@ -50,6 +54,12 @@ export interface AdoptionSession {
   media: AdoptionMedia;
   /** Every v2 message appended, in order (the v1 event is not among them). */
   messages: SessionMessage[];
+}
+
+/** What a send of the file at `path` encrypts: its bytes with identifying metadata neutralised. */
+async function sentBytes(path: string, size: number): Promise<Uint8Array> {
+  const source = await sentFilePlaintext(path, size);
+  return new Uint8Array(await new Response(await source.read(0, size)).arrayBuffer());
 }
 
 /** Writes the session on the server at `url`; `dir` is a private temp dir for the files sent. */
@@ -102,6 +112,7 @@ export async function writeAdoptionSession(url: string, dir: string): Promise<Ad
   await writeFile(videoPath, media.video);
   await writeFile(logPath, media.log);
   await writeFile(v1Path, media.v1Photo);
+  media.video = await sentBytes(videoPath, media.video.length);
   for (const path of [videoPath, logPath]) {
     const sent = await sendToSession(path, { client, session, role: 'agent', turn });
     messages.push(sent.message as SessionMessage);
