@@ -1,16 +1,25 @@
 /**
- * happy-media, universal entry: Session Protocol v2, envelope encryption and chunked blob encryption.
+ * happy-media, universal entry: what an app does with Happy's sessions and their media, grouped by what a
+ * caller does: read, check and build Session Protocol v2 messages; talk to Happy's server; map an agent's
+ * output into v2; download and play media; send a picked file; install the runtime; handle errors.
  *
- * Nothing under this entry imports `node:` modules or Node globals, so it bundles for browsers and React
- * Native. Node-only parts (sharp, ffmpeg, files, servers, CLI) live behind `happy-media/node`.
+ * The specialist layers have entries of their own, each listed by name: `happy-media/envelope` (sealing
+ * and opening session values yourself), `happy-media/blob` (the chunked blob itself), `happy-media/happy`
+ * (Happy's formats and keys beside the client), `happy-media/mappers` (the kit a mapper is written with),
+ * `happy-media/storage` (the `BlobStore` contract's helpers). Errors are one namespace, `errors`, beside
+ * their base class. Nothing under these entries imports `node:` modules or Node globals, so they bundle
+ * for browsers and React Native; Node-only parts (sharp, ffmpeg, files, servers) live behind
+ * `happy-media/node`.
  *
- * Every export is listed by name (no `export *`): what is public is decided here, and
- * test/node/public-exports.test.ts pins the list, so adding or removing an export is a visible change.
+ * Every export is listed by name (the one `export * as` names the `errors` namespace): what is public is
+ * decided here, and test/node/public-exports.test.ts pins the list, so adding or removing an export is a
+ * visible change.
  *
  * @packageDocumentation
  */
 
-// The AES-256-GCM seam envelopes and blobs share, and its universal implementations.
+// The runtime: AES-GCM, base64 and arrays of the hot paths, installed once (happy-media/node installs
+// Node's), and the AES-256-GCM implementations that work everywhere (the seam envelopes and blobs share).
 export {
   type AesGcm,
   type AsyncAesGcm,
@@ -23,189 +32,53 @@ export {
   type SyncAesGcm,
   webCryptoAesGcm,
 } from './core/aes-gcm/index.js';
-// Blob layer: chunked encryption of media (docs/blob-format.md); sizes are functions (`ciphertextSize`,
-// `plaintextSize`), the layout's constants stay with the format.
-export {
-  type BlobOptions,
-  type BlobReader,
-  bufferRangeSource,
-  ciphertextSize,
-  createDecryptStream,
-  createEncryptStream,
-  decryptBlob,
-  encryptBlob,
-  mediaBlobContext,
-  openBlobRandomAccess,
-  plaintextSize,
-  type RangeSource,
-  unboundBlobContext,
-} from './core/blob/index.js';
-// Standard base64, the encoding of Happy's keys and encrypted values (through the runtime's codec).
-export { fromBase64, toBase64 } from './core/bytes.js';
-// Envelope layer: Happy session message encryption (docs/encryption.md). Sizes are functions
-// (`legacyCiphertextSize`, `dataKeyCiphertextSize`); nonce, tag and bundle layouts stay with the format.
-export {
-  type BoxKeyPair,
-  boxDataKey,
-  boxForPublicKey,
-  contentKeyPair,
-  contentSeed,
-  createDataKey,
-  type DerivedNode,
-  dataKey,
-  dataKeyCiphertextSize,
-  decryptDataKey,
-  decryptDataKeyAsync,
-  decryptJson,
-  decryptLegacy,
-  deriveChild,
-  deriveKey,
-  deriveRoot,
-  type EncryptedEnvelope,
-  type EncryptOptions,
-  type EnvelopeVariant,
-  encryptDataKey,
-  encryptDataKeyAsync,
-  encryptJson,
-  encryptLegacy,
-  KEY_BYTES,
-  legacyCiphertextSize,
-  legacyKey,
-  masterBlobKey,
-  type OpenedMessage,
-  openBoxForPublicKey,
-  openDataKeyBundle,
-  openMessage,
-  openMessageAsync,
-  openMessages,
-  openMessagesAsync,
-  openRaw,
-  openRawAsync,
-  PUBLIC_KEY_BYTES,
-  type PublicKeyBoxOptions,
-  parseEnvelope,
-  type SessionKey,
-  sealMessage,
-  sealMessageAsync,
-  sealMessages,
-  sealRaw,
-  sealRawAsync,
-  sessionBlobKey,
-  sessionKey,
-} from './core/envelope/index.js';
-// Errors: one class per kind of failure, stable ERR_* codes.
-export {
-  AbortedError,
-  DecryptionError,
-  DiskError,
-  type ErrorCode,
-  FormatError,
-  type FormatErrorCode,
-  HappyMediaError,
-  type HappyMediaErrorOptions,
-  InternalError,
-  InvalidArgumentError,
-  isHappyMediaError,
-  LimitError,
-  MissingDependencyError,
-  NotSupportedError,
-  ProbeError,
-  type ProbeErrorCode,
-  SchemaError,
-  type SchemaIssue,
-  StorageError,
-  type StorageErrorCode,
-  StreamError,
-  UnauthorizedError,
-  UsageError,
-} from './core/errors.js';
-// Happy: the account and session client, the session's attachments as a store, Happy's attachment cap
-// and its own formats (v1 `file` event and blob, session wrappers, the reader of its stored records) (docs/happy.md).
+// Errors: one class per kind of failure, stable ERR_* codes. The base class by name, every class in the
+// `errors` namespace (src/errors.ts).
+export { type ErrorCode, HappyMediaError } from './core/errors.js';
+// Happy's server: the account and session client, a session's attachments as a store, an agent's log
+// appended into a session, the reader of every record shape Happy has stored, and the v1 blob Happy's app
+// reads (docs/happy.md). Happy's other formats and keys: happy-media/happy.
 export {
   type AppendAgentLogOptions,
   type AppendAgentLogResult,
   type AppendableMessage,
   type AppendedMessage,
-  type AppSessionWrapper,
-  accountKeys,
   appendAgentLog,
-  type CliSessionWrapper,
   type CreateSessionOptions,
-  createAccountSecret,
   decryptV1Blob,
   encryptV1Blob,
-  formatAccountSecret,
-  HAPPY_MAX_ATTACHMENT_BYTES,
-  type HappyAccountKeys,
   type HappyApiOptions,
   HappyClient,
   type HappyClientOptions,
   type HappyCredentials,
   type HappyFileEvent,
-  type HappyFileEventFields,
-  HappyFileEventSchema,
   type HappyRecordsSummary,
   HappyServerStore,
   type HappyServerStoreOptions,
   type HappySession,
   type HappySessionInfo,
-  type HappySessionKeys,
   type HappySessionMetadata,
   type HappySessionRecord,
-  happyFileEvent,
   type MapHappyRecordsOptions,
   mapHappyRecords,
-  type OpenedSessionRecord,
-  openSessionKeys,
-  openSessionRecord,
-  parseAccountSecret,
   parseHappyCredentials,
-  parseHappyFileEvent,
   type ReadMessagesOptions,
-  type ServerMessage,
-  type SessionRecordPosition,
-  sealSessionRecord,
-  unwrapSessionContent,
-  V1_BLOB_MAX_PLAINTEXT_BYTES,
   type V1Blob,
-  wrapForApp,
-  wrapForCli,
 } from './core/happy/index.js';
-// Mapping agent output into v2: the provider mappers and the kit they share (docs/mappers.md).
+// Mapping an agent's output into v2: the provider mappers, found by name or from a log's first events
+// (docs/mappers.md). The kit a mapper is written with: happy-media/mappers.
 export {
   type AgentLogFormat,
   type AgentMapper,
   type AgentMapperOptions,
-  CALL_UNFINISHED_ERROR,
-  type CallFields,
   createAgentMapper,
   type DetectedAgentLog,
-  describeMediaMessage,
   detectAgentLog,
-  type EventContext,
-  type FileDescription,
   getMapperProvider,
-  MAPPER_PROVIDERS,
   type MappedOutput,
-  type MapperClock,
   type MapperProvider,
-  type MapperSkip,
-  type MediaData,
-  type MediaDescription,
   type MediaHandler,
-  type MediaInfo,
-  type MediaUpload,
   mapAgentOutput,
-  type PermissionFields,
-  type PhotoDescription,
-  type Placement,
-  type ProviderMapper,
-  SessionWriter,
-  type SessionWriterOptions,
-  SKIP_REASONS,
-  type SkipCounts,
-  type SkipReason,
-  type VideoDescription,
 } from './core/mappers/index.js';
 // Media: ThumbHash from RGBA, or from a JPEG/PNG decoded in pure JavaScript (docs/media.md).
 export {
@@ -215,7 +88,7 @@ export {
   thumbhashFromRgba,
   thumbhashInputSize,
 } from './core/media/index.js';
-// Universal playback: download, verify and decrypt media into any sink (docs/playback.md).
+// Playback: download, verify and decrypt media into any sink, or read it at random (docs/playback.md).
 export {
   type DownloadMediaOptions,
   downloadMedia,
@@ -321,7 +194,6 @@ export {
   validateStream,
   videoMessage,
 } from './core/protocol/index.js';
-// The runtime: AES-GCM, base64 and arrays of the hot paths, installed once (happy-media/node installs Node's).
 export {
   type Base64Codec,
   type ByteAllocator,
@@ -341,16 +213,6 @@ export {
   type SendTargetOptions,
   sendPickedMedia,
 } from './core/send/index.js';
-// Universal storage: the BlobStore contract and Happy's attachment server (docs/storage.md).
-export {
-  assertWithinStoreLimit,
-  type BlobBody,
-  type BlobRange,
-  type BlobStore,
-  createWithPut,
-  type GetOptions,
-  mediaRefId,
-  type WriteOptions,
-} from './core/storage/index.js';
-// Transport: the retry policy's options, whether a failure may be retried, the `fetch` a client takes.
-export { type FetchFunction, isRetryableError, type RetryPolicy } from './core/transport/index.js';
+// Transport: the `fetch` a client takes and the options of the one retry policy.
+export type { FetchFunction, RetryPolicy } from './core/transport/index.js';
+export * as errors from './errors.js';

@@ -12,15 +12,9 @@
  * @module
  */
 import { thumbHashToDataURL } from 'thumbhash';
-import {
-  DecryptionError,
-  downloadMedia,
-  fromBase64,
-  InvalidArgumentError,
-  isHappyMediaError,
-  type MediaInput,
-  parseSessionMessage,
-} from '../src/index.js';
+import { fromBase64 } from '../src/envelope.js';
+import { DecryptionError, InvalidArgumentError, isHappyMediaError } from '../src/errors.js';
+import { downloadMedia, type MediaInput, parseSessionMessage } from '../src/index.js';
 import { blobSink, openStreamingMedia, registerMediaServiceWorker } from '../src/web/index.js';
 
 /** What the player needs to show one media blob. */

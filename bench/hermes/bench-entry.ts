@@ -15,16 +15,13 @@
 import {
   type CipherModule,
   cipherModuleAesGcm,
-  decryptBlob,
   downloadMedia,
-  encryptBlob,
   installRuntime,
-  mediaBlobContext,
   memorySink,
   nobleAesGcm,
   type ReadableBlobStore,
-  unboundBlobContext,
 } from 'happy-media';
+import { decryptBlob, encryptBlob, mediaBlobContext, unboundBlobContext } from 'happy-media/blob';
 import { type ExpoCryptoAes, expoCryptoAesGcm } from 'happy-media/expo';
 import nacl from 'tweetnacl';
 

@@ -9,16 +9,15 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { nobleAesGcm, webCryptoAesGcm } from 'happy-media';
 import {
   ciphertextSize,
   createDecryptStream,
   createEncryptStream,
   decryptBlob,
   encryptBlob,
-  nobleAesGcm,
   unboundBlobContext,
-  webCryptoAesGcm,
-} from 'happy-media';
+} from 'happy-media/blob';
 import {
   decryptFile,
   decryptFileParallel,

@@ -8,14 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { nobleAesGcm, webCryptoAesGcm } from 'happy-media';
 import {
   type createDecryptStream,
   type decryptBlob,
   encryptBlob,
-  type nobleAesGcm,
   unboundBlobContext,
-  type webCryptoAesGcm,
-} from 'happy-media';
+} from 'happy-media/blob';
 import { chromiumTools, openBenchPage } from '../harness/chromium.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { MiB, randomData, sha256 } from '../harness/data.js';
@@ -159,9 +158,10 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 
   // Bundle the universal entry for the browser, exactly as an app would (the package's built entry).
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
+  const blobEntry = fileURLToPath(import.meta.resolve('happy-media/blob'));
   const bundle = await esbuild.build({
     stdin: {
-      contents: `import { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, unboundBlobContext, webCryptoAesGcm } from ${JSON.stringify(universal)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm, unboundBlobContext };`,
+      contents: `import { nobleAesGcm, webCryptoAesGcm } from ${JSON.stringify(universal)}; import { createDecryptStream, decryptBlob, encryptBlob, unboundBlobContext } from ${JSON.stringify(blobEntry)}; globalThis.happyBench = { createDecryptStream, decryptBlob, encryptBlob, nobleAesGcm, webCryptoAesGcm, unboundBlobContext };`,
       resolveDir: ctx.scratchDir,
       loader: 'js',
     },

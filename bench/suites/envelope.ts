@@ -8,18 +8,16 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { getRuntime, type SessionMessage, textMessage } from 'happy-media';
 import {
   dataKey,
-  getRuntime,
   legacyKey,
   openMessage,
   openMessages,
   type SessionKey,
-  type SessionMessage,
   sealMessage,
   sealMessages,
-  textMessage,
-} from 'happy-media';
+} from 'happy-media/envelope';
 // The Node entry installs the node:crypto AES-GCM fast path for the dataKey variant: measure what Node callers get.
 import { nodeAesGcm } from 'happy-media/node';
 import nacl from 'tweetnacl';

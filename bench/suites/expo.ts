@@ -16,15 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type createDecryptStream,
-  type decryptBlob,
-  type downloadMedia,
-  encryptBlob,
-  mediaBlobContext,
-  type memorySink,
-  type webCryptoAesGcm,
-} from 'happy-media';
+import type { downloadMedia, memorySink, webCryptoAesGcm } from 'happy-media';
+import { type createDecryptStream, type decryptBlob, encryptBlob, mediaBlobContext } from 'happy-media/blob';
 import type { expoCryptoAesGcm } from 'happy-media/expo';
 import { type ChromiumTools, chromiumTools, openBenchPage } from '../harness/chromium.js';
 import { type BenchContext, SkipSuite, type Suite, type SuiteRecorder } from '../harness/context.js';
@@ -189,11 +182,13 @@ async function appBundle(
   expoAes: string,
 ): Promise<string> {
   const universal = fileURLToPath(import.meta.resolve('happy-media'));
+  const blobEntry = fileURLToPath(import.meta.resolve('happy-media/blob'));
   const expoEntry = fileURLToPath(import.meta.resolve('happy-media/expo'));
   const bundle = await tools.esbuild.build({
     stdin: {
       contents: [
-        `import { createDecryptStream, decryptBlob, downloadMedia, installRuntime, mediaBlobContext, memorySink, webCryptoAesGcm } from ${JSON.stringify(universal)};`,
+        `import { downloadMedia, installRuntime, memorySink, webCryptoAesGcm } from ${JSON.stringify(universal)};`,
+        `import { createDecryptStream, decryptBlob, mediaBlobContext } from ${JSON.stringify(blobEntry)};`,
         `import { expoCryptoAesGcm } from ${JSON.stringify(expoEntry)};`,
         `import * as expoCrypto from ${JSON.stringify(expoAes)};`,
         'globalThis.happyBench = { createDecryptStream, decryptBlob, downloadMedia, installRuntime, mediaBlobContext, memorySink, webCryptoAesGcm, expoCryptoAesGcm, expoCrypto };',

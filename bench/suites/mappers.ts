@@ -18,13 +18,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
   createAgentMapper,
-  decryptBlob,
   type MediaHandler,
-  mediaBlobContext,
   readJsonLines,
   type SessionMessage,
   validateStream,
 } from 'happy-media';
+import { decryptBlob, mediaBlobContext } from 'happy-media/blob';
 import { LocalBlobStore, sendMediaHandler } from 'happy-media/node';
 import sharp from 'sharp';
 import { happyMediaBin, runChild, runProgram } from '../harness/child.js';

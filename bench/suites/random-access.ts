@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bufferRangeSource, openBlobRandomAccess, unboundBlobContext } from 'happy-media';
+import { bufferRangeSource, openBlobRandomAccess, unboundBlobContext } from 'happy-media/blob';
 import { encryptFile, fileRangeSource } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';

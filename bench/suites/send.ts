@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ciphertextSize, decryptBlob, mediaBlobContext } from 'happy-media';
+import { ciphertextSize, decryptBlob, mediaBlobContext } from 'happy-media/blob';
 import { HttpBlobStore, LocalBlobStore, probeMedia, sendMedia, startMediaServer } from 'happy-media/node';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { sha256, sha256File } from '../harness/data.js';

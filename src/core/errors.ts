@@ -24,7 +24,7 @@
 
 /** Every stable error code the library can produce. Tests pin these, not the prose. */
 export type ErrorCode =
-  // arguments and usage
+  // arguments, and the command line's usage (the CLI's `UsageError`; the library never throws it)
   | 'ERR_INVALID_ARGUMENT'
   | 'ERR_USAGE'
   // wire formats
@@ -95,15 +95,6 @@ export class InvalidArgumentError extends HappyMediaError {
 
   constructor(message: string, options?: HappyMediaErrorOptions) {
     super('ERR_INVALID_ARGUMENT', message, options);
-  }
-}
-
-/** Bad command-line usage: the CLI exits with status 2. */
-export class UsageError extends HappyMediaError {
-  declare readonly code: 'ERR_USAGE';
-
-  constructor(message: string, options?: HappyMediaErrorOptions) {
-    super('ERR_USAGE', message, options);
   }
 }
 
@@ -321,8 +312,6 @@ export function reviveError(code: ErrorCode, message: string): HappyMediaError {
   switch (code) {
     case 'ERR_INVALID_ARGUMENT':
       return new InvalidArgumentError(message);
-    case 'ERR_USAGE':
-      return new UsageError(message);
     case 'ERR_FORMAT':
     case 'ERR_UNSUPPORTED_VERSION':
       return new FormatError(message, { code });

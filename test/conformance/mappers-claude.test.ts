@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
+import { toBase64 } from '../../src/envelope.js';
 import {
   assertSessionMessage,
   detectAgentLog,
@@ -18,7 +19,6 @@ import {
   mapHappyRecords,
   type SessionMessage,
   sendMediaHandler,
-  toBase64,
 } from '../../src/node/index.js';
 import { LocalBlobStore } from '../../src/node/storage/index.js';
 import { corpusPath, hasCorpus } from '../helpers/corpus.js';

@@ -4,22 +4,19 @@
  * non-zero byteOffset exactly like a fresh copy of the same bytes.
  */
 import { describe, expect, it } from 'vitest';
+import { ciphertextSize, decryptBlob, encryptBlob, unboundBlobContext } from '../../src/blob.js';
 import { toHex } from '../../src/core/bytes.js';
 import {
-  ciphertextSize,
   dataKey,
-  decryptBlob,
   decryptDataKey,
   decryptLegacy,
-  encryptBlob,
   encryptDataKey,
   encryptLegacy,
   legacyKey,
   openRaw,
   sealRaw,
   toBase64,
-  unboundBlobContext,
-} from '../../src/index.js';
+} from '../../src/envelope.js';
 import { codeOf, rejectionCodeOf } from '../helpers/errors.js';
 
 /** `bytes` copied into the middle of a bigger buffer: same values, byteOffset 5. */

@@ -8,10 +8,8 @@ import {
   AbortedError,
   DecryptionError,
   DiskError,
-  type ErrorCode,
   FormatError,
   type FormatErrorCode,
-  HappyMediaError,
   InternalError,
   InvalidArgumentError,
   isHappyMediaError,
@@ -25,8 +23,9 @@ import {
   type StorageErrorCode,
   StreamError,
   UnauthorizedError,
-  UsageError,
-} from '../../src/index.js';
+} from '../../src/errors.js';
+import { type ErrorCode, HappyMediaError } from '../../src/index.js';
+import { UsageError } from '../../src/node/cli/usage-error.js';
 
 /** What a `catch` clause sees: the static type is gone. */
 function caught(error: Error): unknown {

@@ -3,19 +3,18 @@
  * and {@link mapValid}, which maps events and fails unless the stream has zero violations by our own
  * validator (strict mode, every turn opened by `turn-start`). Every mapper test maps through it.
  */
+
+import { StorageError } from '../../src/errors.js';
 import {
   type AgentMapperOptions,
   type MappedOutput,
-  type MapperClock,
   type MapperProvider,
-  type MediaDescription,
   type MediaHandler,
-  type MediaUpload,
   mapAgentOutput,
   type SessionMessage,
-  StorageError,
   validateStream,
 } from '../../src/index.js';
+import type { MapperClock, MediaDescription, MediaUpload } from '../../src/mappers.js';
 
 /** A clock that starts at `start` and steps `step` ms on every read. */
 export function steppingClock(start = 1_700_000_000_000, step = 1): MapperClock {

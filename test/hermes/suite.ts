@@ -4,9 +4,35 @@
  * test/hermes/hermes.test.ts; the names are in check-names.ts.
  */
 
+import {
+  bufferRangeSource,
+  createDecryptStream,
+  decryptBlob,
+  encryptBlob,
+  mediaBlobContext,
+  openBlobRandomAccess,
+  unboundBlobContext,
+} from '../../src/blob.js';
 import { encryptBlobWithSalt } from '../../src/core/blob/_testing.js';
 import { fromHex, joinBytes, randomBytes, toHex, utf8 } from '../../src/core/bytes.js';
 import type { MediaSink } from '../../src/core/playback/media-sink.js';
+import {
+  dataKey,
+  decryptDataKey,
+  decryptDataKeyAsync,
+  decryptLegacy,
+  encryptDataKey,
+  encryptDataKeyAsync,
+  encryptLegacy,
+  fromBase64,
+  legacyKey,
+  openMessage,
+  openMessageAsync,
+  openMessagesAsync,
+  sealMessage,
+  sealMessageAsync,
+  toBase64,
+} from '../../src/envelope.js';
 import {
   type ExpoCryptoAes,
   expoCryptoAesGcm,
@@ -17,40 +43,18 @@ import {
 import {
   type AsyncAesGcm,
   assertSessionMessage,
-  bufferRangeSource,
-  createDecryptStream,
-  dataKey,
-  decryptBlob,
-  decryptDataKey,
-  decryptDataKeyAsync,
-  decryptLegacy,
   decryptV1Blob,
   downloadMedia,
-  encryptBlob,
-  encryptDataKey,
-  encryptDataKeyAsync,
-  encryptLegacy,
   encryptV1Blob,
   fileMessage,
-  fromBase64,
   getRuntime,
   HappyMediaError,
   installRuntime,
-  legacyKey,
-  mediaBlobContext,
   memorySink,
   nobleAesGcm,
-  openBlobRandomAccess,
-  openMessage,
-  openMessageAsync,
-  openMessagesAsync,
   parseSessionMessage,
-  sealMessage,
-  sealMessageAsync,
   sendPickedMedia,
   thumbhashFromImage,
-  toBase64,
-  unboundBlobContext,
 } from '../../src/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
 import blobVectors from '../fixtures/blob-vectors.json' with { type: 'json' };

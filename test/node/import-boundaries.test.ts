@@ -1,7 +1,8 @@
 /**
- * The CLI reaches the library only through its public entries (src/index.ts, src/node/index.ts) and the
- * one documented internal entry (src/node/internal.ts), and the benchmark program only through the
- * package's names (`happy-media`, `happy-media/node`, `happy-media/web`), so a renamed or removed export
+ * The CLI reaches the library only through its public entries (src/index.ts and its specialist subpaths,
+ * src/node/index.ts) and the one documented internal entry (src/node/internal.ts), and the benchmark
+ * program only through the package's names (`happy-media`, `happy-media/<subpath>`, `happy-media/node`,
+ * `happy-media/web`), so a renamed or removed export
  * is a type error in them, never a deep import that silently goes stale. The library itself reaches
  * neither the benchmarks nor a dev-only package.
  */
@@ -13,12 +14,19 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * Library modules a CLI file may import: the package's public entries (happy-media, happy-media/node,
- * happy-media/web), the one internal entry, and the one loader of optional packages (tiny, so the CLI's
+ * Library modules a CLI file may import: the package's public entries (happy-media, its specialist
+ * subpaths, happy-media/node, happy-media/web), the module of the root's `errors` namespace, the one
+ * internal entry, and the one loader of optional packages (tiny, so the CLI's
  * top-level `--help` can load commander through it without loading the internal entry).
  */
 const ENTRIES = [
   'src/index.ts',
+  'src/envelope.ts',
+  'src/blob.ts',
+  'src/happy.ts',
+  'src/mappers.ts',
+  'src/storage.ts',
+  'src/errors.ts',
   'src/node/index.ts',
   'src/web/index.ts',
   'src/node/internal.ts',
@@ -29,7 +37,17 @@ const ENTRIES = [
 const APPLICATION = ['src/node/demo/index.ts'];
 
 /** The names the benchmark program imports the library by (package.json `exports`). */
-const PACKAGE_ENTRIES = ['happy-media', 'happy-media/node', 'happy-media/web', 'happy-media/expo'];
+const PACKAGE_ENTRIES = [
+  'happy-media',
+  'happy-media/envelope',
+  'happy-media/blob',
+  'happy-media/happy',
+  'happy-media/mappers',
+  'happy-media/storage',
+  'happy-media/node',
+  'happy-media/web',
+  'happy-media/expo',
+];
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies?: Record<string, string>;

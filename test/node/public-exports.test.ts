@@ -1,6 +1,7 @@
 /**
- * Pins the public surface: the value exports of every entry (`happy-media`, `happy-media/node`,
- * `happy-media/web`, `happy-media/expo`), by name (docs/architecture.md, "Public surface"). Adding or removing an export must change this list on purpose, in the
+ * Pins the public surface: the value exports of every entry (`happy-media`, its specialist subpaths
+ * `happy-media/envelope`, `/blob`, `/happy`, `/mappers`, `/storage`, the root's `errors` namespace,
+ * `happy-media/node`, `happy-media/web`, `happy-media/expo`), by name (docs/architecture.md, "Public surface"). Adding or removing an export must change this list on purpose, in the
  * same commit. Type-only exports vanish at run time; the type check of every caller covers those.
  */
 import { readFileSync } from 'node:fs';
@@ -11,151 +12,173 @@ const universal: Record<string, unknown> = await import('../../src/index.js');
 const node: Record<string, unknown> = await import('../../src/node/index.js');
 const expo: Record<string, unknown> = await import('../../src/expo/index.js');
 const web: Record<string, unknown> = await import('../../src/web/index.js');
+const subpaths: Record<string, Record<string, unknown>> = {
+  envelope: await import('../../src/envelope.js'),
+  blob: await import('../../src/blob.js'),
+  happy: await import('../../src/happy.js'),
+  mappers: await import('../../src/mappers.js'),
+  storage: await import('../../src/storage.js'),
+};
 
-/** Value exports of the universal entry. */
+/** Value exports of the universal entry: at most 60, grouped by what a caller does (src/index.ts). */
 const UNIVERSAL = [
-  'AbortedError',
-  'DecryptionError',
-  'DiskError',
-  'FormatError',
-  'HAPPY_MAX_ATTACHMENT_BYTES',
   'HappyClient',
-  'HappyFileEventSchema',
   'HappyMediaError',
   'HappyServerStore',
-  'InternalError',
-  'InvalidArgumentError',
-  'KEY_BYTES',
-  'LimitError',
-  'MissingDependencyError',
-  'NotSupportedError',
-  'PUBLIC_KEY_BYTES',
-  'ProbeError',
   'STREAM_RULES',
-  'SchemaError',
   'SessionMessageSchema',
-  'StorageError',
-  'StreamError',
   'THUMBHASH_MAX_SIDE',
-  'UnauthorizedError',
-  'UsageError',
-  'V1_BLOB_MAX_PLAINTEXT_BYTES',
-  'accountKeys',
   'appendAgentLog',
   'assertSessionMessage',
-  'assertWithinStoreLimit',
-  'boxDataKey',
-  'boxForPublicKey',
-  'bufferRangeSource',
   'cipherModuleAesGcm',
-  'ciphertextSize',
-  'contentKeyPair',
-  'contentSeed',
-  'createAccountSecret',
-  'createDataKey',
-  'createDecryptStream',
-  'createEncryptStream',
+  'createAgentMapper',
   'createMediaRef',
-  'createWithPut',
   'createMessageId',
   'createStreamValidator',
-  'dataKey',
-  'dataKeyCiphertextSize',
-  'decryptBlob',
-  'decryptDataKey',
-  'decryptDataKeyAsync',
-  'decryptJson',
-  'decryptLegacy',
   'decryptV1Blob',
-  'deriveChild',
-  'deriveKey',
-  'deriveRoot',
+  'detectAgentLog',
   'downloadMedia',
-  'encryptBlob',
-  'encryptDataKey',
-  'encryptDataKeyAsync',
-  'encryptJson',
-  'encryptLegacy',
   'encryptV1Blob',
+  'errors',
   'fetchBlobSource',
   'fileMessage',
   'foldTranscript',
-  'formatAccountSecret',
-  'fromBase64',
+  'getMapperProvider',
   'getRuntime',
-  'happyFileEvent',
   'installRuntime',
-  'isHappyMediaError',
   'isMediaRef',
   'isRef',
-  'isRetryableError',
-  'legacyCiphertextSize',
-  'legacyKey',
-  'masterBlobKey',
-  'mediaBlobContext',
-  'mediaRefId',
+  'mapAgentOutput',
+  'mapHappyRecords',
   'memorySink',
   'nobleAesGcm',
-  'openBlobRandomAccess',
-  'openBoxForPublicKey',
-  'openDataKeyBundle',
   'openMediaRandomAccess',
-  'openMessage',
-  'openMessageAsync',
-  'openMessages',
-  'openMessagesAsync',
-  'openRaw',
-  'openRawAsync',
-  'openSessionKeys',
-  'openSessionRecord',
-  'parseAccountSecret',
-  'parseEnvelope',
-  'parseHappyCredentials',
-  'parseHappyFileEvent',
   'parseRef',
+  'parseHappyCredentials',
   'parseSessionMessage',
   'permissionRequest',
   'permissionResponse',
   'photoMessage',
-  'plaintextSize',
   'readJsonLines',
-  'sealMessage',
-  'sealMessageAsync',
-  'sealMessages',
-  'sealRaw',
-  'sealRawAsync',
-  'sealSessionRecord',
   'sendPickedMedia',
   'serviceMessage',
-  'sessionBlobKey',
-  'sessionKey',
   'storeRangeSource',
   'textMessage',
   'thumbhashFromImage',
   'thumbhashFromRgba',
   'thumbhashInputSize',
-  'toBase64',
   'toolCallEnd',
   'toolCallStart',
   'turnEnd',
   'turnStart',
-  'unboundBlobContext',
-  'unwrapSessionContent',
   'validateStream',
   'videoMessage',
   'webCryptoAesGcm',
-  'wrapForApp',
-  'wrapForCli',
-  'CALL_UNFINISHED_ERROR',
-  'MAPPER_PROVIDERS',
-  'SKIP_REASONS',
-  'SessionWriter',
-  'createAgentMapper',
-  'describeMediaMessage',
-  'detectAgentLog',
-  'getMapperProvider',
-  'mapAgentOutput',
-  'mapHappyRecords',
+];
+
+/** Value exports of each specialist subpath (`happy-media/<name>`). */
+const SUBPATHS: Record<string, string[]> = {
+  envelope: [
+    'KEY_BYTES',
+    'PUBLIC_KEY_BYTES',
+    'boxDataKey',
+    'boxForPublicKey',
+    'contentKeyPair',
+    'contentSeed',
+    'createDataKey',
+    'dataKey',
+    'dataKeyCiphertextSize',
+    'decryptDataKey',
+    'decryptDataKeyAsync',
+    'decryptJson',
+    'decryptLegacy',
+    'deriveChild',
+    'deriveKey',
+    'deriveRoot',
+    'encryptDataKey',
+    'encryptDataKeyAsync',
+    'encryptJson',
+    'encryptLegacy',
+    'fromBase64',
+    'legacyCiphertextSize',
+    'legacyKey',
+    'masterBlobKey',
+    'openBoxForPublicKey',
+    'openDataKeyBundle',
+    'openMessage',
+    'openMessageAsync',
+    'openMessages',
+    'openMessagesAsync',
+    'openRaw',
+    'openRawAsync',
+    'parseEnvelope',
+    'sealMessage',
+    'sealMessageAsync',
+    'sealMessages',
+    'sealRaw',
+    'sealRawAsync',
+    'sessionBlobKey',
+    'sessionKey',
+    'toBase64',
+  ],
+  blob: [
+    'bufferRangeSource',
+    'ciphertextSize',
+    'createDecryptStream',
+    'createEncryptStream',
+    'decryptBlob',
+    'encryptBlob',
+    'mediaBlobContext',
+    'openBlobRandomAccess',
+    'plaintextSize',
+    'unboundBlobContext',
+  ],
+  happy: [
+    'HAPPY_MAX_ATTACHMENT_BYTES',
+    'HappyFileEventSchema',
+    'V1_BLOB_MAX_PLAINTEXT_BYTES',
+    'accountKeys',
+    'createAccountSecret',
+    'formatAccountSecret',
+    'happyFileEvent',
+    'openSessionKeys',
+    'openSessionRecord',
+    'parseAccountSecret',
+    'parseHappyFileEvent',
+    'sealSessionRecord',
+    'unwrapSessionContent',
+    'wrapForApp',
+    'wrapForCli',
+  ],
+  mappers: [
+    'CALL_UNFINISHED_ERROR',
+    'MAPPER_PROVIDERS',
+    'SKIP_REASONS',
+    'SessionWriter',
+    'describeMediaMessage',
+  ],
+  storage: ['assertWithinStoreLimit', 'createWithPut', 'mediaRefId'],
+};
+
+/** The root's `errors` namespace: every error class, and whether an error is ours or may be retried. */
+const ERRORS = [
+  'AbortedError',
+  'DecryptionError',
+  'DiskError',
+  'FormatError',
+  'HappyMediaError',
+  'InternalError',
+  'InvalidArgumentError',
+  'LimitError',
+  'MissingDependencyError',
+  'NotSupportedError',
+  'ProbeError',
+  'SchemaError',
+  'StorageError',
+  'StreamError',
+  'UnauthorizedError',
+  'isHappyMediaError',
+  'isRetryableError',
 ];
 
 /** Value exports the Node entry adds to the universal ones. */
@@ -217,6 +240,23 @@ describe('public exports', () => {
     }
   });
 
+  it('the universal entry stays at most 60 values', () => {
+    expect(UNIVERSAL.length).toBeLessThanOrEqual(60);
+  });
+
+  it('each specialist subpath exports exactly its pinned names, none of them also at the root', () => {
+    for (const [name, entry] of Object.entries(subpaths)) {
+      expect(sorted(Object.keys(entry)), name).toEqual(sorted(SUBPATHS[name] ?? []));
+      for (const value of Object.keys(entry)) expect(UNIVERSAL, `${name}.${value}`).not.toContain(value);
+    }
+  });
+
+  it("the errors namespace holds every error class, the base class being the root's own", () => {
+    const errors = universal.errors as Record<string, unknown>;
+    expect(sorted(Object.keys(errors))).toEqual(sorted(ERRORS));
+    expect(errors.HappyMediaError).toBe(universal.HappyMediaError);
+  });
+
   it('happy-media/web exports exactly the pinned names', () => {
     expect(sorted(Object.keys(web))).toEqual(sorted(WEB));
   });
@@ -231,9 +271,15 @@ describe('public exports', () => {
     }
   });
 
-  it("lists every export by name: no `export *` in an entry or area index but the Node entry's one of the universal entry", () => {
+  it("lists every export by name: no `export *` in an entry or area index but the Node entry's one of the universal entry and the root's errors namespace", () => {
     const indexes = [
       'src/index.ts',
+      'src/envelope.ts',
+      'src/blob.ts',
+      'src/happy.ts',
+      'src/mappers.ts',
+      'src/storage.ts',
+      'src/errors.ts',
       'src/node/index.ts',
       'src/node/internal.ts',
       'src/expo/index.ts',
@@ -257,8 +303,14 @@ describe('public exports', () => {
     for (const path of indexes) {
       const text = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
       const wildcards = text.match(/^export \*.*$/gm) ?? [];
-      // The universal surface is listed by name once (src/index.ts); the Node entry takes it whole.
-      const allowed = path === 'src/node/index.ts' ? ["export * from '../index.js';"] : [];
+      // The universal surface is listed by name once (src/index.ts); the Node entry takes it whole, and the
+      // root names its `errors` namespace (whose module lists it by name).
+      const allowed =
+        path === 'src/node/index.ts'
+          ? ["export * from '../index.js';"]
+          : path === 'src/index.ts'
+            ? ["export * as errors from './errors.js';"]
+            : [];
       expect(wildcards, path).toEqual(allowed);
     }
   });

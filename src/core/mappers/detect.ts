@@ -130,7 +130,7 @@ function isHappyRecord(event: JsonObject): boolean {
  * @example
  * ```ts
  * const detected = detectAgentLog(firstEvents);
- * if (detected.provider === 'unknown') throw new UsageError('give --from: the log is not one I know');
+ * if (detected.provider === 'unknown') return askUserWhichAgentWroteIt(); // the log is not one it knows
  * const mapper = createAgentMapper(detected.provider);
  * ```
  */

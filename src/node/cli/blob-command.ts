@@ -8,10 +8,12 @@ import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { LimitError, mediaBlobContext, UsageError, unboundBlobContext } from '../index.js';
+import { mediaBlobContext, unboundBlobContext } from '../../blob.js';
+import { LimitError } from '../../errors.js';
 import { diskError, fromHex, joinBytes, PARALLEL_FILE_THRESHOLD, readFileAhead } from '../internal.js';
 import { parseIntegerFlag } from './integer-flag.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
+import { UsageError } from './usage-error.js';
 
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {

@@ -20,15 +20,16 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { InvalidArgumentError } from '../../errors.js';
 import {
   HappyClient,
   type HappyCredentials,
+  HappyMediaError,
   type HappySession,
-  InvalidArgumentError,
   readHappyCredentialsFile,
-  UsageError,
 } from '../index.js';
 import { withHint } from './run-action.js';
+import { UsageError } from './usage-error.js';
 
 /** Environment variable naming the file that holds the account secret. */
 export const SECRET_FILE_ENV_VARIABLE = 'HAPPY_MEDIA_SECRET_FILE';
@@ -158,6 +159,28 @@ async function warnIfShared(path: string): Promise<void> {
 }
 
 /**
+ * The credentials `read` gives (from a secret file or a pipe); every way they can be wrong (a file that
+ * is missing, unreadable, too big, or not credentials) is bad usage here, with the library's message.
+ *
+ * @throws {UsageError} `ERR_USAGE` for any library error of `read`.
+ */
+export async function credentialsOrUsage(
+  read: () => HappyCredentials | Promise<HappyCredentials>,
+): Promise<HappyCredentials> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof HappyMediaError)) throw error;
+    const hint = /`happy-media keygen` writes/.test(error.message)
+      ? 'make a new account with: happy-media account create'
+      : /a bearer token/.test(error.message)
+        ? 'a token goes in HAPPY_MEDIA_TOKEN or --token-file'
+        : undefined;
+    throw withHint(new UsageError(error.message, { cause: error }), hint);
+  }
+}
+
+/**
  * The account's credentials from the secret file the flags, the environment or the default name.
  *
  * @throws {UsageError} `ERR_USAGE` when no file is named (and the default does not exist), and for a
@@ -172,7 +195,7 @@ export async function readHappySecret(
       `expected the account secret in a file: pass --secret-file PATH or set ${SECRET_FILE_ENV_VARIABLE} to its path (the secret key Happy's app shows under Settings → Account, saved to a file, or Happy CLI's ~/.happy/access.key), or make a new account with: happy-media account create; it is never taken from the command line`,
     );
   }
-  const credentials = await readHappyCredentialsFile(file.value, file.source);
+  const credentials = await credentialsOrUsage(() => readHappyCredentialsFile(file.value, file.source));
   await warnIfShared(file.value);
   return { credentials, path: file.value };
 }

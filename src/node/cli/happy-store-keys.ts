@@ -12,19 +12,13 @@
  *
  * @module
  */
-import {
-  type HappyClient,
-  HappyMediaError,
-  type HappySession,
-  InvalidArgumentError,
-  masterBlobKey,
-  readHappyCredentialsFile,
-  type SessionKey,
-  sessionBlobKey,
-  UsageError,
-} from '../index.js';
+
+import { masterBlobKey, type SessionKey, sessionBlobKey } from '../../envelope.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { type HappyClient, HappyMediaError, type HappySession, readHappyCredentialsFile } from '../index.js';
 import { equalBytes } from '../internal.js';
-import { connectWith, secretFileSetting } from './happy-options.js';
+import { connectWith, credentialsOrUsage, secretFileSetting } from './happy-options.js';
+import { UsageError } from './usage-error.js';
 
 /** The keys an upload into a Happy session's attachments uses. */
 export interface HappyStoreKeys {
@@ -73,7 +67,9 @@ export async function checkHappyStoreKeys(
     }
     return undefined;
   }
-  const credentials = await readHappyCredentialsFile(secretFile.value, secretFile.source);
+  const credentials = await credentialsOrUsage(() =>
+    readHappyCredentialsFile(secretFile.value, secretFile.source),
+  );
   const client = await connectWith(spec.replace(/^happy\+/i, ''), credentials, insecureHttp);
   let session: HappySession;
   try {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { UsageError } from '../index.js';
+import { UsageError } from './usage-error.js';
 
 /** The range a flag accepts (default: any non-negative safe integer). */
 export interface IntegerRange {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AbortedError } from '../index.js';
+import { AbortedError } from '../../errors.js';
 
 /**
  * Runs `work` with a signal that SIGINT or SIGTERM aborts (reason: `AbortedError('interrupted')`), the

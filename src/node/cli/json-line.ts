@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { LimitError } from '../index.js';
+import { LimitError } from '../../errors.js';
 import { terminalText } from './terminal-text.js';
 
 /**

@@ -11,7 +11,8 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { fromBase64, KEY_BYTES, UsageError } from '../index.js';
+import { fromBase64, KEY_BYTES } from '../../envelope.js';
+import { UsageError } from './usage-error.js';
 
 /** Name of the environment variable that may hold the base64 key. */
 export const KEY_ENV_VARIABLE = 'HAPPY_MEDIA_KEY';

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { type DetectedAgentLog, detectAgentLog, readJsonLines, UsageError } from '../index.js';
+import { type DetectedAgentLog, detectAgentLog, readJsonLines } from '../index.js';
 import { readJsonInput } from './json-input.js';
+import { UsageError } from './usage-error.js';
 
 /** Events the provider is told from, at most (what `detectAgentLog` reads). */
 const DETECT_EVENTS = 50;

@@ -5,7 +5,7 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { FormatError, LimitError } from '../index.js';
+import { FormatError, LimitError } from '../../errors.js';
 import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../internal.js';
 
 /** Default limit of {@link readInputText}: 64 MiB, far above any message Happy sends. */

@@ -6,7 +6,7 @@
  */
 import { type Command, Option } from 'commander';
 // The Node entry also installs the node:crypto AES-256-GCM for the dataKey variant.
-import { type SessionKey, sessionKey } from '../index.js';
+import { type SessionKey, sessionKey } from '../../envelope.js';
 import { type KeyOptions, resolveKey } from './key-source.js';
 
 /** Parsed session-key options. */

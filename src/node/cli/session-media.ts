@@ -5,7 +5,10 @@
  *
  * @module
  */
-import { type HappyClient, type HappySession, type MediaInput, StorageError, UsageError } from '../index.js';
+
+import { StorageError } from '../../errors.js';
+import type { HappyClient, HappySession, MediaInput } from '../index.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * Reads the session until the message `id` (v2, or what the legacy reader made of a v1 `file` event,

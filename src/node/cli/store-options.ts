@@ -6,11 +6,14 @@
  *
  * @module
  */
-import { type BlobStore, defaultBlobDir, HappyMediaError, openStore, UsageError } from '../index.js';
+
+import type { BlobStore } from '../../storage.js';
+import { defaultBlobDir, HappyMediaError, openStore } from '../index.js';
 import { resolveToken, storeOf } from './commands/serve.js';
 import { warnInsecureHttp } from './happy-options.js';
 import { checkHappyStoreKeys, type HappyStoreKeys } from './happy-store-keys.js';
 import { withHint } from './run-action.js';
+import { UsageError } from './usage-error.js';
 
 /** The store-related flags of `send` and `play`. */
 export interface StoreFlags {

@@ -3,19 +3,21 @@
  * takes, or Happy CLI's `~/.happy/access.key` (see `parseHappyCredentials`). Secrets come from files only,
  * never from argv or an environment variable's value (the CLI's `HAPPY_MEDIA_SECRET_FILE` names a file).
  *
- * As with key files (`key-source.ts`), every way the file can be wrong is bad usage (`ERR_USAGE`, exit
- * status 2): missing, unreadable, not a regular file, too big, or not credentials. A file that is
- * evidently something else is refused before anyone signs in with it, saying what it looks like: a bare
+ * Every way the file can be wrong has its error: missing, unreadable or not a regular file
+ * (`ERR_UNREADABLE_INPUT`), too big (`ERR_LIMIT_EXCEEDED`), or not credentials (`ERR_FORMAT`). A file that
+ * is evidently something else is refused before anyone signs in with it, saying what it looks like: a bare
  * standard-base64 32-byte key is what `happy-media keygen` writes (a blob or session key; signing in with
  * it would make a new, empty account), and a JSON Web Token is a bearer token. No message ever contains
- * the file's contents.
+ * the file's contents. (The CLI reports each as bad usage, `ERR_USAGE`, exit status 2.)
  *
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { HappyMediaError, UsageError } from '../../core/errors.js';
+import { FormatError, HappyMediaError, LimitError } from '../../core/errors.js';
 import { MAX_CREDENTIALS_TEXT_LENGTH } from '../../core/happy/credentials.js';
 import { type HappyCredentials, parseHappyCredentials } from '../../core/happy/index.js';
+import { unreadableInput } from '../../core/unreadable-input.js';
+import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
 
 /** A 32-byte key as `happy-media keygen` writes it: standard base64, padded. */
 const KEYGEN_KEY = /^[A-Za-z0-9+/]{43}=$/;
@@ -25,10 +27,10 @@ const JSON_WEB_TOKEN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /** What the text evidently is instead of credentials, as the rest of a sentence; `undefined` when it may be credentials. */
 function evidentlyNotASecret(text: string): string | undefined {
   if (KEYGEN_KEY.test(text)) {
-    return "a bare base64 32-byte key, the form `happy-media keygen` writes for blob and session keys (--key-file, --seal-key-file), not an account secret: signing in with it would make a new, empty account. The account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key as it is (make a new account with: happy-media account create)";
+    return "a bare base64 32-byte key, the form `happy-media keygen` writes for blob and session keys, not an account secret: signing in with it would make a new, empty account. The account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key as it is";
   }
   if (JSON_WEB_TOKEN.test(text)) {
-    return "a bearer token (what HAPPY_MEDIA_TOKEN or --token-file take), not the account secret: the account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key";
+    return "a bearer token (what HAPPY_MEDIA_TOKEN takes), not the account secret: the account secret is the key Happy's app shows under Settings → Account (XXXXX-XXXXX-…), or Happy CLI's ~/.happy/access.key";
   }
   return undefined;
 }
@@ -36,10 +38,11 @@ function evidentlyNotASecret(text: string): string | undefined {
 /**
  * Reads and parses the credentials file at `path`.
  *
- * @param source - how the file was named, for messages (e.g. `--secret-file`).
- * @throws {UsageError} `ERR_USAGE` when the file is missing, unreadable, not a regular file, larger than
- *   64 KiB, holds no credentials, or evidently holds something else: a bare base64 key as `keygen`
- *   writes it, or a bearer token (the reason is given, never the contents).
+ * @param source - how the file was named, for messages (e.g. `the secret file`).
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the file is missing, unreadable or not a regular file.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` when it is larger than 64 KiB.
+ * @throws {FormatError} `ERR_FORMAT` when it holds no credentials, or evidently holds something else: a bare
+ *   base64 key as `keygen` writes it, or a bearer token (the reason is given, never the contents).
  * @example
  * ```ts
  * const credentials = await readHappyCredentialsFile(join(homedir(), '.happy', 'access.key'));
@@ -54,24 +57,16 @@ export async function readHappyCredentialsFile(
   try {
     const info = await stat(path);
     if (!info.isFile())
-      throw new UsageError(
-        `expected a file holding the account secret for ${source} but "${path}" is not a regular file`,
-      );
+      throw unreadableInput(path, `${NOT_A_REGULAR_FILE}; ${source} holds the account secret`);
     if (info.size > MAX_CREDENTIALS_TEXT_LENGTH) {
-      throw new UsageError(
+      throw new LimitError(
         `expected a file of at most ${MAX_CREDENTIALS_TEXT_LENGTH} bytes for ${source} (an account secret or Happy CLI's access.key) but "${path}" has ${info.size} bytes`,
       );
     }
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `expected a readable file for ${source} but "${path}" could not be read${code ? ` (${code})` : ''}`,
-      {
-        cause: error,
-      },
-    );
+    if (error instanceof HappyMediaError) throw error;
+    throw unreadableInput(path, `${readFailureReason(error)}; ${source} holds the account secret`, error);
   }
   return credentialsFromText(text, `${source} "${path}"`);
 }
@@ -81,17 +76,15 @@ export async function readHappyCredentialsFile(
  * {@link readHappyCredentialsFile} refuses them.
  *
  * @internal The CLI's `account import` reads stdin with it; not exported from `happy-media/node`.
- * @throws {UsageError} `ERR_USAGE` for text that holds no credentials or evidently something else.
+ * @throws {FormatError} `ERR_FORMAT` for text that holds no credentials or evidently something else.
  */
 export function credentialsFromText(text: string, where: string): HappyCredentials {
   const other = evidentlyNotASecret(text.trim());
-  if (other !== undefined) throw new UsageError(`${where} holds ${other}`);
+  if (other !== undefined) throw new FormatError(`${where} holds ${other}`);
   try {
     return parseHappyCredentials(text);
   } catch (error) {
     if (!(error instanceof HappyMediaError)) throw error;
-    throw new UsageError(`${where} holds no Happy credentials: ${error.message}`, {
-      cause: error,
-    });
+    throw new FormatError(`${where} holds no Happy credentials: ${error.message}`, { cause: error });
   }
 }

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../../src/errors.js';
 import {
   foldTranscript,
   type HappyRecordsSummary,
-  InvalidArgumentError,
   type MapHappyRecordsOptions,
   mapHappyRecords,
   type SessionMessage,

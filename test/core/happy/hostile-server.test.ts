@@ -11,14 +11,8 @@ import { HappyServerStore } from '../../../src/core/happy/attachment-store.js';
 import { ERROR_BODY_MAX_BYTES } from '../../../src/core/happy/error-detail.js';
 import { ANSWER_MAX_BYTES } from '../../../src/core/happy/happy-api.js';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
-import {
-  createAccountSecret,
-  HappyClient,
-  happyFileEvent,
-  parseHappyCredentials,
-  sealSessionRecord,
-  textMessage,
-} from '../../../src/index.js';
+import { createAccountSecret, happyFileEvent, sealSessionRecord } from '../../../src/happy.js';
+import { HappyClient, parseHappyCredentials, textMessage } from '../../../src/index.js';
 import { rejectionOf } from '../../helpers/errors.js';
 
 const SID = 'cmx6k89sd00016q7dnk5axjpq';

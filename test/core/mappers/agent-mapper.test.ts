@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMediaData, sniffInlineMimeType } from '../../../src/core/mappers/media.js';
 import { codeSpan, shortPath, shortText } from '../../../src/core/mappers/titles.js';
+import { toBase64 } from '../../../src/envelope.js';
+import { InvalidArgumentError } from '../../../src/errors.js';
 import {
   createAgentMapper,
   getMapperProvider,
-  InvalidArgumentError,
   type MapperProvider,
   mapAgentOutput,
-  toBase64,
 } from '../../../src/index.js';
 import { mapValid, recordingMediaHandler, sequentialIds, steppingClock } from '../../helpers/mappers.js';
 

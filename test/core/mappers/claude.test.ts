@@ -1,11 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { equalBytes } from '../../../src/core/bytes.js';
-import {
-  type AgentMapperOptions,
-  CALL_UNFINISHED_ERROR,
-  type SessionMessage,
-  toBase64,
-} from '../../../src/index.js';
+import { toBase64 } from '../../../src/envelope.js';
+import type { AgentMapperOptions, SessionMessage } from '../../../src/index.js';
+import { CALL_UNFINISHED_ERROR } from '../../../src/mappers.js';
 import { mapValid, recordingMediaHandler } from '../../helpers/mappers.js';
 import {
   assistant,

@@ -1,13 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  CALL_UNFINISHED_ERROR,
-  InvalidArgumentError,
-  type PermissionOption,
-  type SessionMessage,
-  SessionWriter,
-  toBase64,
-} from '../../../src/index.js';
+import { toBase64 } from '../../../src/envelope.js';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import type { PermissionOption, SessionMessage } from '../../../src/index.js';
+import { CALL_UNFINISHED_ERROR, SessionWriter } from '../../../src/mappers.js';
 import {
   expectValidStream,
   FAKE_THUMBHASH,

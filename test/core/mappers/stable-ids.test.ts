@@ -9,10 +9,9 @@ import {
   type AgentMapperOptions,
   createAgentMapper,
   type MediaHandler,
-  type MediaUpload,
   type SessionMessage,
-  SessionWriter,
 } from '../../../src/index.js';
+import { type MediaUpload, SessionWriter } from '../../../src/mappers.js';
 import { readFixture } from '../../helpers/mapped-stream.js';
 import { expectValidStream, recordingMediaHandler, steppingClock } from '../../helpers/mappers.js';
 import {

@@ -19,7 +19,7 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAccountSecret } from '../../../src/index.js';
+import { formatAccountSecret } from '../../../src/happy.js';
 import { runCli } from '../../helpers/cli.js';
 import { fakeExpoFileSystem } from '../../helpers/fake-expo-file-system.js';
 import { makeTempDir } from '../../helpers/tmp.js';

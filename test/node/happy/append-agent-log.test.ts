@@ -8,15 +8,14 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FetchFunction } from '../../../src/core/transport/index.js';
+import { AbortedError, StreamError } from '../../../src/errors.js';
 import {
-  AbortedError,
   appendAgentLog,
   createAgentMapper,
   HappyClient,
   type HappySession,
   type MediaHandler,
   type SessionMessage,
-  StreamError,
   validateStream,
 } from '../../../src/index.js';
 import { rejectionOf } from '../../helpers/errors.js';

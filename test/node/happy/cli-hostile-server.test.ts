@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountSecret, formatAccountSecret } from '../../../src/index.js';
+import { createAccountSecret, formatAccountSecret } from '../../../src/happy.js';
 import { runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 

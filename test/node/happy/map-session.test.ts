@@ -13,10 +13,10 @@ import { appendFile, readdir, readFile, rename, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../../src/core/bytes.js';
+import { formatAccountSecret } from '../../../src/happy.js';
 import {
   createAgentMapper,
   foldTranscript,
-  formatAccountSecret,
   type HappyClient,
   type HappySession,
   type SessionMessage,

@@ -9,15 +9,11 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
-import {
-  type BlobStore,
-  InvalidArgumentError,
-  type SessionMessage,
-  sendMedia,
-  sendMediaHandler,
-  toBase64,
-} from '../../../src/node/index.js';
+import { toBase64 } from '../../../src/envelope.js';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { type SessionMessage, sendMedia, sendMediaHandler } from '../../../src/node/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
+import type { BlobStore } from '../../../src/storage.js';
 import {
   assistant,
   image,

@@ -9,13 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
-import {
-  dataKey,
-  type EncryptedEnvelope,
-  openMessage,
-  type SessionMessage,
-  toBase64,
-} from '../../../src/node/index.js';
+import { dataKey, type EncryptedEnvelope, openMessage, toBase64 } from '../../../src/envelope.js';
+import type { SessionMessage } from '../../../src/node/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
 import {
   assistant,

@@ -19,19 +19,15 @@ import { fstatSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import {
-  createAccountSecret,
-  DiskError,
-  formatAccountSecret,
-  type HappyCredentials,
-  readHappyCredentialsFile,
-  toBase64,
-  UsageError,
-} from '../../index.js';
+import { toBase64 } from '../../../envelope.js';
+import { DiskError } from '../../../errors.js';
+import { createAccountSecret, formatAccountSecret } from '../../../happy.js';
+import { type HappyCredentials, readHappyCredentialsFile } from '../../index.js';
 import { credentialsFromText, MAX_CREDENTIALS_TEXT_LENGTH } from '../../internal.js';
 import {
   addHappyOptions,
   connectWith,
+  credentialsOrUsage,
   defaultSecretFile,
   type HappyFlags,
   happyServerSetting,
@@ -42,6 +38,7 @@ import {
 } from '../happy-options.js';
 import { runAction } from '../run-action.js';
 import { shellQuote } from '../shell-quote.js';
+import { UsageError } from '../usage-error.js';
 
 interface WriteFlags extends HappyFlags {
   env?: boolean;
@@ -210,10 +207,11 @@ export function registerAccount(program: Command): void {
         const path = targetFile(flags);
         let credentials: HappyCredentials;
         if (file === '-') {
-          credentials = credentialsFromText(await readStdinText(), 'stdin');
+          const text = await readStdinText();
+          credentials = await credentialsOrUsage(() => credentialsFromText(text, 'stdin'));
         } else {
           // The reader of every secret file, so the same refusals.
-          credentials = await readHappyCredentialsFile(file, 'the file to import');
+          credentials = await credentialsOrUsage(() => readHappyCredentialsFile(file, 'the file to import'));
         }
         const server = await signInIfServer(flags, credentials);
         await writeSecretFile(path, fileText(credentials));

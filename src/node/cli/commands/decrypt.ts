@@ -6,14 +6,9 @@
  * @module
  */
 import type { Command } from 'commander';
-import {
-  decryptFile,
-  decryptFileParallel,
-  decryptV1Blob,
-  HAPPY_MAX_ATTACHMENT_BYTES,
-  InvalidArgumentError,
-  UsageError,
-} from '../../index.js';
+import { InvalidArgumentError } from '../../../errors.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../happy.js';
+import { decryptFile, decryptFileParallel, decryptV1Blob } from '../../index.js';
 import { BlobDecryptor, engineToFile, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
 import {
   addBlobOptions,
@@ -27,6 +22,7 @@ import {
 import { optionalIntegerFlag } from '../integer-flag.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
+import { UsageError } from '../usage-error.js';
 
 interface DecryptFlags extends BlobCommandFlags {
   offset?: string;

@@ -10,7 +10,8 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { encryptFileParallel, encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../index.js';
+import { V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../happy.js';
+import { encryptFileParallel, encryptV1Blob } from '../../index.js';
 import {
   BlobEncryptor,
   diskError,

@@ -7,7 +7,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createDataKey, DiskError, toBase64 } from '../../../index.js';
+import { createDataKey, toBase64 } from '../../../envelope.js';
+import { DiskError } from '../../../errors.js';
 import { runAction } from '../run-action.js';
 
 /** Registers `keygen` on the program. */

@@ -26,23 +26,18 @@
  * @module
  */
 import { type Command, Option } from 'commander';
+import { type SessionKey, sealMessage, sessionKey } from '../../../envelope.js';
+import { AbortedError } from '../../../errors.js';
+import { MAPPER_PROVIDERS, SKIP_REASONS, type SkipCounts } from '../../../mappers.js';
 import {
-  AbortedError,
   type AppendAgentLogResult,
   appendAgentLog,
   createAgentMapper,
   getMapperProvider,
-  MAPPER_PROVIDERS,
   type MediaHandler,
   mapHappyRecords,
-  type SessionKey,
   type SessionMessage,
-  SKIP_REASONS,
-  type SkipCounts,
-  sealMessage,
   sendMediaHandler,
-  sessionKey,
-  UsageError,
 } from '../../index.js';
 import { FOLLOW_POLL_MS, followFile } from '../follow-file.js';
 import {
@@ -60,6 +55,7 @@ import { resolveKey } from '../key-source.js';
 import { decideProvider, type InputCounts, readEvents } from '../map-input.js';
 import { runAction } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
+import { UsageError } from '../usage-error.js';
 import { resolveSealKey, SEAL_KEY_ENV_VARIABLE } from './send.js';
 
 /** Longest input line `map` reads by default: 64 MiB (a Claude log line can carry a large base64 screenshot). */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { openMessage, openRaw } from '../../../index.js';
+import { openMessage, openRaw } from '../../../envelope.js';
 import { jsonLine } from '../json-line.js';
 import { readJsonInput } from '../read-input.js';
 import { runAction } from '../run-action.js';

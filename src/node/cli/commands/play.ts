@@ -12,18 +12,16 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { DecryptionError, LimitError } from '../../../errors.js';
+import { parseHappyFileEvent } from '../../../happy.js';
+import type { BlobStore } from '../../../storage.js';
 import {
-  type BlobStore,
-  DecryptionError,
   defaultCacheDir,
-  LimitError,
   MediaCache,
   type MediaInput,
   type MediaRefInput,
   openMedia,
-  parseHappyFileEvent,
   serveMedia,
-  UsageError,
 } from '../../index.js';
 import {
   checkedTimeoutMs,
@@ -46,6 +44,7 @@ import { resolveKey } from '../key-source.js';
 import { runAction, withHint } from '../run-action.js';
 import { findSessionMedia } from '../session-media.js';
 import { openCliStore, storeErrorHint } from '../store-options.js';
+import { UsageError } from '../usage-error.js';
 
 /** Default cache budget of the CLI (bytes). */
 const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;

@@ -11,15 +11,11 @@
  * @module
  */
 import type { Command } from 'commander';
-import {
-  ffmpegAvailability,
-  InvalidArgumentError,
-  type ProbeOptions,
-  probeMedia,
-  UsageError,
-} from '../../index.js';
+import { InvalidArgumentError } from '../../../errors.js';
+import { ffmpegAvailability, type ProbeOptions, probeMedia } from '../../index.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { reportCliError, runAction } from '../run-action.js';
+import { UsageError } from '../usage-error.js';
 
 /** A commander parser for a positive integer flag. */
 function positiveInteger(name: string) {

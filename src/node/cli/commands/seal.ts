@@ -6,7 +6,8 @@
  * @module
  */
 import type { Command } from 'commander';
-import { type SessionMessage, sealMessage, sealRaw } from '../../../index.js';
+import { sealMessage, sealRaw } from '../../../envelope.js';
+import type { SessionMessage } from '../../../index.js';
 import { readJsonInput } from '../read-input.js';
 import { runAction } from '../run-action.js';
 import { addSessionKeyOptions, resolveSessionKey, type SessionKeyOptions } from '../session-key-options.js';

@@ -12,15 +12,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import {
-  defaultBlobDir,
-  HappyMediaError,
-  type SendProgress,
-  sendMedia,
-  sendToSession,
-  sessionKey,
-  UsageError,
-} from '../../index.js';
+import { sessionKey } from '../../../envelope.js';
+import { defaultBlobDir, HappyMediaError, type SendProgress, sendMedia, sendToSession } from '../../index.js';
 import { importOptional } from '../../optional-dependency.js';
 import {
   addHappyOptions,
@@ -34,6 +27,7 @@ import { interruptible } from '../interrupt.js';
 import { decodeKey, resolveKey } from '../key-source.js';
 import { runAction, withHint } from '../run-action.js';
 import { openCliStore, storeErrorHint } from '../store-options.js';
+import { UsageError } from '../usage-error.js';
 
 interface SendCliOptions extends HappyFlags {
   store?: string;

@@ -8,18 +8,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  defaultBlobDir,
-  InvalidArgumentError,
-  LocalBlobStore,
-  openStore,
-  S3BlobStore,
-  startMediaServer,
-  UsageError,
-} from '../../index.js';
+import { InvalidArgumentError } from '../../../errors.js';
+import { defaultBlobDir, LocalBlobStore, openStore, S3BlobStore, startMediaServer } from '../../index.js';
 import { checkBearerToken, checkListenHost, DEFAULT_MAX_UPLOAD_BYTES } from '../../internal.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { runAction } from '../run-action.js';
+import { UsageError } from '../usage-error.js';
 
 interface ServeOptions {
   dir?: string;

@@ -8,13 +8,8 @@
  * @module
  */
 import type { Command } from 'commander';
-import {
-  createStreamValidator,
-  readJsonLines,
-  STREAM_RULES,
-  StreamError,
-  type StreamViolation,
-} from '../../../index.js';
+import { StreamError } from '../../../errors.js';
+import { createStreamValidator, readJsonLines, STREAM_RULES, type StreamViolation } from '../../../index.js';
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_TIME_TOLERANCE_MS } from '../../internal.js';
 import { openInput } from '../input-file.js';
 import { parseIntegerFlag } from '../integer-flag.js';

@@ -1,0 +1,19 @@
+/**
+ * happy-media/storage: the `BlobStore` contract and the helpers a store of one's own is written with (the
+ * stores themselves: `HappyServerStore` in the root entry; local, HTTP and S3 stores in happy-media/node)
+ * (docs/storage.md).
+ *
+ * Every export is listed by name; test/node/public-exports.test.ts pins the list.
+ *
+ * @packageDocumentation
+ */
+export {
+  assertWithinStoreLimit,
+  type BlobBody,
+  type BlobRange,
+  type BlobStore,
+  createWithPut,
+  type GetOptions,
+  mediaRefId,
+  type WriteOptions,
+} from './core/storage/index.js';
