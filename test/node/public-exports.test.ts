@@ -4,7 +4,7 @@
  * `happy-media/node`, `happy-media/web`, `happy-media/expo`), by name (docs/architecture.md, "Public surface"). Adding or removing an export must change this list on purpose, in the
  * same commit. Type-only exports vanish at run time; the type check of every caller covers those.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 // Read as plain records: the test is about which names exist, not what they are.
@@ -315,11 +315,29 @@ describe('public exports', () => {
     }
   });
 
-  it('publishes only the two public entries (the internal entry stays out of package.json exports)', () => {
+  it('publishes every public entry with its types and code, and the internal entry not at all', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      exports: Record<string, unknown>;
+      exports: Record<string, string | { types: string; default: string }>;
     };
-    expect(Object.keys(pkg.exports)).not.toContain('./internal');
+    const entries = Object.entries(pkg.exports).filter(([key]) => key !== './package.json');
+    expect(entries.map(([key]) => key)).toEqual([
+      '.',
+      './envelope',
+      './blob',
+      './happy',
+      './mappers',
+      './storage',
+      './node',
+      './web',
+      './expo',
+    ]);
+    for (const [key, target] of entries) {
+      if (typeof target === 'string') throw new Error(`${key} names no types`);
+      // Each entry is the build of one source module: its declarations beside its code.
+      expect(target.types, key).toBe(target.default.replace(/\.js$/, '.d.ts'));
+      const source = target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+      expect(existsSync(new URL(`../../${source}`, import.meta.url)), `${key}: ${source}`).toBe(true);
+    }
     expect(JSON.stringify(pkg.exports)).not.toContain('internal');
   });
 });
