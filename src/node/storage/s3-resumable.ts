@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod';
+import { StorageError } from '../../core/errors.js';
 import { createMediaRef } from '../../core/protocol/refs.js';
 import {
   type ResumableBody,
@@ -246,7 +247,11 @@ export async function resumableMultipart(
       .catch((error: unknown) => {
         throw target.fail(error, signal);
       });
-    if (!created.UploadId) throw target.fail(new Error('the S3 server returned no UploadId'), signal);
+    if (!created.UploadId)
+      throw new StorageError(
+        'the S3 server answered a multipart upload with no UploadId: check that the endpoint is an S3 server',
+        { code: 'ERR_UPLOAD_FAILED' },
+      );
     state = { ref, uploadId: created.UploadId, partSize, md5: [] };
     parts = [];
   }
@@ -280,7 +285,11 @@ export async function resumableMultipart(
     } catch (error) {
       throw target.fail(error, signal);
     }
-    if (!result.ETag) throw target.fail(new Error('the S3 server returned no ETag for a part'), signal);
+    if (!result.ETag)
+      throw new StorageError(
+        'the S3 server stored a part without an ETag: check that the endpoint is an S3 server',
+        { code: 'ERR_UPLOAD_FAILED' },
+      );
     parts.push({ ETag: result.ETag, PartNumber, Size: filled });
     sent += filled;
     options.onProgress?.(sent, size);

@@ -23,6 +23,7 @@
  */
 import type { RangeSource } from '../../blob/random-access.js';
 import { assertNonNegativeInteger } from '../../bytes.js';
+import { InternalError } from '../../errors.js';
 import {
   applyEdits,
   type ByteEdit,
@@ -105,7 +106,7 @@ export function stripMetadataStream(
       walking = walkMetadata(source).then(
         () => source.finish(),
         (error: unknown) => {
-          failure = error ?? new Error('the metadata walk failed');
+          failure = error ?? new InternalError('the metadata walk failed without a reason');
         },
       );
     },
