@@ -48,6 +48,24 @@ function declarationOf(from, specifier) {
   return undefined;
 }
 
+/**
+ * The modules of `export * as name from '…'` statements, which `ts.preProcessFile` leaves out of its list
+ * (the root entry's `errors` namespace is one): read from the parsed file.
+ */
+function namespaceReexports(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+  return source.statements
+    .filter(
+      (statement) =>
+        ts.isExportDeclaration(statement) &&
+        statement.exportClause !== undefined &&
+        ts.isNamespaceExport(statement.exportClause) &&
+        statement.moduleSpecifier !== undefined &&
+        ts.isStringLiteral(statement.moduleSpecifier),
+    )
+    .map((statement) => statement.moduleSpecifier.text);
+}
+
 const entries = entryDeclarations(manifest.exports);
 if (entries.length === 0) {
   process.stderr.write('prune-declarations: package.json names no `types` entry: nothing pruned\n');
@@ -63,8 +81,13 @@ while (pending.length > 0) {
     process.exit(1);
   }
   reachable.add(file);
-  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  for (const { fileName } of [...info.importedFiles, ...info.referencedFiles]) {
+  const text = readFileSync(file, 'utf8');
+  const info = ts.preProcessFile(text, true, true);
+  for (const fileName of [
+    ...info.importedFiles.map((imported) => imported.fileName),
+    ...info.referencedFiles.map((referenced) => referenced.fileName),
+    ...namespaceReexports(file, text),
+  ]) {
     const next = declarationOf(file, fileName);
     if (next && !reachable.has(next)) pending.push(next);
   }
