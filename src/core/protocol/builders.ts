@@ -1,12 +1,14 @@
 /**
  * Builders: create a valid message from its fields, with a fresh cuid2 `id` and `time = Date.now()`.
- * Every builder checks its result against the strict schema before returning it, so what we emit is
- * always valid; pass `{ id, time }` in the options to pin them (tests, replays).
+ * Every builder checks its result against the strict schema before returning it (once: through the
+ * quick check of `message-check.ts`, else the schema itself), so what we emit is always valid; pass
+ * `{ id, time }` in the options to pin them (tests, replays).
  *
  * @module
  */
 import type * as z from 'zod';
 import { createMessageId } from './ids.js';
+import { buildChecked } from './message-check.js';
 import {
   type AgentFileMessage,
   type AgentPhotoMessage,
@@ -80,14 +82,12 @@ function build<S extends z.ZodType>(
   fields: object,
   options: BuildOptions,
 ): z.infer<S> {
+  const id = options.id ?? createMessageId();
+  const time = options.time ?? Date.now();
+  const checked = buildChecked(type, role, fields as Record<string, unknown>, id, time);
+  if (checked !== undefined) return checked as z.infer<S>;
   // id/time/type/role go first so a caller's stray `type` in `fields` cannot silently win over them.
-  const candidate = {
-    ...fields,
-    id: options.id ?? createMessageId(),
-    time: options.time ?? Date.now(),
-    type,
-    ...(role === undefined ? {} : { role }),
-  };
+  const candidate = { ...fields, id, time, type, ...(role === undefined ? {} : { role }) };
   return assertWith(schema, candidate, what);
 }
 

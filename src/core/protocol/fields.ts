@@ -32,6 +32,20 @@ export const IdSchema = z
     error: 'expected an identifier without control characters',
   });
 
+/**
+ * True when `value` is what {@link IdSchema} accepts (a string of 1 to {@link MAX_ID_LENGTH} characters
+ * without control characters), checked without zod: the builders' quick check and the mappers' writer
+ * test every id they handle.
+ */
+export function isId(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_ID_LENGTH &&
+    !hasControlCharacters(value)
+  );
+}
+
 /** A non-negative safe integer: sizes in bytes, pixel dimensions, durations in milliseconds. */
 export const NonNegativeIntegerSchema = z
   .number({ error: 'expected a non-negative integer' })
