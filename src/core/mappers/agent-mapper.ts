@@ -128,18 +128,34 @@ export function createAgentMapper(
     ids === undefined ? options : { ...options, createId: () => ids.createId() },
   );
   const handler = provider.create(writer);
-  let queue: Promise<unknown> = Promise.resolve();
   let ended = false;
-
-  const serialised = <T>(task: () => Promise<T>): Promise<T> => {
-    const run = queue.then(task, task);
-    queue = run.catch(() => {});
+  // Calls are serialised; one that finds nothing in flight runs at once, and only one whose handler
+  // really waits (an upload) is chained, so the common event costs no promise hops.
+  let inFlight = 0;
+  let tail: Promise<unknown> = Promise.resolve();
+  const follow = <T>(run: Promise<T>): Promise<T> => {
+    inFlight += 1;
+    const settled = () => {
+      inFlight -= 1;
+    };
+    tail = run.then(settled, settled);
     return run;
   };
-
-  const read = (event: unknown, context: EventContext): Promise<void> => {
+  const serialised = <T>(task: () => T | Promise<T>): Promise<T> => {
+    if (inFlight > 0) return follow(tail.then(task, task));
+    let result: T | Promise<T>;
+    try {
+      result = task();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return isThenable(result) ? follow(Promise.resolve(result)) : Promise.resolve(result);
+  };
+  /** Reads `event`, then `after()`: at once when the handler did not wait, else once it is done. */
+  const read = <T>(event: unknown, context: EventContext, after: () => T): T | Promise<T> => {
     ids?.nextEvent(event, context.recordId);
-    return Promise.resolve(handler.push(event, context));
+    const pushed = handler.push(event, context);
+    return isThenable(pushed) ? Promise.resolve(pushed).then(after) : after();
   };
   const refuseEnded = () =>
     Promise.reject(new InvalidArgumentError('the mapper has ended: create a new one for a new stream'));
@@ -149,15 +165,12 @@ export function createAgentMapper(
     writer,
     push(event, context = {}) {
       if (ended) return refuseEnded();
-      return serialised(async () => {
-        await read(event, context);
-        return writer.take();
-      });
+      return serialised(() => read(event, context, () => writer.take()));
     },
     replay(event, context = {}) {
       if (ended) return refuseEnded();
       return serialised(async () => {
-        await writer.replay(() => read(event, context));
+        await writer.replay(() => Promise.resolve(read(event, context, () => undefined)));
         return writer.take().map((message) => message.id);
       });
     },
@@ -175,6 +188,15 @@ export function createAgentMapper(
     },
     skipped: () => writer.skips.counts(),
   };
+}
+
+/** True for a promise or any other thenable (a provider's handler may return either, or nothing). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** What {@link mapAgentOutput} produced. */

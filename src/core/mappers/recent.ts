@@ -25,22 +25,25 @@ export class RecentMap<K, V> {
 
   get(key: K): V | undefined {
     const young = this.#young.get(key);
-    return young !== undefined ? young : this.#old.get(key);
+    return young !== undefined || this.#old.size === 0 ? young : this.#old.get(key);
   }
 
   has(key: K): boolean {
-    return this.#young.has(key) || this.#old.has(key);
+    return this.#young.has(key) || (this.#old.size > 0 && this.#old.has(key));
   }
 
   set(key: K, value: V): this {
-    if (!this.#young.has(key)) {
-      this.#old.delete(key);
-      if (this.#young.size >= this.#capacity) {
-        this.#old = this.#young;
+    const young = this.#young;
+    const size = young.size;
+    young.set(key, value);
+    // A key new to the young generation leaves the old one, and may fill the young one.
+    if (young.size !== size) {
+      if (this.#old.size > 0) this.#old.delete(key);
+      if (young.size >= this.#capacity) {
+        this.#old = young;
         this.#young = new Map();
       }
     }
-    this.#young.set(key, value);
     return this;
   }
 
@@ -131,7 +134,9 @@ export class IdFilter {
       filter = newFilter(filter === undefined ? FIRST_FILTER_BITS : (filter.mask + 1) * 2);
       this.#filters.push(filter);
     }
-    const [h1, h2] = hashes(id);
+    hashId(id);
+    const h1 = hash1;
+    const h2 = hash2;
     for (let i = 0; i < HASHES; i++) {
       const bit = (h1 + i * h2) & filter.mask;
       filter.bits[bit >>> 5]! |= 1 << (bit & 31);
@@ -140,7 +145,9 @@ export class IdFilter {
   }
 
   mayHave(id: string): boolean {
-    const [h1, h2] = hashes(id);
+    hashId(id);
+    const h1 = hash1;
+    const h2 = hash2;
     search: for (const filter of this.#filters) {
       for (let i = 0; i < HASHES; i++) {
         const bit = (h1 + i * h2) & filter.mask;
@@ -156,8 +163,17 @@ function newFilter(bits: number): Filter {
   return { bits: new Int32Array(bits >>> 5), mask: bits - 1, count: 0 };
 }
 
-/** Two independent 32-bit hashes of a string (FNV-1a and a multiplicative one), the second odd. */
-function hashes(text: string): [number, number] {
+/**
+ * The last id hashed and its two hashes: a writer asks about the same id several times in a row (is it
+ * a used message id, turn id, callId? then it adds it), so it is hashed once for all of them.
+ */
+let lastHashed: string | undefined;
+let hash1 = 0;
+let hash2 = 0;
+
+/** Sets {@link hash1} and {@link hash2} to two independent 32-bit hashes of `text` (FNV-1a and a multiplicative one, the second odd). */
+function hashId(text: string): void {
+  if (text === lastHashed) return;
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
   for (let i = 0; i < text.length; i++) {
@@ -165,5 +181,7 @@ function hashes(text: string): [number, number] {
     a = Math.imul(a ^ code, 0x01000193);
     b = Math.imul(b ^ code, 0x5bd1e995) ^ (b >>> 15);
   }
-  return [a >>> 0, (b | 1) >>> 0];
+  hash1 = a >>> 0;
+  hash2 = (b | 1) >>> 0;
+  lastHashed = text;
 }

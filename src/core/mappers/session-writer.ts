@@ -23,11 +23,11 @@
  */
 import { describeValue } from '../bytes.js';
 import { HappyMediaError, InvalidArgumentError, StreamError } from '../errors.js';
+import { isId } from '../protocol/fields.js';
 import {
   createMessageId,
   createStreamValidator,
   fileMessage,
-  IdSchema,
   type MediaMessage,
   type PermissionOption,
   parseSessionMessage,
@@ -158,12 +158,11 @@ interface CallRecord extends EndedCall {
  */
 export const MAX_ARGS_DEPTH = 100;
 
+/** The placement of a message written outside any call by the main agent: shared, never written to. */
+const NO_CONTEXT: { parentId?: string; agentId?: string } = Object.freeze({});
+
 /** Error text of a call its turn ended before it returned. */
 export const CALL_UNFINISHED_ERROR = 'the turn ended before this tool call returned a result';
-
-function validId(value: unknown): value is string {
-  return typeof value === 'string' && IdSchema.safeParse(value).success;
-}
 
 function formatBytes(size: number): string {
   if (size < 1024) return `${size} B`;
@@ -296,7 +295,7 @@ export class SessionWriter {
     for (let attempt = 0; attempt < 8; attempt++) {
       const id = this.#createId();
       if (
-        validId(id) &&
+        isId(id) &&
         !this.#messageIds.mayHave(id) &&
         !this.#turnIds.mayHave(id) &&
         !this.#callIds.mayHave(id)
@@ -308,7 +307,7 @@ export class SessionWriter {
   }
 
   #messageId(preferred: string | undefined): string {
-    return preferred !== undefined && validId(preferred) && !this.#messageIds.mayHave(preferred)
+    return preferred !== undefined && isId(preferred) && !this.#messageIds.mayHave(preferred)
       ? preferred
       : this.#freshId();
   }
@@ -355,13 +354,14 @@ export class SessionWriter {
 
   /** `parentId`/`agentId` of a placement: the parent key resolved to its callId (dropped, and counted, when unknown). */
   #context(place: Placement): { parentId?: string; agentId?: string } {
+    if (place.parent === undefined && place.agentId === undefined) return NO_CONTEXT;
     const context: { parentId?: string; agentId?: string } = {};
     if (place.parent !== undefined) {
       const parent = this.#call(place.parent);
       if (parent) context.parentId = parent.callId;
       else this.skips.skip('unknown-parent', 'a message named a spawning call that was never started');
     }
-    if (place.agentId !== undefined && validId(place.agentId)) context.agentId = place.agentId;
+    if (place.agentId !== undefined && isId(place.agentId)) context.agentId = place.agentId;
     return context;
   }
 
@@ -371,7 +371,7 @@ export class SessionWriter {
   startTurn(place: Placement = {}): string {
     if (this.#turn !== undefined) this.endTurn('completed', { time: place.time });
     const turn =
-      place.turn !== undefined && validId(place.turn) && !this.#turnIds.mayHave(place.turn)
+      place.turn !== undefined && isId(place.turn) && !this.#turnIds.mayHave(place.turn)
         ? place.turn
         : this.#freshId();
     this.#turnIds.add(turn);
@@ -458,7 +458,7 @@ export class SessionWriter {
     }
     const turn = this.ensureTurn(place);
     const callId =
-      validId(key) && !this.#callIds.mayHave(key) && !this.#messageIds.mayHave(key) ? key : this.#freshId();
+      isId(key) && !this.#callIds.mayHave(key) && !this.#messageIds.mayHave(key) ? key : this.#freshId();
     const toolName =
       typeof fields.toolName === 'string' && fields.toolName.length > 0 ? fields.toolName : 'unknown';
     let args = isJsonObject(fields.args)
@@ -522,6 +522,11 @@ export class SessionWriter {
   /** The `callId` the call known by `key` has in the stream, if it was started (and, if it ended, recently). */
   callIdOf(key: string): string | undefined {
     return this.#call(key)?.callId;
+  }
+
+  /** The `toolName` of the open call known by `key` (to match a request that names only its tool). */
+  toolNameOf(key: string): string | undefined {
+    return this.#open.get(key)?.toolName;
   }
 
   /** True when the call known by `key` was started and has not ended. */

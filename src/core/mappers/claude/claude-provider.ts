@@ -97,8 +97,6 @@ class ClaudeMapper implements ProviderMapper {
   readonly #waitingResults = new WaitingRoom<{ block: Json; place: Placement }>();
   /** `can_use_tool` request id → the call it asked about. */
   readonly #requests = new RecentMap<string, string>();
-  /** Tool name of every call started, by key (to match requests that do not name their call). */
-  readonly #toolNames = new RecentMap<string, string>();
   /** The writer's message count just after the last prompt: equal while the prompt is unanswered. */
   #afterPrompt: number | undefined;
   #flushing = false;
@@ -184,7 +182,7 @@ class ClaudeMapper implements ProviderMapper {
         const place: Placement = { ...attribution, ...(time === undefined ? {} : { time }) };
         if (type === 'assistant') await this.#assistant(event, place);
         else await this.#user(event, place);
-        if (uuid !== undefined) await this.#release(`uuid:${uuid}`);
+        if (uuid !== undefined && this.#waiting.size > 0) await this.#release(`uuid:${uuid}`);
         return;
       }
       case 'system':
@@ -221,7 +219,7 @@ class ClaudeMapper implements ProviderMapper {
     }
     if (uuid !== undefined) {
       this.#seenUuids.add(uuid);
-      await this.#release(`uuid:${uuid}`);
+      if (this.#waiting.size > 0) await this.#release(`uuid:${uuid}`);
     }
   }
 
@@ -444,9 +442,10 @@ class ClaudeMapper implements ProviderMapper {
       place,
     );
     if (callId === undefined) return;
-    this.#toolNames.set(key, name);
+    // Most calls have nothing waiting for them: no promise to wait on then.
+    const waiting = this.#waiting.size > 0 || this.#waitingResults.size > 0;
     if (!isSubagentTool(name)) {
-      await this.#releaseCall(key);
+      if (waiting) await this.#releaseCall(key);
       return;
     }
     const prompt = typeof args.prompt === 'string' ? normalizePrompt(args.prompt) : '';
@@ -461,7 +460,7 @@ class ClaudeMapper implements ProviderMapper {
 
   /** A call started: the subagent messages and results that came before it follow it now. */
   async #releaseCall(key: string): Promise<void> {
-    await this.#release(`call:${key}`);
+    if (this.#waiting.size > 0) await this.#release(`call:${key}`);
     for (const { block, place } of this.#waitingResults.release(key)) await this.#toolResult(block, place);
   }
 
@@ -794,7 +793,7 @@ class ClaudeMapper implements ProviderMapper {
       key = this.#writer
         .openCalls()
         .reverse()
-        .find((open) => this.#toolNameOf(open) === request.toolName);
+        .find((open) => this.#writer.toolNameOf(open) === request.toolName);
     } else if (this.#writer.callIdOf(key) === undefined) {
       // The request came before the assistant message naming the call: start it from the request.
       await this.#startTool(key, request.toolName, request.input, at);
@@ -818,10 +817,6 @@ class ClaudeMapper implements ProviderMapper {
       at,
     );
     if (asked) this.#requests.set(request.requestId, key);
-  }
-
-  #toolNameOf(key: string): string | undefined {
-    return this.#toolNames.get(key);
   }
 
   #controlResponse(event: Json, time: number | undefined): void {

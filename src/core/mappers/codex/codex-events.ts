@@ -124,15 +124,6 @@ export const EXEC_EVENT_SCHEMAS = {
 
 // --- rollout lines ----------------------------------------------------------------------------------
 
-/** One line of a Codex session rollout: `{ timestamp, type, payload }`. */
-export const RolloutLineSchema = z.object({
-  timestamp: z.string(),
-  type: z.string(),
-  payload: z.unknown(),
-});
-/** A rollout line before its payload is read. */
-export type RolloutLine = z.infer<typeof RolloutLineSchema>;
-
 /** `compacted`: the history was summarised; `message` is the summary the model continues from. */
 export const CompactedSchema = z.object({ message: z.string().default('') });
 

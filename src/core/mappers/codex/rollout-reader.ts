@@ -10,12 +10,7 @@ import { planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentSet } from '../recent.js';
 import type { Placement } from '../session-writer.js';
-import {
-  CompactedSchema,
-  RESPONSE_ITEM_SCHEMAS,
-  type ResponseItem,
-  RolloutLineSchema,
-} from './codex-events.js';
+import { CompactedSchema, RESPONSE_ITEM_SCHEMAS, type ResponseItem } from './codex-events.js';
 import type { CodexSession } from './codex-session.js';
 import {
   bashCall,
@@ -38,8 +33,15 @@ function isInjected(text: string): boolean {
   return INJECTED.test(text.trimStart());
 }
 
-/** True when `event` has a rollout line's shape (`timestamp`, `type`, `payload`). */
-export function isRolloutLine(event: JsonObject): boolean {
+/** One line of a Codex session rollout: `{ timestamp, type, payload }`. */
+export interface RolloutLine extends JsonObject {
+  timestamp: string;
+  type: string;
+  payload: unknown;
+}
+
+/** True when `event` has a rollout line's shape (`timestamp`, `type`, `payload`): all a line's own check. */
+export function isRolloutLine(event: JsonObject): event is RolloutLine {
   return typeof event.timestamp === 'string' && 'payload' in event && typeof event.type === 'string';
 }
 
@@ -55,18 +57,14 @@ export class RolloutReader {
     this.#events = events;
   }
 
-  async read(line: JsonObject): Promise<void> {
+  async read(line: RolloutLine): Promise<void> {
     const session = this.#session;
     const skips = session.writer.skips;
-    const parsed = RolloutLineSchema.safeParse(line);
-    if (!parsed.success) {
-      skips.skip('malformed-event', 'rollout line');
-      return;
-    }
-    const parsedTime = Date.parse(parsed.data.timestamp);
+    const parsedTime = Date.parse(line.timestamp);
     const place: Placement = Number.isNaN(parsedTime) ? {} : { time: parsedTime };
-    const payload = parsed.data.payload;
-    switch (parsed.data.type) {
+    const payload = line.payload;
+    const type = line.type;
+    switch (type) {
       case 'session_meta':
         skips.skip('not-displayed', 'session_meta');
         return;
@@ -85,7 +83,7 @@ export class RolloutReader {
         await this.#responseItem(payload, place);
         return;
       default:
-        skips.skip('unknown-event', `rollout line type ${typeName(parsed.data.type)}`);
+        skips.skip('unknown-event', `rollout line type ${typeName(type)}`);
     }
   }
 
