@@ -66,13 +66,12 @@ export class ContentIds {
       d ^= a;
     }
     const first = a >>> 0;
-    return (
-      DIGITS[10 + (first % 26)]! +
-      base36(Math.floor(first / 26), 5) +
-      base36(b >>> 0, 6) +
-      base36(c >>> 0, 6) +
-      base36(d >>> 0, 6)
-    );
+    CODES[0] = DIGIT_CODES[10 + (first % 26)]!;
+    digits(Math.floor(first / 26), 1, 5);
+    digits(b >>> 0, 6, 6);
+    digits(c >>> 0, 12, 6);
+    digits(d >>> 0, 18, 6);
+    return String.fromCharCode.apply(null, CODES);
   }
 }
 
@@ -80,73 +79,73 @@ export class ContentIds {
 const END_OF_INPUT = Symbol('end of input');
 
 /**
- * Absorbs a bounded, breadth-first sample of `event` into `state` (cyrb128's step per 32-bit word,
- * then its finaliser), in one function with the lanes in locals: it runs once per event.
+ * Absorbs a bounded, breadth-first sample of `event` into `state`: the sample's 32-bit words are
+ * gathered first, then cyrb128's step runs over them in one loop with the lanes in locals, then its
+ * finaliser. It runs once per event, so it has to cost a small part of parsing one. The words and their
+ * order are the ones earlier versions absorbed word by word: the ids of a log mapped before stay the same
+ * (`test/core/mappers/stable-ids.test.ts` holds them).
  */
 function absorbEvent(state: Int32Array, event: unknown, recordId: string | undefined): void {
-  let a = state[0]!;
-  let b = state[1]!;
-  let c = state[2]!;
-  let d = state[3]!;
-  const word = (k: number): void => {
-    const a0 = a;
-    a = b ^ Math.imul(a0 ^ k, 597399067);
-    b = c ^ Math.imul(b ^ k, 2869860233);
-    c = d ^ Math.imul(c ^ k, 951274213);
-    d = a ^ Math.imul(d ^ k, 2716044179);
-  };
-  const string = (text: string): void => {
-    const length = text.length;
-    word(length);
-    if (length <= 2 * STRING_EDGE) {
-      for (let i = 0; i < length; i++) word(text.charCodeAt(i));
-      return;
-    }
-    for (let i = 0; i < STRING_EDGE; i++) word(text.charCodeAt(i));
-    for (let i = length - STRING_EDGE; i < length; i++) word(text.charCodeAt(i));
-  };
-  word(recordId === undefined ? 0x45564e54 : 0x52454354);
-  if (recordId !== undefined) string(recordId);
+  const words = WORDS;
+  let n = 0;
+  words[n++] = recordId === undefined ? 0x45564e54 : 0x52454354;
+  if (recordId !== undefined) n = stringWords(words, n, recordId);
   // No recursion: any depth costs the same.
-  const queue: unknown[] = [event];
+  const queue = SAMPLE;
+  // Emptied first too: an event whose getter threw left its values behind.
+  queue.length = 0;
+  queue.push(event);
   for (let at = 0; at < queue.length; at++) {
     const value = queue[at];
     switch (typeof value) {
       case 'string':
-        word(1);
-        string(value);
+        words[n++] = 1;
+        n = stringWords(words, n, value);
         break;
       case 'number':
         FLOAT[0] = value;
-        word(2);
-        word(FLOAT_WORDS[0]!);
-        word(FLOAT_WORDS[1]!);
+        words[n++] = 2;
+        words[n++] = FLOAT_WORDS[0]!;
+        words[n++] = FLOAT_WORDS[1]!;
         break;
       case 'boolean':
-        word(value ? 3 : 4);
+        words[n++] = value ? 3 : 4;
         break;
       case 'object':
-        if (value === null) word(5);
+        if (value === null) words[n++] = 5;
         else if (Array.isArray(value)) {
-          word(6);
-          word(value.length);
+          words[n++] = 6;
+          words[n++] = value.length;
           for (let i = 0; i < value.length && queue.length < MAX_SAMPLED_VALUES; i++) queue.push(value[i]);
         } else {
-          word(7);
+          words[n++] = 7;
           for (const key in value) {
             if (queue.length >= MAX_SAMPLED_VALUES) break;
-            word(key.length);
-            word(key.charCodeAt(0));
+            words[n++] = key.length;
+            words[n++] = key.charCodeAt(0);
             queue.push((value as Record<string, unknown>)[key]);
           }
         }
         break;
       case 'symbol':
-        word(9);
+        words[n++] = 9;
         break;
       default:
-        word(8);
+        words[n++] = 8;
     }
+  }
+  queue.length = 0;
+  let a = state[0]!;
+  let b = state[1]!;
+  let c = state[2]!;
+  let d = state[3]!;
+  for (let i = 0; i < n; i++) {
+    const k = words[i]!;
+    const a0 = a;
+    a = b ^ Math.imul(a0 ^ k, 597399067);
+    b = c ^ Math.imul(b ^ k, 2869860233);
+    c = d ^ Math.imul(c ^ k, 951274213);
+    d = a ^ Math.imul(d ^ k, 2716044179);
   }
   a = Math.imul(c ^ (a >>> 18), 597399067);
   b = Math.imul(d ^ (b >>> 22), 2869860233);
@@ -159,15 +158,41 @@ function absorbEvent(state: Int32Array, event: unknown, recordId: string | undef
   state[3] = d ^ a;
 }
 
+/** The words of `text` (its length, then every character or its first and last {@link STRING_EDGE}) into `words` from `n`; the next free index. */
+function stringWords(words: Int32Array, n: number, text: string): number {
+  const length = text.length;
+  words[n++] = length;
+  if (length <= 2 * STRING_EDGE) {
+    for (let i = 0; i < length; i++) words[n++] = text.charCodeAt(i);
+    return n;
+  }
+  for (let i = 0; i < STRING_EDGE; i++) words[n++] = text.charCodeAt(i);
+  for (let i = length - STRING_EDGE; i < length; i++) words[n++] = text.charCodeAt(i);
+  return n;
+}
+
+/** The values being sampled: one array for every chain (absorbing never yields, so chains never share it at once). */
+const SAMPLE: unknown[] = [];
+/**
+ * The words of the sample being absorbed, reused. The most a sample gives: the record id's tag, length
+ * and edges, then per sampled value at most a string's tag, length and edges, and two words per key
+ * that sampled a value.
+ */
+const WORDS = new Int32Array(
+  2 + 2 * STRING_EDGE + MAX_SAMPLED_VALUES * (2 + 2 * STRING_EDGE) + 2 * MAX_SAMPLED_VALUES,
+);
+
 const FLOAT = new Float64Array(1);
 const FLOAT_WORDS = new Uint32Array(FLOAT.buffer);
 
-/** `value` as exactly `digits` base-36 digits (higher digits dropped). */
-function base36(value: number, digits: number): string {
-  let text = '';
-  for (let i = 0; i < digits; i++) {
-    text = DIGITS[value % 36]! + text;
+/** The character codes of an id being made (24 of them: cuid2's length). */
+const CODES: number[] = new Array<number>(24).fill(0);
+const DIGIT_CODES = Array.from(DIGITS, (digit) => digit.charCodeAt(0));
+
+/** The low `count` base-36 digits of `value` into {@link CODES} from `at` (higher digits dropped). */
+function digits(value: number, at: number, count: number): void {
+  for (let i = at + count - 1; i >= at; i--) {
+    CODES[i] = DIGIT_CODES[value % 36]!;
     value = Math.floor(value / 36);
   }
-  return text;
 }

@@ -167,6 +167,59 @@ describe('ids follow from the log', () => {
   });
 });
 
+/**
+ * The ids this version writes for each log, as earlier versions wrote them: `happy-media map --happy`
+ * relies on re-mapping a log writing the ids already in the session, so a change to how ids are derived
+ * shows here (and has to be told to users: re-mapping an old log would append copies).
+ */
+const WRITTEN_IDS: Record<string, { count: number; first: string[]; last: string }> = {
+  'a Claude session': {
+    count: 17,
+    first: ['lzqvcpfkr9n3ljwlennq049o', 'xddu9bgux3br2ckz43j0zrfi', 'io2jygn4jwsqhr7srkd3dkzp'],
+    last: 'xf6q4ix3a27mt31dhrmp8xr0',
+  },
+  'codex exec --json': {
+    count: 24,
+    first: ['l86k39q33jeklcjtbc23e8h2', 'roja310e4hze745r8emqqi5c', 'un2658aeiwmz7pfeuqc6lt9a'],
+    last: 'qb22gik77asy6swtkakneqtd',
+  },
+  'a Codex rollout': {
+    count: 23,
+    first: ['ea5jbto0sovvi3d0kpezfey0', 'wkt4thbjimods7x76bvi30vb', 'ect4xnw7pet9afoq985nw2ep'],
+    last: 't0dyqcp1ahovfb7uom4lysnq',
+  },
+  'Codex protocol events': {
+    count: 29,
+    first: ['iikbnouqje9jm9wifigb3u2d', 'b5thbu3np0elapr2r1h0y72v', 'kr1sohvw0szd4a6m85h6tcbp'],
+    last: 'bmhoi9577lnbjezz25qnfstp',
+  },
+  'an ACP prompt turn': {
+    count: 26,
+    first: ['pf6jrrx9kbkfowpro51vvwu5', 'jp0l9g2ue1q17bbjatqhhoi8', 'hv25siae51z8yncjxsaznlqs'],
+    last: 'd09pbwg8fefph99hjqdnhjb3',
+  },
+  'an ACP history replay': {
+    count: 12,
+    first: ['lfefq2q1q2klpfe5zx47s33t', 'pmipcmhaxbzhrxn5dw9v1q6q', 't4wo1edtmg3aul8kkie3ou7t'],
+    last: 'mtaviyv0x2lccpjf1h166il5',
+  },
+  'an ACP cancelled turn': {
+    count: 18,
+    first: ['rek3ytfk95w646q9haostaey', 'rl2e74mq7k3ixkkzv2fflakv', 'b9cnrj53kgyqjm0znt9z9oml'],
+    last: 'et4a1sylpnbipig8wkbtvzfz',
+  },
+};
+
+describe('ids are the ones earlier versions wrote', () => {
+  it.each(LOGS)('%s', async (name, provider, events) => {
+    const { perEvent, end } = await mapPerEvent(provider, events(), contentMediaHandler().handler);
+    const ids = [...perEvent.flat(), ...end].map((message) => message.id);
+    const written = { count: ids.length, first: ids.slice(0, 3), last: ids.at(-1)! };
+    if (process.env.PRINT_WRITTEN_IDS) console.log(`WRITTEN ${JSON.stringify([name, written])}`);
+    expect(written).toEqual(WRITTEN_IDS[name]);
+  });
+});
+
 describe('a mapper resumed on a log it had partly mapped', () => {
   it.each(LOGS)(
     '%s: replaying the first N events, then pushing the rest, writes what one run writes from N, for every N',
