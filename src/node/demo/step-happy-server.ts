@@ -2,7 +2,7 @@
  * Demo step 8 (optional, when a Happy server is configured): the whole loop through Happy's own server,
  * as a Happy user would run it. A throwaway account (a fresh secret, never the user's) signs in and
  * makes a session as Happy's CLI does; the samples go into it as v2 media messages inside a turn, and the
- * PDF also as v1 (what today's app opens); posting a message again stores it once; the transcript read
+ * PDF also as v1 (what Happy's released app opens); posting a message again stores it once; the transcript read
  * back holds exactly what was sent and validates; every media message plays back to what was sent.
  *
  * @module
@@ -74,7 +74,7 @@ export async function sendThroughHappyServer(
         sent.push({ item: pdf, message: v1.message, seq: v1.seq });
         seqs.push(v1.seq);
         s.info(
-          `${pdf.label}: v1 file event ${v1.message.id} at seq ${v1.seq} (what today's Happy app opens)`,
+          `${pdf.label}: v1 file event ${v1.message.id} at seq ${v1.seq} (what Happy's released app opens)`,
         );
       }
       const closing = turnEnd({ turn, status: 'completed' });

@@ -39,8 +39,9 @@ export interface SendToSessionOptions
   /** The session to send into (from `client.openSession` or `client.createSession`). */
   session: HappySession;
   /**
-   * `v2` (default): a Cobblestone-256 blob and a v2 `photo`/`video`/`file` message (invisible to today's
-   * app). `v1`: a whole-file secretbox blob and Happy's `file` event, what today's app opens.
+   * `v2` (default): a Cobblestone-256 blob and a v2 `photo`/`video`/`file` message, which an app without
+   * the v2 adoption (integrations/happy) does not show. `v1`: a whole-file secretbox blob and Happy's `file`
+   * event, the form Happy's released app opens.
    */
   format?: 'v2' | 'v1';
 }

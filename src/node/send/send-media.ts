@@ -101,7 +101,7 @@ export interface SendOptions extends SendTargetOptions {
   messageOptions?: BuildOptions;
   /**
    * Blob format: `v2` (Cobblestone-256 chunks, a v2 message; the default) or `v1` (Happy's whole-file
-   * secretbox blob, at most 10 MiB, described by a happy-wire `file` event: what Happy's app opens today;
+   * secretbox blob, at most 10 MiB, described by a happy-wire `file` event: what Happy's released app opens;
    * pass the session blob key as `blobKey`).
    */
   format?: 'v2' | 'v1';

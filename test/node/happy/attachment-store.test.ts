@@ -249,7 +249,7 @@ describe.skipIf(!SERVER)("HappyServerStore against Happy's real server (local mo
     }
   });
 
-  it("round-trips a v1 photo (what Happy's app opens today): happy-wire file event with the server's ref", async () => {
+  it("round-trips a v1 photo (what Happy's released app opens): happy-wire file event with the server's ref", async () => {
     const photo = join(tmp.dir, 'v1.png');
     await sharp(Buffer.from(randomBytes(40 * 30 * 3)), { raw: { width: 40, height: 30, channels: 3 } })
       .png()

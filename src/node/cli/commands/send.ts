@@ -255,7 +255,7 @@ export function registerSend(program: Command): void {
     .addOption(
       new Option(
         '--format <format>',
-        "blob format: v2 (chunked, any size: in parts over Happy's 10 MiB; the default) or v1 (what Happy's app opens today, at most 10 MiB)",
+        "blob format: v2 (chunked, any size: in parts over Happy's 10 MiB; the default) or v1 (what Happy's released app opens, at most 10 MiB)",
       ).choices(['v2', 'v1']),
     )
     .option(
