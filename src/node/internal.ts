@@ -20,6 +20,8 @@ export { BlobDecryptor, BlobEncryptor, pumpEngine } from '../core/blob/stream.js
 export { equalBytes, fromHex, joinBytes } from '../core/bytes.js';
 // `account import`: credentials pasted on stdin, bounded and refused as a secret file's are.
 export { MAX_CREDENTIALS_TEXT_LENGTH } from '../core/happy/credentials.js';
+// `send`: the metadata strip's refusals, which --keep-metadata avoids (the CLI's hint).
+export { isMetadataStripRefusal } from '../core/media/strip/strip-refusal.js';
 // Playback: a message's plaintext size before anything is downloaded (play refuses a file over its cache).
 export { expectedPlaintextSize } from '../core/playback/download-media.js';
 export { toMediaRequest } from '../core/playback/media-request.js';

@@ -273,7 +273,7 @@ export async function appendAgentLog(
     beside = undefined;
     if (endIds.some((id) => stored.has(id))) {
       throw new StreamError(
-        `session ${session.id} holds the end of this log's last turn, written by an earlier run that took the log as complete; the log has grown since, and its new events would continue a turn the session has ended. Append the whole log to a new session, or append a log that is still being written without ending it (close: false; happy-media map --follow)`,
+        `session ${session.id} holds the end of this log's last turn, written by an earlier run that took the log as complete; the log has grown since, and its new events would continue a turn the session has ended. Append the whole log to a new session, or append a log that is still being written without ending it (close: false)`,
       );
     }
   };

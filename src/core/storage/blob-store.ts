@@ -248,7 +248,7 @@ export function assertWithinStoreLimit(
   if (limit !== undefined && size > limit) {
     throw new LimitError(
       `the encrypted blob is ${size} bytes, more than the ${limit}-byte limit of ${what}; nothing was uploaded. ` +
-        'sendMedia and sendPickedMedia store larger media in parts of at most that size (happy-media send does)',
+        'sendMedia and sendPickedMedia store larger media in parts of at most that size',
     );
   }
 }

@@ -275,6 +275,22 @@ describe.skipIf(!SERVER)("happy-media map into a session on Happy's real server"
     expect(validateStream(await messagesOf(session), { requireTurnStart: true })).toEqual([]);
   }, 180_000);
 
+  it('a log that grew after a map ended its turn is refused, appending nothing, with the flags that fit in a hint', async () => {
+    const lines = await linesOf(CLAUDE);
+    const log = p('grown.jsonl');
+    await writeFile(log, `${lines.slice(0, 8).join('\n')}\n`);
+    const session = await newSession('grown');
+    const first = await map([log, '--session', session.id]);
+    expect(first.code, first.stderr).toBe(0);
+    const before = (await messagesOf(session)).map((m) => m.id);
+    await appendFile(log, `${lines.slice(8).join('\n')}\n`);
+    const grown = await map([log, '--session', session.id]);
+    expect(grown.code, grown.stderr).toBe(1);
+    expect(grown.stderr).toMatch(/ERR_STREAM_INVALID: session \S+ holds the end of this log's last turn/);
+    expect(grown.stderr).toContain('happy-media: hint: map a log that is still being written with --follow');
+    expect((await messagesOf(session)).map((m) => m.id)).toEqual(before);
+  }, 120_000);
+
   it('refuses each bad input with its error, and appends nothing', async () => {
     const session = await newSession('refusals');
     const keyFile = p('blob.key');

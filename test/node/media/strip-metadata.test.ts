@@ -17,6 +17,7 @@ import { decryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
 import { bufferRangeSource, type RangeSource } from '../../../src/core/blob/random-access.js';
 import { randomBytes } from '../../../src/core/bytes.js';
 import { planMetadataStrip } from '../../../src/core/media/strip/strip-metadata.js';
+import { isMetadataStripRefusal } from '../../../src/core/media/strip/strip-refusal.js';
 import { sendPickedMedia } from '../../../src/core/send/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import { probeMedia } from '../../../src/node/media/index.js';
@@ -284,6 +285,12 @@ describe('videos: MP4 and MOV', () => {
         offset < 32 ? head.slice(offset, offset + length) : new Uint8Array(length),
     };
     expect(await rejectionCodeOf(planMetadataStrip(source))).toBe('ERR_LIMIT_EXCEEDED');
+    // A refusal keepMetadata avoids, told apart from other limits (the CLI hints --keep-metadata on it).
+    const refusal = await planMetadataStrip(source).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isMetadataStripRefusal(refusal)).toBe(true);
   });
 });
 
@@ -387,13 +394,21 @@ describe('sending: stripped by default, kept on request', () => {
       thumbhash: THUMBHASH,
     };
     const store = memoryStore();
-    const code = await rejectionCodeOf(
+    const bare = () =>
       sendPickedMedia(
         { ...picked, source: { stream: piecesOf(video, 3000), size: video.length } },
         { store, blobKey },
-      ),
-    );
+      );
+    const code = await rejectionCodeOf(bare());
     expect(code).toBe('ERR_NOT_SUPPORTED');
+    expect(
+      isMetadataStripRefusal(
+        await bare().then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      ),
+    ).toBe(true);
     expect(store.blobs.size).toBe(0);
     const { ref } = await sendPickedMedia(
       {

@@ -9,6 +9,7 @@
  * @module
  */
 import { InternalError, NotSupportedError } from '../../errors.js';
+import { metadataStripRefusal } from './strip-refusal.js';
 
 /** Bytes written over the file's at `offset`, or `length` bytes of `fill` there. */
 export type ByteEdit =
@@ -126,12 +127,14 @@ export class PlanningSource implements StripSource {
 
 /** The error of an edit that a single pass found too late (see {@link StreamingSource}). */
 export function lateEditError(): NotSupportedError {
-  return new NotSupportedError(
-    'this file describes metadata after the bytes that hold it (a video whose index follows its data and ' +
-      'has a timed-metadata track, or a HEIF whose metadata item precedes its meta box), which one pass over ' +
-      'a stream cannot remove: give the bytes as a Uint8Array, a source with random access ' +
-      '(`{ stream, size, ranges }`, what expoFileSource gives), or a file path; or keep the metadata ' +
-      '(keepMetadata: true) knowingly',
+  return metadataStripRefusal(
+    new NotSupportedError(
+      'this file describes metadata after the bytes that hold it (a video whose index follows its data and ' +
+        'has a timed-metadata track, or a HEIF whose metadata item precedes its meta box), which one pass over ' +
+        'a stream cannot remove: give the bytes as a Uint8Array, a source with random access ' +
+        '(`{ stream, size, ranges }`, what expoFileSource gives), or a file path; or keep the metadata ' +
+        '(keepMetadata: true) knowingly',
+    ),
   );
 }
 

@@ -27,6 +27,7 @@ import { parseHeifMeta } from '../heif.js';
 import { fourCc, type IsoBox, isoBoxes, readIsoBox, u32be, u64be } from '../isobmff.js';
 import type { StripSource } from './byte-edits.js';
 import { emptyXmp, ORIENTATION_TIFF_BYTES, orientationOnlyTiff } from './neutral-payloads.js';
+import { metadataStripRefusal } from './strip-refusal.js';
 
 /** Largest `moov` or `meta` box held in memory to be read (a 2-hour 4K video's `moov` is ~10 MB). */
 export const MAX_ISO_INDEX_BYTES = 64 * 1024 * 1024;
@@ -254,8 +255,10 @@ export async function walkIsobmff(source: StripSource): Promise<void> {
     if (box.type === 'ftyp' && box.payload + 4 <= box.end && AUDIO_BRANDS.has(fourCc(head, 8))) return;
     if (box.type === 'moov' || box.type === 'meta') {
       if (length > MAX_ISO_INDEX_BYTES) {
-        throw new LimitError(
-          `expected a ${box.type} box of at most ${MAX_ISO_INDEX_BYTES} bytes to strip its metadata but this one has ${length}; send it with keepMetadata: true (--keep-metadata) to keep the file as it is`,
+        throw metadataStripRefusal(
+          new LimitError(
+            `expected a ${box.type} box of at most ${MAX_ISO_INDEX_BYTES} bytes to strip its metadata but this one has ${length}; send it with keepMetadata: true to keep the file as it is`,
+          ),
         );
       }
       const bytes = await source.read(box.start, length);

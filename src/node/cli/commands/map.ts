@@ -27,7 +27,7 @@
  */
 import { type Command, Option } from 'commander';
 import { type SessionKey, sealMessage, sessionKey } from '../../../envelope.js';
-import { AbortedError } from '../../../errors.js';
+import { AbortedError, StreamError } from '../../../errors.js';
 import { MAPPER_PROVIDERS, SKIP_REASONS, type SkipCounts } from '../../../mappers.js';
 import {
   type AppendAgentLogResult,
@@ -53,7 +53,7 @@ import { interruptible } from '../interrupt.js';
 import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
 import { decideProvider, type InputCounts, readEvents } from '../map-input.js';
-import { runAction } from '../run-action.js';
+import { runAction, withHint } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
 import { UsageError } from '../usage-error.js';
 import { resolveSealKey, SEAL_KEY_ENV_VARIABLE } from './send.js';
@@ -186,6 +186,11 @@ async function untilStopped(
   }
 }
 
+/** How the command line says what `appendAgentLog`'s refusal of a grown log asks for. */
+const GROWN_LOG_HINT =
+  'map a log that is still being written with --follow (or --keep-open), which leaves its last turn open; ' +
+  'a whole log that grew after an earlier map goes into a new session';
+
 /**
  * `map … --happy URL --session ID`: appends the log into the session (`appendAgentLog`), images uploaded
  * into its attachments first.
@@ -231,6 +236,9 @@ async function mapIntoSession(file: string, options: MapCliOptions): Promise<voi
           lastSeq = messages.at(-1)?.seq ?? lastSeq;
           progress(() => `${counts.events} events → ${appended} messages appended…`);
         },
+      }).catch((error: unknown) => {
+        // appendAgentLog's one StreamError: the session ended a turn this log, grown since, continues.
+        throw withHint(error, error instanceof StreamError ? GROWN_LOG_HINT : undefined);
       });
     } finally {
       await input.close();

@@ -14,6 +14,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { sessionKey } from '../../../envelope.js';
 import { defaultBlobDir, HappyMediaError, type SendProgress, sendMedia, sendToSession } from '../../index.js';
+import { isMetadataStripRefusal } from '../../internal.js';
 import { importOptional } from '../../optional-dependency.js';
 import {
   addHappyOptions,
@@ -147,8 +148,14 @@ function partBytes(options: SendCliOptions): { partBytes?: number } {
   return { partBytes: parseIntegerFlag(options.partBytes, '--part-bytes', { min: 56 + 16400 }) };
 }
 
-/** The flag that acts on a v1 file over Happy's cap: leaving out `--format v1` sends it as v2. */
-function formatHint(options: SendCliOptions, error: unknown): string | undefined {
+/**
+ * The flag that acts on a failure of the send itself: `--keep-metadata` on a file whose metadata the strip
+ * refused; leaving out `--format v1` on a v1 file over Happy's cap (sent as v2, in parts).
+ */
+function sendHint(options: SendCliOptions, error: unknown): string | undefined {
+  if (isMetadataStripRefusal(error)) {
+    return '--keep-metadata sends the file as it is, its location and camera details included';
+  }
   return options.format === 'v1' && error instanceof HappyMediaError && error.code === 'ERR_LIMIT_EXCEEDED'
     ? 'leave out --format v1 to send it as v2, in parts'
     : undefined;
@@ -210,7 +217,7 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
         ...(options.keepMetadata ? { keepMetadata: true } : {}),
       }),
     ).catch((error: unknown) => {
-      throw withHint(error, formatHint(options, error));
+      throw withHint(error, sendHint(options, error));
     });
     progress.stop();
     process.stdout.write(`${JSON.stringify({ message: result.message, seq: result.seq })}\n`);
@@ -308,7 +315,7 @@ export function registerSend(program: Command): void {
             ...(options.keepMetadata ? { keepMetadata: true } : {}),
           }),
         ).catch((error: unknown) => {
-          throw withHint(error, formatHint(options, error) ?? storeErrorHint(spec, error));
+          throw withHint(error, sendHint(options, error) ?? storeErrorHint(spec, error));
         });
         progress.stop();
         const out = result.envelope
