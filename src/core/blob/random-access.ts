@@ -40,18 +40,24 @@ import { ChunkSplitter } from './stream.js';
 const READ_SPAN_CHUNKS = 1024;
 
 /**
- * Chunks of the first window of a read from a source that reads into the caller's array (a file): 16
- * (256 KiB), decrypted while the next window is read, so a read waits for a quarter of a megabyte before
- * its decryption starts instead of for the whole range.
+ * Chunks of the first window of a read from a source that reads into an array (a file): 16 (256 KiB),
+ * decrypted while the next window is read, so a read waits for a quarter of a megabyte before its
+ * decryption starts instead of for the whole range.
  */
 const FIRST_WINDOW_CHUNKS = 16;
 
 /**
- * Chunks of every later window: 64 (1 MiB). Each read of a file costs the main thread a hand-over to the
- * thread pool and back (tens of microseconds on a VM, as much as decrypting a few chunks), so after the
- * first window the reads are as large as the batches.
+ * Chunks of every later window: 64 (1 MiB), the size of the reader's read arrays. Each read of a file
+ * costs the main thread a hand-over to the thread pool and back (tens of microseconds on a VM, as much as
+ * decrypting a few chunks), so after the first window the reads are as large as the batches.
  */
 const LATER_WINDOW_CHUNKS = BLOB_BATCH_CHUNKS;
+
+/**
+ * Read arrays a reader keeps for its next reads once they are free: two windows of one read (one being
+ * decrypted, the next being read) and one read ahead.
+ */
+const KEPT_READ_ARRAYS = 3;
 
 /** Reads byte ranges of a ciphertext: a buffer, a file handle, an HTTP Range reader, a storage ref. */
 export interface RangeSource {
@@ -67,9 +73,9 @@ export interface RangeSource {
   stream?(offset: number, length: number, signal?: AbortSignal): AsyncIterable<Uint8Array>;
   /**
    * Optional: reads the `out.length` bytes at `offset` into `out` (a positioned file read) and resolves
-   * with how many it read (fewer only at the end of the data). With it, {@link BlobReader.read} decrypts
-   * each chunk in the array its ciphertext was read into, and reads the next window while it decrypts
-   * this one: no array of its own per read, and the reading overlaps the decryption.
+   * with how many it read (fewer only at the end of the data). With it, {@link BlobReader.read} reads
+   * into arrays it reuses from read to read, and reads the next window while it decrypts this one: no
+   * array per source read, and the reading overlaps the decryption.
    */
   readInto?(offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number>;
 }
@@ -82,7 +88,7 @@ export interface BlobReader {
    * Decrypts plaintext bytes `[offset, offset + length)`, reading only the chunks they lie in; each
    * chunk is verified before any of its bytes is returned. The result may be a view into an array that
    * also holds the rest of the chunks it lies in (verified plaintext of the same blob, at most 32 KiB
-   * more) and some of their ciphertext: copy it (`.slice()`) before transferring its `.buffer`. Reads that
+   * more): copy it (`.slice()`) before transferring its `.buffer`. Reads that
    * follow one another (each starting where the last ended) have the next range read ahead.
    *
    * @throws {InvalidArgumentError} when the range is not inside `[0, plaintextSize]`.
@@ -225,6 +231,8 @@ class RangeReader implements BlobReader {
   #lastEnd = -1;
   /** The ciphertext of the range after a sequential read, read ahead for the next one. */
   #ahead: SealedLoad | undefined;
+  /** The arrays a source with `readInto` reads windows into, reused from read to read. */
+  readonly #arrays = new ReadArrays();
 
   constructor(blob: OpenBlobParts, plaintextSize: number) {
     this.#blob = blob;
@@ -244,19 +252,27 @@ class RangeReader implements BlobReader {
     assertRange(offset, length, this.plaintextSize);
     const ahead = this.#ahead;
     this.#ahead = undefined;
-    if (length === 0) return new Uint8Array(0);
+    if (length === 0) {
+      ahead?.abandon();
+      return new Uint8Array(0);
+    }
     const { finalIndex, finalPlain, source } = this.#blob;
     const range = covering(offset, length, finalIndex);
     const from = offset - range.first * BLOB_CHUNK_SIZE;
-    if (range.count === 0) return finalPlain.slice(from, from + length);
     let plain: Uint8Array;
+    if (range.count === 0) {
+      ahead?.abandon();
+      return finalPlain.slice(from, from + length);
+    }
     if (source.readInto === undefined) {
       plain = await this.#readSpans(range, signal);
     } else {
-      const load = ahead?.serves(range)
-        ? ahead
-        : new SealedLoad(source, range, this.#blob.finalPlain, signal);
-      plain = await this.#openInPlace(load, range);
+      let load = ahead;
+      if (!load?.serves(range)) {
+        load?.abandon();
+        load = new SealedLoad(source, range, this.#arrays, signal);
+      }
+      plain = await this.#openWindows(load, range, signal);
       const sequential = offset === this.#lastEnd;
       this.#lastEnd = offset + length;
       if (sequential) this.#readAhead(offset + length, length);
@@ -265,33 +281,48 @@ class RangeReader implements BlobReader {
   }
 
   /**
-   * Decrypts the chunks of `range` in the array `load` reads them into, window by window as they arrive:
-   * each chunk's plaintext lands before its ciphertext, so nothing else is allocated, and the array's
-   * memory was first touched by the read rather than by the decryption. Wiped on any failure.
+   * Decrypts the chunks of `range` from the windows `load` reads, window by window as they arrive, into one
+   * array of their plaintext, made once the first window arrived: the reads go into the reader's reused
+   * arrays, so a read allocates only its result, and the result is young when it is returned (an array
+   * that lives across several reads of the thread pool is promoted by the garbage collector, and freed
+   * only by its full collections). Wiped on any failure. `signal` is checked as each window arrives (the
+   * load's reads may have started before it was aborted, or for an earlier read: read ahead).
    */
-  async #openInPlace(load: SealedLoad, range: Covering): Promise<Uint8Array> {
-    const out = load.bytes;
+  async #openWindows(
+    load: SealedLoad,
+    range: Covering,
+    signal: AbortSignal | undefined,
+  ): Promise<Uint8Array> {
+    const { cipher, finalIndex, finalPlain } = this.#blob;
+    let out: Uint8Array | undefined;
     try {
       for (const window of load.windows) {
         if (window.start >= range.count) break;
-        await window.arrived;
+        const sealed = await window.arrived;
+        if (signal?.aborted) throw new AbortedError();
         const end = Math.min(range.count, window.end);
-        const sealed = sealedChunks(
-          out.subarray(window.start * BLOB_SEALED_CHUNK_SIZE, end * BLOB_SEALED_CHUNK_SIZE),
+        // Every byte of it is written below (the runtime's output arrays may be uninitialised).
+        out ??= getRuntime().alloc.output(
+          range.count * BLOB_CHUNK_SIZE + (range.last === finalIndex ? finalPlain.length : 0),
         );
-        await this.#blob.cipher.openInto(
+        await cipher.openInto(
           range.first + window.start,
-          sealed,
+          sealedChunks(sealed.subarray(0, (end - window.start) * BLOB_SEALED_CHUNK_SIZE)),
           out,
           window.start * BLOB_CHUNK_SIZE,
         );
+        load.done(window, sealed);
       }
     } catch (error) {
-      out.fill(0);
+      out?.fill(0);
       throw error;
+    } finally {
+      load.abandon();
     }
-    if (range.last === this.#blob.finalIndex) out.set(this.#blob.finalPlain, range.count * BLOB_CHUNK_SIZE);
-    return out;
+    // The range has at least one window to read (its count is positive), so the result was made.
+    const result = out as Uint8Array;
+    if (range.last === finalIndex) result.set(finalPlain, range.count * BLOB_CHUNK_SIZE);
+    return result;
   }
 
   /**
@@ -340,7 +371,27 @@ class RangeReader implements BlobReader {
     if (next <= 0) return;
     const range = covering(offset, next, this.#blob.finalIndex);
     // Not the caller's signal: that read is over, and the next one brings its own.
-    if (range.count > 0) this.#ahead = new SealedLoad(this.#blob.source, range, this.#blob.finalPlain);
+    if (range.count > 0) this.#ahead = new SealedLoad(this.#blob.source, range, this.#arrays);
+  }
+}
+
+/**
+ * The arrays of {@link LATER_WINDOW_CHUNKS} sealed chunks a reader's windows are read into. Only
+ * ciphertext goes in them, so they are reused as they are; a few are kept once free, so a reader that
+ * reads on makes none after its first reads: no allocation, and memory the cache already holds, where a
+ * fresh array costs a page fault per 4 KiB and a read into it runs at a fraction of the speed.
+ */
+class ReadArrays {
+  readonly #free: Uint8Array[] = [];
+
+  /** A free array, or a new one (not zero-filled: only the bytes a read put there are ever used). */
+  take(): Uint8Array {
+    return this.#free.pop() ?? getRuntime().alloc.output(LATER_WINDOW_CHUNKS * BLOB_SEALED_CHUNK_SIZE);
+  }
+
+  /** Gives back an array no read writes into any more. */
+  give(array: Uint8Array): void {
+    if (this.#free.length < KEPT_READ_ARRAYS) this.#free.push(array);
   }
 }
 
@@ -348,55 +399,100 @@ class RangeReader implements BlobReader {
 interface LoadWindow {
   readonly start: number;
   readonly end: number;
-  /** Resolves when the window's bytes are in the load's array. */
-  readonly arrived: Promise<void>;
+  /** Resolves with the window's sealed chunks (the first `end - start` of the array) once they arrived. */
+  readonly arrived: Promise<Uint8Array>;
 }
 
 /**
- * The sealed chunks of a {@link Covering} read into one array from a source with `readInto`, window by
- * window: each window's read starts when the one before it arrived, so one read is in flight while the
- * reader decrypts. The array has room for the plaintext of the range too (in place, see
- * {@link RangeReader}), and every byte of it is written by the reads or the decryption.
+ * The sealed chunks of a {@link Covering} read window by window from a source with `readInto`, each into
+ * an array of the reader's: the first two windows are read at once, and each later one once the window
+ * two before it was decrypted, so the next window is being read (or has arrived) while the reader
+ * decrypts one, and a load holds two arrays at most.
  */
 class SealedLoad {
-  readonly bytes: Uint8Array;
   readonly windows: LoadWindow[] = [];
   readonly #range: Covering;
+  readonly #arrays: ReadArrays;
+  /** Per window: lets the window two after it be read (called once its array is no longer needed). */
+  readonly #finished: (() => void)[] = [];
+  /** Per window: true once its array went back (or was never taken). */
+  readonly #released: boolean[] = [];
+  #abandoned = false;
 
-  constructor(source: RangeSource, range: Covering, finalPlain: Uint8Array, signal?: AbortSignal) {
+  constructor(source: RangeSource, range: Covering, arrays: ReadArrays, signal?: AbortSignal) {
     this.#range = range;
-    const sealedBytes = range.count * BLOB_SEALED_CHUNK_SIZE;
-    const plainBytes = range.count * BLOB_CHUNK_SIZE + finalPlain.length;
-    this.bytes = getRuntime().alloc.output(Math.max(sealedBytes, plainBytes));
-    // The part past the ciphertext that only the final chunk's plaintext may fill: written now.
-    this.bytes.fill(0, sealedBytes);
+    this.#arrays = arrays;
     const readInto = (source.readInto as NonNullable<RangeSource['readInto']>).bind(source);
-    let previous: Promise<void> = Promise.resolve();
+    const finishedWindows: Promise<void>[] = [];
     for (let start = 0; start < range.count; ) {
       const end = Math.min(range.count, start + (start === 0 ? FIRST_WINDOW_CHUNKS : LATER_WINDOW_CHUNKS));
-      const into = this.bytes.subarray(start * BLOB_SEALED_CHUNK_SIZE, end * BLOB_SEALED_CHUNK_SIZE);
+      const index = this.windows.length;
       const offset = chunkOffset(range.first + start);
-      previous = previous.then(async () => {
+      const length = (end - start) * BLOB_SEALED_CHUNK_SIZE;
+      const twoBefore = finishedWindows[index - 2];
+      // Not after the window before it arrived: both reads are in flight at once, so the second has
+      // arrived by the time the first was decrypted even when the thread pool is slow to pick it up.
+      const arrived = Promise.resolve(twoBefore).then(async () => {
+        if (this.#abandoned) throw new AbortedError();
         if (signal?.aborted) throw new AbortedError();
-        // Fewer bytes than the chunks the blob's length promised: not authentic.
-        if ((await readInto(offset, into, signal)) !== into.length) throw new DecryptionError();
+        const array = this.#arrays.take();
+        try {
+          // Fewer bytes than the chunks the blob's length promised: not authentic.
+          if ((await readInto(offset, array.subarray(0, length), signal)) !== length) {
+            throw new DecryptionError();
+          }
+        } catch (error) {
+          // The read is over (settled), so the array can be used again.
+          this.#arrays.give(array);
+          throw error;
+        }
+        return array;
       });
       // Awaited by the read; a load abandoned by a read that failed or went elsewhere must not surface
       // as an unhandled rejection.
-      previous.catch(() => undefined);
-      this.windows.push({ start, end, arrived: previous });
+      arrived.catch(() => undefined);
+      finishedWindows.push(
+        new Promise<void>((resolve) => {
+          this.#finished.push(resolve);
+        }),
+      );
+      this.windows.push({ start, end, arrived });
       start = end;
     }
   }
 
   /**
-   * True when a read of `range` can use this load: the same first chunk and no more chunks (the array
-   * always has room for the final chunk's plaintext after them).
+   * True when a read of `range` can use this load: the same first chunk and no more chunks.
    */
   serves(range: Covering): boolean {
-    return range.first === this.#range.first && range.count <= this.#range.count;
+    return !this.#abandoned && range.first === this.#range.first && range.count <= this.#range.count;
+  }
+
+  /**
+   * The reader is done with `window` (decrypted from `array`, what its read arrived in, or given up):
+   * its array goes back, at once or once its read is over, and the window two after it may be read.
+   */
+  done(window: LoadWindow, array?: Uint8Array): void {
+    const index = this.windows.indexOf(window);
+    if (this.#released[index]) return;
+    this.#released[index] = true;
+    if (array) this.#arrays.give(array);
+    else window.arrived.then((arrived) => this.#arrays.give(arrived), noop);
+    this.#finished[index]?.();
+  }
+
+  /**
+   * Nothing more is read from this load: windows not yet started are never read, and the arrays of
+   * windows still being read go back once their reads are over (never while a read may write them).
+   */
+  abandon(): void {
+    this.#abandoned = true;
+    for (const window of this.windows) this.done(window);
   }
 }
+
+/** Does nothing (a settled read whose outcome no longer matters). */
+function noop(): void {}
 
 /**
  * Chunks per source request: 16 (256 KiB), the next requested when the consumer has taken the last.

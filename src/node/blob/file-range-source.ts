@@ -17,8 +17,8 @@ export interface FileRangeSource extends RangeSource {
 
 /**
  * Opens `path` lazily (on the first `size()`/`read()`) and reads ranges with positioned reads, so
- * nothing but the requested bytes is ever held in memory; `readInto` reads into the reader's own array
- * (random access then decrypts in it, and reads its next window while decrypting this one).
+ * nothing but the requested bytes is ever held in memory; `readInto` reads into the reader's own arrays
+ * (random access reuses them from read to read, and reads its next window while decrypting this one).
  *
  * @throws {DiskError} `ERR_DISK` (from `size`/`read`) when the file cannot be opened or read.
  * @example

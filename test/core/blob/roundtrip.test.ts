@@ -17,6 +17,7 @@ import {
   encryptBlob,
   mediaBlobContext,
   openBlobRandomAccess,
+  type RangeSource,
   unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { BlobDecryptor, engineStream } from '../../../src/core/blob/stream.js';
@@ -446,6 +447,66 @@ describe('random access from a source that reads into the reader (a file)', () =
     // A read elsewhere drops what was read ahead and reads its own chunks.
     await expectRead(7, 3 * 16384);
     await expectRead(at(3) + 5, piece);
+  });
+
+  /** A readInto source whose reads take a timer tick, recording the arrays it was given and the most reads at once. */
+  const slowSource = (ct: Uint8Array) => {
+    const seen = { arrays: new Set<ArrayBufferLike>(), inFlight: 0, most: 0, onRead: () => {} };
+    const source: RangeSource = {
+      size: async () => ct.length,
+      read: async (offset, length) => ct.slice(offset, offset + length),
+      readInto: async (offset, out) => {
+        seen.arrays.add(out.buffer);
+        seen.inFlight++;
+        seen.most = Math.max(seen.most, seen.inFlight);
+        seen.onRead();
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        seen.inFlight--;
+        const part = ct.subarray(offset, offset + out.length);
+        out.set(part);
+        return part.length;
+      },
+    };
+    return { source, seen };
+  };
+
+  it('reads into a few arrays it reuses, two windows at once; results never share them and stay put', async () => {
+    const ct = await ctOf(nodeAesGcm);
+    const { source, seen } = slowSource(ct);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
+    const random = prng(31);
+    const results: [number, number, Uint8Array][] = [];
+    for (let i = 0; i < 16; i++) {
+      // At least two windows (17+ chunks), never starting where the last ended: nothing is read ahead.
+      const offset = Math.floor(random() * 40) * 16384 + i;
+      const length = 17 * 16384 + Math.floor(random() * 100 * 16384);
+      const got = await reader.read(offset, length);
+      expect(seen.arrays.has(got.buffer), 'a result is not a read array').toBe(false);
+      results.push([offset, length, got]);
+    }
+    // Every result is still its plaintext after the reads that reused the arrays after it.
+    for (const [offset, length, got] of results) {
+      expect(
+        Buffer.from(got).equals(Buffer.from(long.subarray(offset, offset + length))),
+        `${offset}+${length}`,
+      ).toBe(true);
+    }
+    expect(seen.most).toBe(2);
+    expect(seen.arrays.size).toBe(2);
+  });
+
+  it('an abort while the windows are read fails with ERR_ABORTED, and the reader reads on', async () => {
+    const ct = await ctOf(nodeAesGcm);
+    const { source, seen } = slowSource(ct);
+    const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
+    const controller = new AbortController();
+    seen.onRead = () => controller.abort();
+    await expect(reader.read(100, 80 * 16384, controller.signal)).rejects.toMatchObject({
+      code: 'ERR_ABORTED',
+    });
+    seen.onRead = () => {};
+    const got = await reader.read(100, 80 * 16384);
+    expect(Buffer.from(got).equals(Buffer.from(long.subarray(100, 100 + 80 * 16384)))).toBe(true);
   });
 
   for (const aesGcm of [nodeAesGcm, asAsync(nodeAesGcm)]) {
