@@ -309,14 +309,8 @@ async function openJournalFor(
   return opened;
 }
 
-/** One send, resumed from and recorded into `opened` when given. */
-async function sendOnce(
-  given: string | SendStreamInput | SendBytesInput,
-  options: SendOptions,
-  opened: OpenedJournal | undefined,
-): Promise<SendResult | SendV1Result> {
-  const author = checkSendTarget(options);
-  const { store, blobKey, signal, onProgress } = options;
+/** The input of a send as a path or a stream, checked (bytes become a stream). */
+function checkedInput(given: string | SendStreamInput | SendBytesInput): string | SendStreamInput {
   const input =
     given !== null && typeof given === 'object' && 'bytes' in given
       ? fromBytes(given)
@@ -337,6 +331,135 @@ async function sendOnce(
   } else if (input.length === 0) {
     throw new InvalidArgumentError('expected a file path for `input` but received an empty string');
   }
+  return input;
+}
+
+/** A probed input and the plaintext that is sent of it; `cleanup` removes a spooled copy. */
+interface ProbedInput {
+  probe: MediaProbe;
+  source: PlaintextSource;
+  cleanup?: () => Promise<void>;
+}
+
+/**
+ * Step 1: probes the input (from the path, from the caller, or from a private spooled copy of the
+ * stream) and opens what is sent of it: the bytes with their location and identifying metadata
+ * neutralised unless `keepMetadata` (planned from a file's structure; a stream given with its probe is
+ * walked as it passes). Same-size edits: the length announced for the upload stays exact.
+ */
+async function probeInput(
+  input: string | SendStreamInput,
+  options: SendOptions,
+  keepMetadata: boolean,
+): Promise<ProbedInput> {
+  const probeOptions = { ...options.probeOptions, signal: options.signal };
+  if (typeof input === 'string') {
+    const probe = await probeMedia(input, probeOptions);
+    return { probe, source: await sentFilePlaintext(input, probe.size, { keepMetadata }) };
+  }
+  if (input.probe) {
+    return {
+      probe: { ...input.probe, name: sanitizeFileName(input.name) },
+      source: streamPlaintextSource(
+        keepMetadata ? input.stream : input.stream.pipeThrough(stripMetadataStream(input.size)),
+        input.size,
+      ),
+    };
+  }
+  const spooled = await spoolToPrivateFile(input.stream, {
+    expectedSize: input.size,
+    signal: options.signal,
+  });
+  try {
+    const probe = {
+      ...(await probeMedia(spooled.path, probeOptions)),
+      name: sanitizeFileName(input.name),
+    };
+    const source = await sentFilePlaintext(spooled.path, input.size, { keepMetadata });
+    return { probe, source, cleanup: spooled.cleanup };
+  } catch (error) {
+    await spooled.cleanup();
+    throw error;
+  }
+}
+
+/** What a stored blob is: its ref, its parts, every ref stored for it, and the message describing it. */
+interface StoredBlob {
+  ref: string;
+  parts: number;
+  stored: string[];
+  message: MediaMessage | HappyFileEvent;
+}
+
+/**
+ * Steps 2 and 3: encrypts straight into the store, the exact length (`total`) announced up front (a v2
+ * blob larger than one attachment of the store, Happy's server's 10 MiB, in parts; a v1 blob is one
+ * attachment by design, its cap checked before), then, only with the blob stored, describes it. Whatever
+ * fails after the upload leaves nothing behind where the store can delete.
+ */
+async function storeBlob(
+  probed: ProbedInput,
+  total: number,
+  author: MediaAuthor,
+  options: SendOptions,
+  opened: OpenedJournal | undefined,
+): Promise<StoredBlob> {
+  const { store, blobKey, signal, onProgress } = options;
+  const { probe, source } = probed;
+  let stored: string[] = [];
+  const reportUpload = (done: number, all: number) =>
+    onProgress?.({ step: 'encrypt-upload', done, total: all });
+  try {
+    if (options.format === 'v1') {
+      // The store issues the ref and confirms the blob; the event carries the ref it confirmed (a v1
+      // blob cannot be bound to it: Happy's fixed format).
+      const { ref } = await store.create(
+        total,
+        async () => v1BlobStream(await source.read(0, probe.size, signal), probe.size, blobKey, signal),
+        { ...(signal ? { signal } : {}), onProgress: reportUpload },
+      );
+      stored = [ref];
+      if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
+      // A v1 event carries the store's own name for the blob when it has one (Happy's server:
+      // sessions/<sid>/attachments/<uuid>.enc).
+      const message = buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, author, options);
+      return { ref, parts: 1, stored, message };
+    }
+    // Bound to the ref the store issued (in parts: the manifest's, stored last).
+    const upload = await uploadMediaBlob(store, source, blobKey, {
+      ...(signal ? { signal } : {}),
+      onProgress: reportUpload,
+      onParts: (done, count) => onProgress?.({ step: 'parts', done, total: count }),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      ...(options.partBytes === undefined ? {} : { chunksPerPart: chunksPerPartWithin(options.partBytes) }),
+      ...(options.messageOptions ? { message: options.messageOptions } : {}),
+      ...(opened ? { resume: { journal: opened.journal, stamp: opened.stamp } } : {}),
+    });
+    stored = upload.stored;
+    if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
+    // Described as the message the upload's record names.
+    const message = mediaMessage(probe, upload.ref, author, upload.message);
+    return { ref: upload.ref, parts: upload.parts, stored, message };
+  } catch (error) {
+    // Happy's server cannot delete: its attachments stay until their session is deleted, and their refs
+    // are never returned.
+    for (const done of stored) await store.delete?.(done).catch(() => {});
+    if (signal?.aborted && !(error instanceof AbortedError)) {
+      throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
+    }
+    throw uploadFailure(error);
+  }
+}
+
+/** One send, resumed from and recorded into `opened` when given. */
+async function sendOnce(
+  given: string | SendStreamInput | SendBytesInput,
+  options: SendOptions,
+  opened: OpenedJournal | undefined,
+): Promise<SendResult | SendV1Result> {
+  const author = checkSendTarget(options);
+  const { store, signal, onProgress } = options;
+  const input = checkedInput(given);
   if (signal?.aborted)
     throw new AbortedError('the send was aborted before it started', { cause: signal.reason });
   const v1 = options.format === 'v1';
@@ -351,89 +474,21 @@ async function sendOnce(
   }
   let cleanup: (() => Promise<void>) | undefined;
   try {
-    // 1. Probe (from the path, from the caller, or from a private spooled copy of the stream).
+    // 1. Probe, and open what is sent.
     onProgress?.({ step: 'probe', done: 0, total: 1 });
-    let probe: MediaProbe;
-    let source: PlaintextSource;
-    const probeOptions = { ...options.probeOptions, signal };
-    // What is sent: the bytes with their location and identifying metadata neutralised unless
-    // `keepMetadata` (planned from a file's structure; a stream given with its probe is walked as it
-    // passes). Same-size edits: the length announced below stays exact.
-    const keepMetadata = options.keepMetadata === true;
-    if (typeof input === 'string') {
-      probe = await probeMedia(input, probeOptions);
-      source = await sentFilePlaintext(input, probe.size, { keepMetadata });
-    } else if (input.probe) {
-      probe = { ...input.probe, name: sanitizeFileName(input.name) };
-      source = streamPlaintextSource(
-        keepMetadata ? input.stream : input.stream.pipeThrough(stripMetadataStream(input.size)),
-        input.size,
-      );
-    } else {
-      const spooled = await spoolToPrivateFile(input.stream, { expectedSize: input.size, signal });
-      cleanup = spooled.cleanup;
-      probe = { ...(await probeMedia(spooled.path, probeOptions)), name: sanitizeFileName(input.name) };
-      source = await sentFilePlaintext(spooled.path, input.size, { keepMetadata });
-    }
+    const probed = await probeInput(input, options, options.keepMetadata === true);
+    cleanup = probed.cleanup;
+    const { probe } = probed;
     onProgress?.({ step: 'probe', done: 1, total: 1 });
     if (announced !== undefined && probe.size !== announced) {
       throw new InvalidArgumentError(
         `the file changed size while it was probed (${announced} → ${probe.size} bytes); send it again`,
       );
     }
-
-    // 2. Encrypt straight into the store, the exact length announced up front: a v2 blob larger than
-    // one attachment of the store (Happy's server: 10 MiB) in parts; a v1 blob is one attachment by
-    // design (its cap checked above).
     const total = v1 ? probe.size + LEGACY_OVERHEAD_BYTES : ciphertextSize(probe.size);
     if (v1) assertWithinStoreLimit(store, total);
-    let stored: string[] = [];
-    let ref: string;
-    let parts = 1;
-    let message: MediaMessage | HappyFileEvent;
-    const reportUpload = (done: number, all: number) =>
-      onProgress?.({ step: 'encrypt-upload', done, total: all });
-    try {
-      if (v1) {
-        // The store issues the ref and confirms the blob; the event carries the ref it confirmed (a v1
-        // blob cannot be bound to it: Happy's fixed format).
-        ({ ref } = await store.create(
-          total,
-          async () => v1BlobStream(await source.read(0, probe.size, signal), probe.size, blobKey, signal),
-          { ...(signal ? { signal } : {}), onProgress: reportUpload },
-        ));
-        stored = [ref];
-        if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
-        // 3. Only now, with the blob stored, describe it. A v1 event carries the store's own name for the
-        // blob when it has one (Happy's server: sessions/<sid>/attachments/<uuid>.enc).
-        message = buildHappyFileEvent(probe, store.serverRef?.(ref) ?? ref, author, options);
-      } else {
-        // Bound to the ref the store issued (in parts: the manifest's, stored last).
-        const upload = await uploadMediaBlob(store, source, blobKey, {
-          ...(signal ? { signal } : {}),
-          onProgress: reportUpload,
-          onParts: (done, count) => onProgress?.({ step: 'parts', done, total: count }),
-          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-          ...(options.partBytes === undefined
-            ? {}
-            : { chunksPerPart: chunksPerPartWithin(options.partBytes) }),
-          ...(options.messageOptions ? { message: options.messageOptions } : {}),
-          ...(opened ? { resume: { journal: opened.journal, stamp: opened.stamp } } : {}),
-        });
-        ({ ref, parts, stored } = upload);
-        if (signal?.aborted) throw new AbortedError('the send was aborted', { cause: signal.reason });
-        // 3. Only now, with the blob stored, describe it, as the message the upload's record names.
-        message = mediaMessage(probe, ref, author, upload.message);
-      }
-    } catch (error) {
-      // Whatever failed after the upload, nothing stays behind where the store can delete (Happy's server
-      // cannot: its attachments stay until their session is deleted, and their refs are never returned).
-      for (const done of stored) await store.delete?.(done).catch(() => {});
-      if (signal?.aborted && !(error instanceof AbortedError)) {
-        throw new AbortedError('the send was aborted; the partial upload was deleted', { cause: error });
-      }
-      throw uploadFailure(error);
-    }
+    // 2, 3. Encrypt into the store, then describe what it holds.
+    const { ref, parts, message } = await storeBlob(probed, total, author, options, opened);
     // 4. Optionally seal it for the session (a v1 event in the wrapper Happy's app writes).
     if (v1) {
       const event = message as HappyFileEvent;
