@@ -9,8 +9,14 @@ export default defineConfig({
     // sources, the same copy the test itself imports (as tsconfig.json's `paths` do for types).
     alias: [
       { find: /^happy-media$/, replacement: source('./src/index.ts') },
+      { find: /^happy-media\/envelope$/, replacement: source('./src/envelope.ts') },
+      { find: /^happy-media\/blob$/, replacement: source('./src/blob.ts') },
+      { find: /^happy-media\/happy$/, replacement: source('./src/happy.ts') },
+      { find: /^happy-media\/mappers$/, replacement: source('./src/mappers.ts') },
+      { find: /^happy-media\/storage$/, replacement: source('./src/storage.ts') },
       { find: /^happy-media\/node$/, replacement: source('./src/node/index.ts') },
       { find: /^happy-media\/web$/, replacement: source('./src/web/index.ts') },
+      { find: /^happy-media\/expo$/, replacement: source('./src/expo/index.ts') },
     ],
   },
   test: {
