@@ -23,6 +23,7 @@ import { browserSuite } from './suites/browser.js';
 import { cliMemorySuite } from './suites/cli-memory.js';
 import { envelopeSuite } from './suites/envelope.js';
 import { expoSuite } from './suites/expo.js';
+import { happySendSuite } from './suites/happy-send.js';
 import { hermesSuite } from './suites/hermes.js';
 import { mappersSuite } from './suites/mappers.js';
 import { playbackSuite } from './suites/playback.js';
@@ -38,6 +39,7 @@ const SUITES: readonly Suite[] = [
   mappersSuite,
   probeSuite,
   sendSuite,
+  happySendSuite,
   playbackSuite,
   cliMemorySuite,
   browserSuite,

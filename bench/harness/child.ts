@@ -85,21 +85,53 @@ export interface ProgramOutcome {
   ms: number;
   /** Peak resident set size of the program's process, bytes. */
   maxRssBytes: number;
+  /** What the program said on stderr (its first 64 KiB). */
+  stderr: string;
+}
+
+/** How {@link runProgram} runs a program beyond its arguments. */
+export interface ProgramOptions {
+  /** Added to this process's environment (a key goes here, never in the arguments). */
+  env?: Record<string, string>;
+  /** Killed (SIGKILL) past this, ms (default 300 000). */
+  timeoutMs?: number;
+  /**
+   * Called with each line of its stderr; `true` kills the program (SIGKILL) there, as a power cut would,
+   * and `runProgram` resolves with `killed` and what it said (no time, no peak RSS).
+   */
+  killOn?: (line: string) => boolean;
+}
+
+/** What {@link runProgram} saw of a program it killed on a line of its stderr. */
+export interface KilledProgram {
+  killed: true;
+  /** What the program said on stderr before it was killed (its first 64 KiB). */
+  stderr: string;
 }
 
 /**
  * Runs `node <script> ...args` with the peak-RSS hook preloaded (harness/peak-rss-hook.ts) and resolves
- * with its time and peak memory. `env` is added to this process's environment (a key goes there, never
- * in `args`).
+ * with its time, peak memory and stderr; or, killed on a line of its stderr (`options.killOn`), with what
+ * it said.
  *
- * @throws {Error} when the program exits non-zero, times out or the hook reports nothing.
+ * @throws {Error} when the program exits non-zero unasked, times out or the hook reports nothing.
  */
 export function runProgram(
   script: string,
   args: readonly string[],
-  env: Record<string, string> = {},
-  timeoutMs = 300_000,
-): Promise<ProgramOutcome> {
+  options: ProgramOptions & { killOn: (line: string) => boolean },
+): Promise<ProgramOutcome | KilledProgram>;
+export function runProgram(
+  script: string,
+  args: readonly string[],
+  options?: ProgramOptions,
+): Promise<ProgramOutcome>;
+export function runProgram(
+  script: string,
+  args: readonly string[],
+  options: ProgramOptions = {},
+): Promise<ProgramOutcome | KilledProgram> {
+  const { env = {}, timeoutMs = 300_000, killOn } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', PEAK_RSS_HOOK, script, ...args], {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
@@ -108,20 +140,39 @@ export function runProgram(
       killSignal: 'SIGKILL',
     });
     const report: Buffer[] = [];
-    const err: Buffer[] = [];
+    let stderr = '';
+    let pending = '';
+    let killed = false;
     child.stdio[3]!.on('data', (d: Buffer) => report.push(d));
     child.stderr!.on('data', (d: Buffer) => {
-      if (err.length < 256) err.push(d);
+      const text = d.toString('utf8');
+      if (stderr.length < 65_536) stderr += text;
+      if (!killOn || killed) return;
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      if (lines.some(killOn)) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
     });
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      if (killed) {
+        resolve({ killed: true, stderr });
+        return;
+      }
       if (code !== 0) {
-        const stderr = Buffer.concat(err).toString('utf8').trim().split('\n').slice(-5).join(' | ');
-        reject(new Error(`${args[0] ?? script} exited with ${signal ?? code}: ${stderr}`));
+        const tail = stderr.trim().split('\n').slice(-5).join(' | ');
+        reject(new Error(`${args[0] ?? script} exited with ${signal ?? code}: ${tail}`));
         return;
       }
       try {
-        resolve(JSON.parse(Buffer.concat(report).toString('utf8').trim()) as ProgramOutcome);
+        const { ms, maxRssBytes } = JSON.parse(Buffer.concat(report).toString('utf8').trim()) as {
+          ms: number;
+          maxRssBytes: number;
+        };
+        resolve({ ms, maxRssBytes, stderr });
       } catch {
         reject(new Error(`${args[0] ?? script} exited without the peak-RSS hook's report`));
       }

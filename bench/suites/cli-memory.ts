@@ -42,7 +42,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const env = { HAPPY_MEDIA_KEY: randomBytes(32).toString('base64') };
   const bin = happyMediaBin();
   const runCase = async (c: TimedCase): Promise<{ ms: number; maxRssBytes: number }> => {
-    if (c.kind === 'cli') return runProgram(bin, c.args, env);
+    if (c.kind === 'cli') return runProgram(bin, c.args, { env });
     const copied = await runChild<{ ms: number }>('cli-memory:copy', { args: c.args } satisfies CopyJob);
     return { ms: copied.result.ms, maxRssBytes: copied.maxRssBytes };
   };

@@ -225,7 +225,9 @@ async function runLongLogs(ctx: BenchContext, rec: SuiteRecorder): Promise<void>
     const file = join(ctx.scratchDir, 'mappers-long.jsonl');
     const lines = await writeLongLog(file, size);
     const tag = `${(lines / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })}M lines`;
-    const mapped = await runProgram(happyMediaBin(), ['map', '--from', 'claude', file], {}, 3_600_000);
+    const mapped = await runProgram(happyMediaBin(), ['map', '--from', 'claude', file], {
+      timeoutMs: 3_600_000,
+    });
     const parsed = await runChild<{ events: number; ms: number }>('mappers:parseStream', { file });
     if (parsed.result.events !== lines) throw new Error(`parsed ${parsed.result.events} of ${lines} lines`);
     rec.check(`happy-media map of a ${tag} Claude log exits 0`);

@@ -24,10 +24,14 @@ export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** A file as a Web stream. */
-export function fileStream(path: string): ReadableStream<Uint8Array> {
+/** A file (or its bytes `[start, end)`) as a Web stream. */
+export function fileStream(path: string, start?: number, end?: number): ReadableStream<Uint8Array> {
   return Readable.toWeb(
-    createReadStream(path, { highWaterMark: 1 << 20 }),
+    createReadStream(path, {
+      highWaterMark: 1 << 20,
+      ...(start === undefined ? {} : { start }),
+      ...(end === undefined ? {} : { end: end - 1 }),
+    }),
   ) as unknown as ReadableStream<Uint8Array>;
 }
 

@@ -43,6 +43,7 @@ describe('npm run bench (output shape, not timings)', () => {
       'mappers',
       'probe',
       'send',
+      'happy-send',
       'playback',
       'cli-memory',
       'browser',
@@ -60,6 +61,24 @@ describe('npm run bench (output shape, not timings)', () => {
     const option = await runBench(['--fast']);
     expect(option.code).toBe(2);
     expect(option.stderr).toMatch(/^bench: .*--fast/m);
+  }, 180_000);
+
+  it("skips the sends into Happy's server, saying why, when no server is named or it does not answer", async () => {
+    for (const [url, why] of [
+      ['', /^HAPPY_MEDIA_HAPPY_SERVER_URL is not set: start Happy's server/],
+      ['http://127.0.0.1:1', /^Happy's server at http:\/\/127\.0\.0\.1:1 does not answer/],
+    ] as const) {
+      const json = join(tmp.dir, 'skip', 'bench.json');
+      const r = await runBench(['--quick', '--only', 'happy-send', '--json', json], {
+        timeoutMs: 60_000,
+        env: { HAPPY_MEDIA_HAPPY_SERVER_URL: url },
+      });
+      expect(r.code).toBe(0);
+      const report = JSON.parse(await readFile(json, 'utf8')) as BenchReport;
+      expect(report.suites.map((s) => s.status)).toEqual(['skipped']);
+      expect(report.suites[0]!.reason).toMatch(why);
+      expect(report.suites[0]!.measurements).toEqual([]);
+    }
   }, 180_000);
 
   it('writes the table, a JSON report and an SVG for the selected suites, each figure beside its reference', async () => {
