@@ -217,8 +217,10 @@ export class SessionWriter {
   readonly #messageIds = new IdFilter();
   readonly #turnIds = new IdFilter();
   readonly #callIds = new IdFilter();
-  readonly #recentMessageIds = new RecentSet<string>();
-  readonly #recentTurns = new RecentSet<string>();
+  // Kept only for a stream that adopts v2 messages (see {@link SessionWriter.keepRecentIds}): the agent
+  // mappers never ask, and a set per message was a good part of their time.
+  #recentMessageIds: RecentSet<string> | undefined;
+  #recentTurns: RecentSet<string> | undefined;
   #turn: string | undefined;
   /** The calls open now, by key, in start order: a call is open exactly while its key is here. */
   readonly #open = new Map<string, CallRecord>();
@@ -345,7 +347,7 @@ export class SessionWriter {
       }
     }
     this.#messageIds.add(message.id);
-    this.#recentMessageIds.add(message.id);
+    this.#recentMessageIds?.add(message.id);
     this.#lastTime = message.time;
     this.#out.push(message);
     this.#written += 1;
@@ -375,7 +377,7 @@ export class SessionWriter {
         ? place.turn
         : this.#freshId();
     this.#turnIds.add(turn);
-    this.#recentTurns.add(turn);
+    this.#recentTurns?.add(turn);
     this.#turn = turn;
     this.#emit(turnStart({ turn }, this.#at(place)));
     return turn;
@@ -788,9 +790,21 @@ export class SessionWriter {
   // --- v2 input ---
 
   /**
+   * From now on, remembers the recent message and turn ids exactly, so {@link SessionWriter.adopt} can
+   * tell a message or turn written twice from a new one (the id filters may answer "used" for an id never
+   * written). A provider that adopts v2 messages calls it before writing anything; `adopt` calls it too.
+   */
+  keepRecentIds(): void {
+    this.#recentMessageIds ??= new RecentSet<string>();
+    this.#recentTurns ??= new RecentSet<string>();
+  }
+
+  /**
    * Writes a v2 message read from elsewhere (a stored transcript) through the same state: its id,
    * time, callId and turn are kept where the stream allows them, a message whose id was already written
    * is a `duplicate`, one that does not parse is `malformed-event`. Returns true when it was written.
+   * Ids are remembered from the first `adopt` (or {@link SessionWriter.keepRecentIds}) on: a writer that
+   * writes messages of its own before adopting others calls `keepRecentIds` first.
    */
   adopt(value: unknown): boolean {
     const parsed = parseSessionMessage(value);
@@ -799,7 +813,8 @@ export class SessionWriter {
       return false;
     }
     const m = parsed.data;
-    if (this.#recentMessageIds.has(m.id)) {
+    this.keepRecentIds();
+    if (this.#recentMessageIds!.has(m.id)) {
       this.skips.skip('duplicate', `message ${m.id.slice(0, 64)} written twice`);
       return false;
     }
@@ -812,7 +827,7 @@ export class SessionWriter {
     };
     switch (m.type) {
       case 'turn-start':
-        if (this.#recentTurns.has(m.turn)) {
+        if (this.#recentTurns!.has(m.turn)) {
           this.skips.skip('duplicate', `turn ${m.turn.slice(0, 64)} started twice`);
           return false;
         }

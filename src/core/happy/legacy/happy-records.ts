@@ -96,6 +96,8 @@ class HappyRecords implements ProviderMapper {
 
   constructor(writer: SessionWriter, options: HappyRecordsOptions) {
     this.#writer = writer;
+    // Records adopt v2 messages among the ones written here: a copy has to be told from a new one.
+    writer.keepRecentIds();
     this.#options = options;
     this.#v1 = new V1SessionReader(writer, options);
     this.#claude = claudeMapperProvider.create(writer);
