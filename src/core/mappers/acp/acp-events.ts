@@ -13,6 +13,7 @@
  * @module
  */
 import * as z from 'zod';
+import { isJsonObject, type JsonObject } from '../provider-json.js';
 
 /** An optional field that becomes `undefined` when it is malformed, as ACP's schema asks. */
 function lenient<T extends z.ZodType>(schema: T) {
@@ -165,11 +166,47 @@ export const JsonRpcMessageSchema = z.object({
 /** A JSON-RPC message. */
 export type JsonRpcMessage = z.infer<typeof JsonRpcMessageSchema>;
 
+/**
+ * `event` as {@link JsonRpcMessageSchema} reads it, checked without zod, or `undefined` when the schema
+ * refuses it. The envelope of every line is only a few typed fields, and what it carries is validated by
+ * the schema of its method or update: one validation per message, not one per layer.
+ */
+export function readJsonRpcMessage(event: JsonObject): JsonRpcMessage | undefined {
+  const { jsonrpc, id, method } = event;
+  if (jsonrpc !== undefined && typeof jsonrpc !== 'string') return undefined;
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (method !== undefined && typeof method !== 'string') return undefined;
+  return { jsonrpc, id, method, params: event.params, result: event.result, error: rpcError(event.error) };
+}
+
+/** A JSON-RPC `error` as the schema's lenient field reads it: `{ code?, message }`, or absent when malformed. */
+function rpcError(value: unknown): JsonRpcMessage['error'] {
+  if (!isJsonObject(value)) return undefined;
+  const { code, message } = value;
+  if (
+    (code !== undefined && typeof code !== 'number') ||
+    (message !== undefined && typeof message !== 'string')
+  )
+    return undefined;
+  return code === undefined ? { message: message ?? '' } : { code, message: message ?? '' };
+}
+
 /** `session/update` params. */
 export const SessionNotificationSchema = z.object({
   sessionId: z.string().optional(),
   update: z.object({ sessionUpdate: z.string() }).loose(),
 });
+
+/**
+ * The update of `session/update` params, when {@link SessionNotificationSchema} accepts them (checked
+ * without zod, and without copying the update: the update's own schema reads it next).
+ */
+export function readSessionUpdate(params: unknown): JsonObject | undefined {
+  if (!isJsonObject(params) || (params.sessionId !== undefined && typeof params.sessionId !== 'string'))
+    return undefined;
+  const update = params.update;
+  return isJsonObject(update) && typeof update.sessionUpdate === 'string' ? update : undefined;
+}
 
 /** `session/prompt` params: the user's prompt as content blocks. */
 export const PromptRequestSchema = z.object({

@@ -33,13 +33,13 @@ import {
   type ContentBlock,
   ContentChunkSchema,
   IGNORED_SESSION_UPDATES,
-  JsonRpcMessageSchema,
   PlanUpdateSchema,
   PromptRequestSchema,
   PromptResultSchema,
   RequestPermissionResultSchema,
   RequestPermissionSchema,
-  SessionNotificationSchema,
+  readJsonRpcMessage,
+  readSessionUpdate,
   ToolCallFieldsSchema,
 } from './acp-events.js';
 import { readLegacyAcpRecord } from './acp-legacy.js';
@@ -135,12 +135,11 @@ class AcpMapper implements ProviderMapper {
       await this.#update(event.update, place);
       return;
     }
-    const parsed = JsonRpcMessageSchema.safeParse(event);
-    if (!parsed.success) {
+    const message = readJsonRpcMessage(event);
+    if (message === undefined) {
       writer.skips.skip('unknown-event', 'not a JSON-RPC message');
       return;
     }
-    const message = parsed.data;
     const id = message.id === undefined || message.id === null ? undefined : String(message.id);
     if (typeof message.method === 'string') {
       await this.#request(message.method, id, message.params, place);
@@ -169,12 +168,12 @@ class AcpMapper implements ProviderMapper {
     const writer = this.#writer;
     switch (method) {
       case 'session/update': {
-        const notification = SessionNotificationSchema.safeParse(params);
-        if (!notification.success) {
+        const update = readSessionUpdate(params);
+        if (update === undefined) {
           writer.skips.skip('malformed-event', 'session/update');
           return;
         }
-        await this.#update(notification.data.update, place);
+        await this.#update(update, place);
         return;
       }
       case 'session/prompt':

@@ -1,0 +1,75 @@
+/**
+ * The ACP mapper reads the JSON-RPC envelope and the `session/update` params by hand: on any JSON it
+ * says yes exactly when the schemas that state ACP's shapes do, and reads the same fields.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  JsonRpcMessageSchema,
+  readJsonRpcMessage,
+  readSessionUpdate,
+  SessionNotificationSchema,
+} from '../../../src/core/mappers/acp/acp-events.js';
+
+/** Values that sit on either side of each field's type. */
+const field = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant([]),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const rpcError = fc.oneof(field, fc.record({ code: field, message: field }, { requiredKeys: [] }));
+
+/** An object with each of `keys` absent or set to one of `value`'s values. */
+function objectOf(keys: string[], value: fc.Arbitrary<unknown>): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(...keys.map(() => fc.option(value, { nil: undefined })), fc.boolean())
+    .map(([...values]) => {
+      const present = values.pop() as boolean;
+      const object: Record<string, unknown> = {};
+      keys.forEach((key, i) => {
+        if (values[i] !== undefined || present) object[key] = values[i];
+      });
+      return object;
+    });
+}
+
+describe('the ACP envelope read by hand', () => {
+  it('a JSON-RPC message: accepted when the schema accepts it, with the same fields', () => {
+    const message = fc
+      .tuple(objectOf(['jsonrpc', 'id', 'method', 'params', 'result'], field), rpcError)
+      .map(([object, error]) => (error === undefined ? object : { ...object, error }));
+    fc.assert(
+      fc.property(message, (event) => {
+        const parsed = JsonRpcMessageSchema.safeParse(event);
+        const read = readJsonRpcMessage(event);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read === undefined || !parsed.success) return;
+        for (const key of ['jsonrpc', 'id', 'method', 'params', 'result', 'error'] as const)
+          expect(read[key], key).toEqual(parsed.data[key]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('session/update params: the update when the schema accepts them', () => {
+    const update = fc.oneof(field, objectOf(['sessionUpdate', 'content'], field));
+    const params = fc.oneof(
+      field,
+      fc.tuple(objectOf(['sessionId'], field), update).map(([object, u]) => ({ ...object, update: u })),
+    );
+    fc.assert(
+      fc.property(params, (value) => {
+        const parsed = SessionNotificationSchema.safeParse(value);
+        const read = readSessionUpdate(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data.update);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
