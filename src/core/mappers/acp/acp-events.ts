@@ -95,6 +95,8 @@ function listOrAbsent<T>(list: z.ZodType<T[]>) {
     .unknown()
     .optional()
     .transform((value) => {
+      // Absent is the common case (most updates change only the status): no failed parse to build.
+      if (!Array.isArray(value)) return undefined;
       const parsed = list.safeParse(value);
       return parsed.success ? parsed.data : undefined;
     });
