@@ -27,6 +27,7 @@ import { describeValue } from '../bytes.js';
 import { AbortedError, InvalidArgumentError, StreamError } from '../errors.js';
 import {
   type AgentMapper,
+  type AgentMapperOptions,
   createAgentMapper,
   type MapperClock,
   type MapperProvider,
@@ -181,6 +182,125 @@ function nextOrWait(
   });
 }
 
+/** The mapper options every mapper of one call shares (the main one takes media and the rest too). */
+type SharedMapperOptions = Pick<AgentMapperOptions, 'maxMediaBytes' | 'clock'>;
+
+/**
+ * The replay of what the session already holds of the log (see the module notes): while it holds every
+ * message mapped so far, a mapper one event ahead tells whether the next event's messages are all there
+ * too, and one beside the main mapper tells what ending the log here would write.
+ */
+class StoredReplay {
+  #ahead: AgentMapper | undefined;
+  #beside: AgentMapper | undefined;
+  readonly #stored: ReadonlySet<string>;
+  readonly #sessionId: string;
+
+  constructor(
+    provider: string | MapperProvider,
+    shared: SharedMapperOptions,
+    stored: ReadonlySet<string>,
+    sessionId: string,
+  ) {
+    this.#ahead = createAgentMapper(provider, shared);
+    this.#beside = createAgentMapper(provider, shared);
+    this.#stored = stored;
+    this.#sessionId = sessionId;
+  }
+
+  /**
+   * Replays `event` into `mapper` when the session holds all of its messages, and returns how many; once
+   * an event's are not all there, replaying stops for good (undefined, then and after).
+   *
+   * @throws {StreamError} `ERR_STREAM_INVALID` when the session holds the end of the log's last turn.
+   */
+  async replay(event: unknown, mapper: AgentMapper): Promise<number | undefined> {
+    if (!this.#ahead) return undefined;
+    const ids = await this.#ahead.replay(event);
+    if (ids.every((id) => this.#stored.has(id))) {
+      await mapper.replay(event);
+      await this.#beside?.replay(event);
+      return ids.length;
+    }
+    await this.#stop();
+    return undefined;
+  }
+
+  /** Switches from replaying to pushing: refuses a log that grew past an end the session holds. */
+  async #stop(): Promise<void> {
+    const endIds = ((await this.#beside?.end()) ?? []).map((message) => message.id);
+    this.#ahead = undefined;
+    this.#beside = undefined;
+    if (endIds.some((id) => this.#stored.has(id))) {
+      throw new StreamError(
+        `session ${this.#sessionId} holds the end of this log's last turn, written by an earlier run that took the log as complete; the log has grown since, and its new events would continue a turn the session has ended. Append the whole log to a new session, or append a log that is still being written without ending it (close: false)`,
+      );
+    }
+  }
+}
+
+/**
+ * The messages of one call, posted in order, at most `batchSize` at a time; the ones the session already
+ * holds are counted in `result`, not posted again.
+ */
+class MessagePoster {
+  #batch: SessionMessage[] = [];
+  #oldest = 0;
+  readonly #client: HappyClient;
+  readonly #session: HappySession;
+  readonly #stored: ReadonlySet<string>;
+  readonly #batchSize: number;
+  readonly #result: AppendAgentLogResult;
+  readonly #options: Pick<AppendAgentLogOptions, 'signal' | 'onAppended'>;
+
+  constructor(
+    client: HappyClient,
+    session: HappySession,
+    stored: ReadonlySet<string>,
+    batchSize: number,
+    result: AppendAgentLogResult,
+    options: Pick<AppendAgentLogOptions, 'signal' | 'onAppended'>,
+  ) {
+    this.#client = client;
+    this.#session = session;
+    this.#stored = stored;
+    this.#batchSize = batchSize;
+    this.#result = result;
+    this.#options = options;
+  }
+
+  /** When the oldest message waiting to be posted was queued (`Date.now()`), or undefined when none waits. */
+  get waitingSince(): number | undefined {
+    return this.#batch.length > 0 ? this.#oldest : undefined;
+  }
+
+  /** Queues the messages the session does not hold, posting each batch as it fills. */
+  async queue(messages: readonly SessionMessage[]): Promise<void> {
+    for (const message of messages) {
+      if (this.#stored.has(message.id)) {
+        this.#result.alreadyStored += 1;
+        continue;
+      }
+      if (this.#batch.length === 0) this.#oldest = Date.now();
+      this.#batch.push(message);
+      if (this.#batch.length >= this.#batchSize) await this.post();
+    }
+  }
+
+  /** Posts what waits. */
+  async post(): Promise<void> {
+    if (this.#batch.length === 0) return;
+    const sending = this.#batch;
+    this.#batch = [];
+    const { signal, onAppended } = this.#options;
+    const appended = await this.#client.appendMessages(this.#session, sending, signal ? { signal } : {});
+    this.#result.appended += appended.length;
+    const last = appended.at(-1);
+    if (last) this.#result.lastSeq = last.seq;
+    onAppended?.(appended);
+  }
+}
+
 /**
  * Maps an agent's events and appends the messages to a Happy session, resuming after what the session
  * already holds of the same log (see the module notes). Resolves when the events end (and, with `close`,
@@ -209,8 +329,8 @@ export async function appendAgentLog(
   options: AppendAgentLogOptions,
 ): Promise<AppendAgentLogResult> {
   const { batchSize, flushAfterMs } = checkedOptions(options);
-  const { provider, media, signal, maxMediaBytes, clock, onSkip, onAppended } = options;
-  const shared = {
+  const { provider, media, signal, maxMediaBytes, clock, onSkip } = options;
+  const shared: SharedMapperOptions = {
     ...(maxMediaBytes === undefined ? {} : { maxMediaBytes }),
     ...(clock === undefined ? {} : { clock }),
   };
@@ -222,14 +342,7 @@ export async function appendAgentLog(
   });
   const iterator = eventIterator(events);
   const stored = await storedIds(client, session, signal);
-  // While the session holds everything mapped so far: a mapper one event ahead tells whether the next
-  // event's messages are all there, and one beside the main mapper tells what ending here would write.
-  let ahead: AgentMapper | undefined;
-  let beside: AgentMapper | undefined;
-  if (stored.size > 0) {
-    ahead = createAgentMapper(provider, shared);
-    beside = createAgentMapper(provider, shared);
-  }
+  const replay = stored.size > 0 ? new StoredReplay(provider, shared, stored, session.id) : undefined;
   const result: AppendAgentLogResult = {
     events: 0,
     resumedEvents: 0,
@@ -237,45 +350,10 @@ export async function appendAgentLog(
     alreadyStored: 0,
     skipped: { total: 0, byReason: {} },
   };
+  const poster = new MessagePoster(client, session, stored, batchSize, result, options);
   const aborted = () => {
     if (signal?.aborted)
       throw new AbortedError('appending the agent log was interrupted', { cause: signal.reason });
-  };
-
-  let batch: SessionMessage[] = [];
-  let oldest = 0;
-  const post = async () => {
-    if (batch.length === 0) return;
-    const sending = batch;
-    batch = [];
-    const appended = await client.appendMessages(session, sending, signal ? { signal } : {});
-    result.appended += appended.length;
-    const last = appended.at(-1);
-    if (last) result.lastSeq = last.seq;
-    onAppended?.(appended);
-  };
-  const queue = async (messages: SessionMessage[]) => {
-    for (const message of messages) {
-      if (stored.has(message.id)) {
-        result.alreadyStored += 1;
-        continue;
-      }
-      if (batch.length === 0) oldest = Date.now();
-      batch.push(message);
-      if (batch.length >= batchSize) await post();
-    }
-  };
-
-  /** Switches from replaying to pushing: refuses a log that grew past an end the session holds. */
-  const stopReplaying = async () => {
-    const endIds = ((await beside?.end()) ?? []).map((message) => message.id);
-    ahead = undefined;
-    beside = undefined;
-    if (endIds.some((id) => stored.has(id))) {
-      throw new StreamError(
-        `session ${session.id} holds the end of this log's last turn, written by an earlier run that took the log as complete; the log has grown since, and its new events would continue a turn the session has ended. Append the whole log to a new session, or append a log that is still being written without ending it (close: false)`,
-      );
-    }
   };
 
   let pending: Promise<IteratorResult<unknown>> | undefined;
@@ -285,44 +363,40 @@ export async function appendAgentLog(
       aborted();
       pending ??= Promise.resolve(iterator.next());
       // Messages waiting: posted when no event comes for a while (a log still being written).
+      const since = poster.waitingSince;
       const step = await nextOrWait(
         pending,
-        batch.length > 0 ? Math.max(0, oldest + flushAfterMs - Date.now()) : undefined,
+        since === undefined ? undefined : Math.max(0, since + flushAfterMs - Date.now()),
         signal,
       );
       if (step === 'waited') {
         aborted();
-        await post();
+        await poster.post();
         continue;
       }
       pending = undefined;
       if (step.done) break;
       const event = step.value;
       result.events += 1;
-      if (ahead) {
-        const ids = await ahead.replay(event);
-        if (ids.every((id) => stored.has(id))) {
-          await mapper.replay(event);
-          await beside?.replay(event);
-          result.resumedEvents += 1;
-          result.alreadyStored += ids.length;
-          continue;
-        }
-        await stopReplaying();
+      const held = await replay?.replay(event, mapper);
+      if (held !== undefined) {
+        result.resumedEvents += 1;
+        result.alreadyStored += held;
+        continue;
       }
       // A media handler that does not heed the signal does not hold the call: the abort ends it.
       const messages = await waitOrAbort(mapper.push(event), signal, () => {}, 'mapping an event');
       // An upload the abort cut short became a note: none of this event's messages are posted.
       aborted();
-      await queue(messages);
+      await poster.queue(messages);
     }
     finished = true;
     if (options.close !== false) {
       aborted();
-      await queue(await mapper.end());
+      await poster.queue(await mapper.end());
     }
     aborted();
-    await post();
+    await poster.post();
   } finally {
     if (!finished) {
       // Left early (an abort, an error): the source is told, without waiting on a read it may be blocked in.
