@@ -38,70 +38,60 @@ export interface ExpoFileStream {
 }
 
 /**
- * Opens `file` (an expo-file-system `File`, e.g. `new File(asset.uri)` from the image picker) for
- * sending: its size now, and a stream of its bytes read 256 KiB at a time.
- *
- * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for something that is not a `File` or a read
- *   size below 64 KiB.
- * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the file does not exist or cannot be opened.
- * @throws (through the stream) {DiskError} `ERR_DISK` when a read fails or the file changes size.
- * @example
- * ```ts
- * import { File } from 'expo-file-system';
- * const source = expoFileSource(new File(asset.uri)); // { stream, size, ranges }
- * await sendPickedMedia({ source, name: 'report.pdf', mimeType: 'application/pdf' }, { store, blobKey });
- * ```
+ * The handles reading one file: the stream's, opened at once, and the random reads' own, opened at their
+ * first read; closed together, once (at the stream's end, on error, on cancel).
  */
-export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = {}): ExpoFileStream {
-  if (typeof file !== 'object' || file === null || typeof file.open !== 'function') {
-    throw new InvalidArgumentError('expected an expo-file-system File for `file`');
+class FileHandles {
+  readonly stream: ExpoFileHandle;
+  readonly #file: ExpoFile;
+  #ranges: ExpoFileHandle | undefined;
+  #closed = false;
+
+  constructor(file: ExpoFile, stream: ExpoFileHandle) {
+    this.#file = file;
+    this.stream = stream;
   }
-  const chunk = assertNonNegativeInteger(options.readBytes ?? EXPO_READ_BYTES, 'readBytes');
-  if (chunk < EXPO_MIN_READ_BYTES) {
-    throw new InvalidArgumentError(
-      `expected at least ${EXPO_MIN_READ_BYTES} bytes per read for \`readBytes\` but received ${chunk}: small reads cost a native call each`,
-    );
+
+  /** True once {@link close} ran. */
+  get closed(): boolean {
+    return this.#closed;
   }
-  let handle: ExpoFileHandle;
-  let size: number;
-  try {
-    handle = file.open();
-  } catch (cause) {
-    throw unreadableInput(file.uri, cause instanceof Error ? cause.message : String(cause), cause);
+
+  /** The handle of the random reads, opened at the first. */
+  ranges(): ExpoFileHandle {
+    this.#ranges ??= this.#file.open();
+    return this.#ranges;
   }
-  try {
-    size = handle.size ?? file.size;
-  } catch (cause) {
-    handle.close();
-    throw unreadableInput(file.uri, 'its size is unknown', cause);
-  }
-  let read = 0;
-  let closed = false;
-  let rangeHandle: ExpoFileHandle | undefined;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    for (const open of [handle, rangeHandle]) {
+
+  /** Closes both handles, once; a handle that fails to close held nothing. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const open of [this.stream, this.#ranges]) {
       try {
         open?.close();
       } catch {
         // Already failed or closed: nothing was held.
       }
     }
-  };
-  const ranges: RangeSource = {
+  }
+}
+
+/** Random access to `file` over its second handle, `chunk` bytes per native call. */
+function fileRanges(file: ExpoFile, handles: FileHandles, size: number, chunk: number): RangeSource {
+  return {
     size: async () => size,
     async read(offset, length) {
       assertNonNegativeInteger(offset, 'offset');
       assertNonNegativeInteger(length, 'length');
-      if (closed) throw new DiskError(`reading ${file.uri} failed: the source was closed`);
+      if (handles.closed) throw new DiskError(`reading ${file.uri} failed: the source was closed`);
       const parts: Uint8Array[] = [];
       let got = 0;
       try {
-        rangeHandle ??= file.open();
-        rangeHandle.offset = offset;
+        const handle = handles.ranges();
+        handle.offset = offset;
         while (got < length) {
-          const bytes = rangeHandle.readBytes(Math.min(chunk, length - got));
+          const bytes = handle.readBytes(Math.min(chunk, length - got));
           if (bytes.length === 0) break;
           parts.push(bytes);
           got += bytes.length;
@@ -112,8 +102,23 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
       return parts.length === 1 ? parts[0]! : joinBytes(parts);
     },
   };
-  const { signal } = options;
-  const stream = new ReadableStream<Uint8Array>(
+}
+
+/**
+ * The bytes of `file` from its stream handle, `chunk` bytes per pull, exactly `size` of them: a file
+ * that changes size while it is read fails the stream.
+ */
+function fileStream(
+  file: ExpoFile,
+  handles: FileHandles,
+  size: number,
+  chunk: number,
+  signal: AbortSignal | undefined,
+): ReadableStream<Uint8Array> {
+  const handle = handles.stream;
+  const close = () => handles.close();
+  let read = 0;
+  return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         if (signal?.aborted) {
@@ -164,5 +169,50 @@ export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = 
     },
     { highWaterMark: 0 },
   );
-  return { stream, size, ranges };
+}
+
+/**
+ * Opens `file` (an expo-file-system `File`, e.g. `new File(asset.uri)` from the image picker) for
+ * sending: its size now, and a stream of its bytes read 256 KiB at a time.
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for something that is not a `File` or a read
+ *   size below 64 KiB.
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when the file does not exist or cannot be opened.
+ * @throws (through the stream) {DiskError} `ERR_DISK` when a read fails or the file changes size.
+ * @example
+ * ```ts
+ * import { File } from 'expo-file-system';
+ * const source = expoFileSource(new File(asset.uri)); // { stream, size, ranges }
+ * await sendPickedMedia({ source, name: 'report.pdf', mimeType: 'application/pdf' }, { store, blobKey });
+ * ```
+ */
+export function expoFileSource(file: ExpoFile, options: ExpoFileSourceOptions = {}): ExpoFileStream {
+  if (typeof file !== 'object' || file === null || typeof file.open !== 'function') {
+    throw new InvalidArgumentError('expected an expo-file-system File for `file`');
+  }
+  const chunk = assertNonNegativeInteger(options.readBytes ?? EXPO_READ_BYTES, 'readBytes');
+  if (chunk < EXPO_MIN_READ_BYTES) {
+    throw new InvalidArgumentError(
+      `expected at least ${EXPO_MIN_READ_BYTES} bytes per read for \`readBytes\` but received ${chunk}: small reads cost a native call each`,
+    );
+  }
+  let handle: ExpoFileHandle;
+  let size: number;
+  try {
+    handle = file.open();
+  } catch (cause) {
+    throw unreadableInput(file.uri, cause instanceof Error ? cause.message : String(cause), cause);
+  }
+  try {
+    size = handle.size ?? file.size;
+  } catch (cause) {
+    handle.close();
+    throw unreadableInput(file.uri, 'its size is unknown', cause);
+  }
+  const handles = new FileHandles(file, handle);
+  return {
+    stream: fileStream(file, handles, size, chunk, options.signal),
+    size,
+    ranges: fileRanges(file, handles, size, chunk),
+  };
 }
