@@ -21,6 +21,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup/byte-equality.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: keep workers modest so probing (sharp, ffmpeg) and crypto tests do not starve each other.
