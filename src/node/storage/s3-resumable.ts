@@ -170,6 +170,195 @@ async function remadeMd5s(
 }
 
 /**
+ * The parts 1, 2, … the server holds in a row, each of the full part size (the last may be short only
+ * when it ends the blob); a later one past a gap is sent again.
+ */
+function partsInARow(listed: readonly ListedPart[], partSize: number, size: number): ListedPart[] {
+  const parts: ListedPart[] = [];
+  let expected = 1;
+  for (const part of listed) {
+    if (
+      part.PartNumber !== expected ||
+      (part.Size !== partSize && part.Size !== size - (expected - 1) * partSize)
+    )
+      break;
+    parts.push(part);
+    expected += 1;
+  }
+  return parts;
+}
+
+/**
+ * What the server still holds of the recorded upload `state`: `'complete'` when the run that was killed
+ * completed it, `'gone'` when it was aborted, else the parts to go on from, each checked against the
+ * bytes `body` makes again.
+ *
+ * @throws {StorageError} {@link restartUploadError} (the upload aborted) when a held part differs from them.
+ */
+async function resumeUpload(
+  target: S3Target,
+  size: number,
+  body: ResumableBody,
+  state: S3UploadState,
+  signal: AbortSignal | undefined,
+): Promise<ListedPart[] | 'complete' | 'gone'> {
+  const key = target.keyOf(state.ref);
+  const listed = await listParts(target, key, state.uploadId);
+  if (listed === undefined) {
+    // Gone: completed by the run that was killed (the object is there), or aborted.
+    const head = await target.client
+      .send(new target.s3.HeadObjectCommand({ Bucket: target.bucket, Key: key }))
+      .catch(() => undefined);
+    return head?.ContentLength === size ? 'complete' : 'gone';
+  }
+  const parts = partsInARow(listed, state.partSize, size);
+  const remade = await remadeMd5s(body, state.ref, parts, signal);
+  const agrees = parts.every((part, i) => {
+    const recorded = state.md5[i];
+    const etag = plainMd5(part.ETag);
+    return remade[i] !== undefined && recorded === remade[i] && (etag === undefined || etag === remade[i]);
+  });
+  if (!agrees) {
+    await abortUpload(target, key, state.uploadId);
+    throw restartUploadError(
+      'what S3 holds of the interrupted upload is not what the file makes now (the file changed)',
+    );
+  }
+  return parts;
+}
+
+/** Starts a new upload under a new ref, after aborting the stale ones under the store's prefix. */
+async function createUpload(
+  target: S3Target,
+  partSize: number,
+  signal: AbortSignal | undefined,
+): Promise<S3UploadState> {
+  await abortStaleUploads(target);
+  const ref = createMediaRef();
+  // Not under the signal: an upload created on the server whose id we never read could not be
+  // aborted or resumed.
+  const created = await target.client
+    .send(
+      new target.s3.CreateMultipartUploadCommand({
+        Bucket: target.bucket,
+        Key: target.keyOf(ref),
+        ContentType: 'application/octet-stream',
+      }),
+    )
+    .catch((error: unknown) => {
+      throw target.fail(error, signal);
+    });
+  if (!created.UploadId)
+    throw new StorageError(
+      'the S3 server answered a multipart upload with no UploadId: check that the endpoint is an S3 server',
+      { code: 'ERR_UPLOAD_FAILED' },
+    );
+  return { ref, uploadId: created.UploadId, partSize, md5: [] };
+}
+
+/** Sends one part of `upload` and returns the ETag the server gave it. */
+async function uploadPart(
+  target: S3Target,
+  upload: S3UploadState,
+  PartNumber: number,
+  bytes: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  let result: { ETag?: string };
+  try {
+    result = await target.client.send(
+      new target.s3.UploadPartCommand({
+        Bucket: target.bucket,
+        Key: target.keyOf(upload.ref),
+        UploadId: upload.uploadId,
+        PartNumber,
+        Body: bytes,
+        ContentLength: bytes.length,
+      }),
+      { abortSignal: signal },
+    );
+  } catch (error) {
+    throw target.fail(error, signal);
+  }
+  if (!result.ETag)
+    throw new StorageError(
+      'the S3 server stored a part without an ETag: check that the endpoint is an S3 server',
+      {
+        code: 'ERR_UPLOAD_FAILED',
+      },
+    );
+  return result.ETag;
+}
+
+/**
+ * Sends the bytes of the blob past the `parts` the server holds, cut into parts of `upload.partSize`
+ * (at least one part, so an empty blob has one), each part's MD5 recorded before it leaves; `parts`
+ * ends holding every part.
+ */
+async function sendRemainingParts(
+  target: S3Target,
+  upload: S3UploadState,
+  parts: ListedPart[],
+  size: number,
+  body: ResumableBody,
+  options: ResumableWriteOptions,
+): Promise<void> {
+  const { signal } = options;
+  const held = parts.reduce((sum, part) => sum + part.Size, 0);
+  options.onProgress?.(held, size);
+  const buffer = new Uint8Array(upload.partSize);
+  let filled = 0;
+  let sent = held;
+  const sendPart = async () => {
+    const PartNumber = parts.length + 1;
+    const bytes = buffer.subarray(0, filled);
+    // Recorded before the part leaves: a run killed while it is sent checks it against this.
+    upload.md5.push(createHash('md5').update(bytes).digest('hex'));
+    await options.onState(upload);
+    const ETag = await uploadPart(target, upload, PartNumber, bytes, signal);
+    parts.push({ ETag, PartNumber, Size: filled });
+    sent += filled;
+    options.onProgress?.(sent, size);
+    filled = 0;
+  };
+  for await (const chunk of readSizedBody(
+    await body(upload.ref, held),
+    size - held,
+    signal ? { signal } : {},
+  )) {
+    let at = 0;
+    while (at < chunk.length) {
+      const n = Math.min(upload.partSize - filled, chunk.length - at);
+      buffer.set(chunk.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === upload.partSize) await sendPart();
+    }
+  }
+  if (filled > 0 || parts.length === 0) await sendPart();
+}
+
+/** Completes `upload` from its `parts`: the object appears under its key. */
+async function completeUpload(
+  target: S3Target,
+  upload: S3UploadState,
+  parts: readonly ListedPart[],
+): Promise<void> {
+  try {
+    await target.client.send(
+      new target.s3.CompleteMultipartUploadCommand({
+        Bucket: target.bucket,
+        Key: target.keyOf(upload.ref),
+        UploadId: upload.uploadId,
+        MultipartUpload: { Parts: parts.map(({ ETag, PartNumber }) => ({ ETag, PartNumber })) },
+      }),
+    );
+  } catch (error) {
+    throw target.fail(error);
+  }
+}
+
+/**
  * Uploads `size` bytes made by `body` as a multipart upload recorded through `options.onState`, going on
  * from `options.resumeFrom` when it names an upload the server still has.
  *
@@ -190,138 +379,21 @@ export async function resumableMultipart(
     await abortUpload(target, target.keyOf(dropped.data.ref), dropped.data.uploadId);
   }
   const resumed = S3UploadState.safeParse(options.resumeFrom);
-  let state: S3UploadState | undefined = resumed.success ? resumed.data : undefined;
-  let parts: { ETag: string; PartNumber: number; Size: number }[] = [];
-  if (state) {
-    const key = target.keyOf(state.ref);
-    const listed = await listParts(target, key, state.uploadId);
-    if (listed === undefined) {
-      // Gone: completed by the run that was killed (the object is there), or aborted.
-      const head = await target.client
-        .send(new target.s3.HeadObjectCommand({ Bucket: target.bucket, Key: key }))
-        .catch(() => undefined);
-      if (head?.ContentLength === size) return { ref: state.ref };
-      state = undefined;
-    } else {
-      // The parts 1, 2, … the server holds in a row, each of the full part size (the last may be short
-      // only when it ends the blob); a later one past a gap is sent again.
-      let expected = 1;
-      for (const part of listed) {
-        if (
-          part.PartNumber !== expected ||
-          (part.Size !== state.partSize && part.Size !== size - (expected - 1) * state.partSize)
-        )
-          break;
-        parts.push(part);
-        expected += 1;
-      }
-      const remade = await remadeMd5s(body, state.ref, parts, signal);
-      const agrees = parts.every((part, i) => {
-        const recorded = state?.md5[i];
-        const etag = plainMd5(part.ETag);
-        return (
-          remade[i] !== undefined && recorded === remade[i] && (etag === undefined || etag === remade[i])
-        );
-      });
-      if (!agrees) {
-        await abortUpload(target, key, state.uploadId);
-        throw restartUploadError(
-          'what S3 holds of the interrupted upload is not what the file makes now (the file changed)',
-        );
-      }
+  let state: S3UploadState | undefined;
+  let parts: ListedPart[] = [];
+  if (resumed.success) {
+    const held = await resumeUpload(target, size, body, resumed.data, signal);
+    if (held === 'complete') return { ref: resumed.data.ref };
+    if (held !== 'gone') {
+      state = resumed.data;
+      parts = held;
     }
   }
-  if (!state) {
-    await abortStaleUploads(target);
-    const ref = createMediaRef();
-    // Not under the signal: an upload created on the server whose id we never read could not be
-    // aborted or resumed.
-    const created = await target.client
-      .send(
-        new target.s3.CreateMultipartUploadCommand({
-          Bucket: target.bucket,
-          Key: target.keyOf(ref),
-          ContentType: 'application/octet-stream',
-        }),
-      )
-      .catch((error: unknown) => {
-        throw target.fail(error, signal);
-      });
-    if (!created.UploadId)
-      throw new StorageError(
-        'the S3 server answered a multipart upload with no UploadId: check that the endpoint is an S3 server',
-        { code: 'ERR_UPLOAD_FAILED' },
-      );
-    state = { ref, uploadId: created.UploadId, partSize, md5: [] };
-    parts = [];
-  }
-  const current: S3UploadState = { ...state, md5: state.md5.slice(0, parts.length) };
-  await options.onState(current);
-  const key = target.keyOf(current.ref);
-  const held = parts.reduce((sum, part) => sum + part.Size, 0);
-  options.onProgress?.(held, size);
-  const buffer = new Uint8Array(current.partSize);
-  let filled = 0;
-  let sent = held;
-  const sendPart = async () => {
-    const PartNumber = parts.length + 1;
-    const bytes = buffer.subarray(0, filled);
-    // Recorded before the part leaves: a run killed while it is sent checks it against this.
-    current.md5.push(createHash('md5').update(bytes).digest('hex'));
-    await options.onState(current);
-    let result: { ETag?: string };
-    try {
-      result = await target.client.send(
-        new target.s3.UploadPartCommand({
-          Bucket: target.bucket,
-          Key: key,
-          UploadId: current.uploadId,
-          PartNumber,
-          Body: bytes,
-          ContentLength: filled,
-        }),
-        { abortSignal: signal },
-      );
-    } catch (error) {
-      throw target.fail(error, signal);
-    }
-    if (!result.ETag)
-      throw new StorageError(
-        'the S3 server stored a part without an ETag: check that the endpoint is an S3 server',
-        { code: 'ERR_UPLOAD_FAILED' },
-      );
-    parts.push({ ETag: result.ETag, PartNumber, Size: filled });
-    sent += filled;
-    options.onProgress?.(sent, size);
-    filled = 0;
-  };
-  for await (const chunk of readSizedBody(
-    await body(current.ref, held),
-    size - held,
-    signal ? { signal } : {},
-  )) {
-    let at = 0;
-    while (at < chunk.length) {
-      const n = Math.min(current.partSize - filled, chunk.length - at);
-      buffer.set(chunk.subarray(at, at + n), filled);
-      filled += n;
-      at += n;
-      if (filled === current.partSize) await sendPart();
-    }
-  }
-  if (filled > 0 || parts.length === 0) await sendPart();
+  state ??= await createUpload(target, partSize, signal);
+  const upload: S3UploadState = { ...state, md5: state.md5.slice(0, parts.length) };
+  await options.onState(upload);
+  await sendRemainingParts(target, upload, parts, size, body, options);
   throwIfAborted(signal);
-  try {
-    await target.client.send(
-      new target.s3.CompleteMultipartUploadCommand({
-        Bucket: target.bucket,
-        Key: key,
-        UploadId: current.uploadId,
-        MultipartUpload: { Parts: parts.map(({ ETag, PartNumber }) => ({ ETag, PartNumber })) },
-      }),
-    );
-  } catch (error) {
-    throw target.fail(error);
-  }
-  return { ref: current.ref };
+  await completeUpload(target, upload, parts);
+  return { ref: upload.ref };
 }
