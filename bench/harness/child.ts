@@ -96,13 +96,13 @@ export interface ProgramOptions {
   /** Killed (SIGKILL) past this, ms (default 300 000). */
   timeoutMs?: number;
   /**
-   * Called with each line of its stderr; `true` kills the program (SIGKILL) there, as a power cut would,
-   * and `runProgram` resolves with `killed` and what it said (no time, no peak RSS).
+   * Kills the program (SIGKILL, as a power cut would) when it aborts; `runProgram` then resolves with
+   * `killed` and what it said (no time, no peak RSS).
    */
-  killOn?: (line: string) => boolean;
+  kill?: AbortSignal;
 }
 
-/** What {@link runProgram} saw of a program it killed on a line of its stderr. */
+/** What {@link runProgram} saw of a program it killed (`options.kill`). */
 export interface KilledProgram {
   killed: true;
   /** What the program said on stderr before it was killed (its first 64 KiB). */
@@ -111,15 +111,14 @@ export interface KilledProgram {
 
 /**
  * Runs `node <script> ...args` with the peak-RSS hook preloaded (harness/peak-rss-hook.ts) and resolves
- * with its time, peak memory and stderr; or, killed on a line of its stderr (`options.killOn`), with what
- * it said.
+ * with its time, peak memory and stderr; or, killed (`options.kill`), with what it said.
  *
  * @throws {Error} when the program exits non-zero unasked, times out or the hook reports nothing.
  */
 export function runProgram(
   script: string,
   args: readonly string[],
-  options: ProgramOptions & { killOn: (line: string) => boolean },
+  options: ProgramOptions & { kill: AbortSignal },
 ): Promise<ProgramOutcome | KilledProgram>;
 export function runProgram(
   script: string,
@@ -131,7 +130,7 @@ export function runProgram(
   args: readonly string[],
   options: ProgramOptions = {},
 ): Promise<ProgramOutcome | KilledProgram> {
-  const { env = {}, timeoutMs = 300_000, killOn } = options;
+  const { env = {}, timeoutMs = 300_000, kill } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', PEAK_RSS_HOOK, script, ...args], {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
@@ -141,23 +140,20 @@ export function runProgram(
     });
     const report: Buffer[] = [];
     let stderr = '';
-    let pending = '';
     let killed = false;
+    const killNow = () => {
+      killed = true;
+      child.kill('SIGKILL');
+    };
+    if (kill?.aborted) killNow();
+    else kill?.addEventListener('abort', killNow, { once: true });
     child.stdio[3]!.on('data', (d: Buffer) => report.push(d));
     child.stderr!.on('data', (d: Buffer) => {
-      const text = d.toString('utf8');
-      if (stderr.length < 65_536) stderr += text;
-      if (!killOn || killed) return;
-      pending += text;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      if (lines.some(killOn)) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
+      if (stderr.length < 65_536) stderr += d.toString('utf8');
     });
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      kill?.removeEventListener('abort', killNow);
       if (killed) {
         resolve({ killed: true, stderr });
         return;

@@ -1,7 +1,8 @@
 /**
  * A loopback HTTP proxy in front of a server that counts the request body bytes passed on, per method: what
  * a client really sent up (a process killed in the middle of an upload counts what left it), where the
- * client's own counters die with it.
+ * client's own counters die with it; and the bytes of the requests the server accepted (answered 2xx).
+ * It can cut every request under way, as a machine losing power or network drops what it was sending.
  *
  * @module
  */
@@ -14,6 +15,12 @@ export interface CountingProxy {
   url: string;
   /** Request body bytes passed on upstream, per method (`PUT`, `POST`, ...); a caller may reset it. */
   sent: Record<string, number>;
+  /** Body bytes of the requests the upstream answered with a 2xx, per method; a caller may reset it. */
+  accepted: Record<string, number>;
+  /** Called as body bytes pass, with the method and its count so far. */
+  onSent?: (method: string, sent: number) => void;
+  /** Cuts every request under way (both connections); resolves once none is open. */
+  cut(): Promise<void>;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -24,12 +31,23 @@ export interface CountingProxy {
  */
 export async function startCountingProxy(upstream: string): Promise<CountingProxy> {
   const target = new URL(upstream);
-  const sent: Record<string, number> = {};
-  const proxy: CountingProxy = { url: '', sent, close: async () => undefined };
+  const open = new Set<() => Promise<void>>();
+  const proxy: CountingProxy = {
+    url: '',
+    sent: {},
+    accepted: {},
+    cut: async () => {
+      await Promise.all([...open].map((cut) => cut()));
+    },
+    close: async () => undefined,
+  };
   const server = createServer((req, res) => {
     const method = req.method ?? '';
+    let bytes = 0;
     req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
       proxy.sent[method] = (proxy.sent[method] ?? 0) + chunk.length;
+      proxy.onSent?.(method, proxy.sent[method]);
     });
     const out = httpRequest(
       {
@@ -40,10 +58,21 @@ export async function startCountingProxy(upstream: string): Promise<CountingProx
         headers: { ...req.headers, host: target.host },
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const status = answer.statusCode ?? 502;
+        if (status >= 200 && status < 300) proxy.accepted[method] = (proxy.accepted[method] ?? 0) + bytes;
+        res.writeHead(status, answer.headers);
         answer.pipe(res);
       },
     );
+    const closed = new Promise<void>((resolve) => res.on('close', resolve));
+    const cut = async () => {
+      out.destroy();
+      req.destroy();
+      res.destroy();
+      await closed;
+    };
+    open.add(cut);
+    res.on('close', () => open.delete(cut));
     out.on('error', () => res.destroy());
     req.on('error', () => out.destroy());
     req.pipe(out);

@@ -9,10 +9,10 @@
  *   process of its own (its peak RSS) with a fresh account, so no run waits for another's 60 new
  *   attachments a minute; the first send is downloaded back and compared with the file before any figure
  *   counts.
- * - The same at 1 GiB (full mode only): about 105 attachments, more than Happy takes from one account in
+ * - The same at 1 GiB (full mode only): 104 attachments (103 parts and the manifest), more than Happy takes from one account in
  *   a minute, so both sides wait for the window, as a user's send does.
- * - The cost of resuming: `happy-media send` (the bin) SIGKILLed once half the parts are stored, then run
- *   again; a proxy counts the bytes uploaded. Goal: bytes re-sent ÷ bytes the server did not hold ≤ 1.1.
+ * - The cost of resuming: `happy-media send` (the bin) SIGKILLed once half the blob's bytes have left it
+ *   (in the middle of a part), then run again; a proxy counts the bytes uploaded. Goal: bytes re-sent ÷ bytes the server did not hold ≤ 1.1.
  *
  * Sessions are deleted after each case (Happy's server deletes their attachments with them).
  *
@@ -222,8 +222,8 @@ async function sendFigures(
 }
 
 /**
- * `happy-media send` SIGKILLed once half the parts are stored and run again, the bytes uploaded counted by
- * a proxy: the cost of resuming.
+ * `happy-media send` SIGKILLed once half the blob's bytes have left it and run again, the bytes uploaded
+ * counted by a proxy: the cost of resuming.
  */
 async function resumeCost(
   ctx: BenchContext,
@@ -255,30 +255,32 @@ async function resumeCost(
       XDG_STATE_HOME: join(dir, 'state'),
     };
     const bin = happyMediaBin();
-    const killed = await runProgram(bin, ['send', path], {
-      env,
-      timeoutMs: 600_000,
-      killOn: (line) => {
-        const part = /part (\d+) of (\d+) stored/.exec(line);
-        return part !== null && 2 * Number(part[1]) >= Number(part[2]);
-      },
-    });
-    if (!('killed' in killed)) throw new Error('the send ended before half its parts were stored');
+    const total = ciphertextSize(size);
+    // A power cut once half the blob's bytes have left: the process SIGKILLed and what it was sending
+    // cut off on the way, wherever that falls in a part.
+    const kill = new AbortController();
+    proxy.onSent = (method, sent) => {
+      if (method !== 'PUT' || sent < total / 2 || kill.signal.aborted) return;
+      kill.abort();
+      void proxy.cut();
+    };
+    const killed = await runProgram(bin, ['send', path], { env, timeoutMs: 600_000, kill: kill.signal });
+    proxy.onSent = undefined;
+    if (!('killed' in killed)) throw new Error('the send ended before half its bytes were sent');
+    await proxy.cut();
     const sentBeforeKill = proxy.sent.PUT ?? 0;
+    // What the server held when the send stopped: the attachments it accepted whole.
+    const left = total - (proxy.accepted.PUT ?? 0);
     proxy.sent.PUT = 0;
     const resumed = await runProgram(bin, ['send', path], { env, timeoutMs: 600_000 });
     if ('killed' in resumed) throw new Error('unreachable');
     const resent = proxy.sent.PUT ?? 0;
     const held = /resuming an interrupted send: (\d+) of (\d+) parts were stored/.exec(resumed.stderr);
     if (!held) throw new Error(`the second run did not resume: ${resumed.stderr.trim().split('\n').at(-1)}`);
-    const stored = Number(held[1]);
-    const total = ciphertextSize(size);
-    const left =
-      total - (stored === 0 ? 0 : BLOB_HEADER_BYTES + stored * CHUNKS_PER_PART * SEALED_CHUNK_BYTES);
     const ratio = resent / left;
     const overall = (sentBeforeKill + resent) / total;
     rec.check(
-      `resume: happy-media send of ${formatBytes(size)} SIGKILLed at part ${stored} of ${held[2]} stored (${sentBeforeKill} bytes had left it), run again: ` +
+      `resume: happy-media send of ${formatBytes(size)} SIGKILLed, its uploads cut, once ${sentBeforeKill} of its ${total} bytes had left it (the server held ${total - left}; the journal had ${held[1]} of ${held[2]} parts confirmed), run again: ` +
         `re-sent ${resent} bytes of the ${left} the server did not hold = ${ratio.toFixed(3)}× (goal ≤ 1.1; the manifest included); ` +
         `both runs together uploaded ${overall.toFixed(3)}× the blob; the resumed run's peak RSS ${formatBytes(resumed.maxRssBytes)}`,
     );
@@ -287,7 +289,7 @@ async function resumeCost(
     rec.add({
       id: `happy-send.resume.${formatBytes(size)}`,
       suite: 'happy-send',
-      label: `happy-media send (bin) resumed after SIGKILL at half: the ${formatBytes(left)} left`,
+      label: `happy-media send (bin) resumed after a SIGKILL at half the bytes: the ${formatBytes(left)} left`,
       unit: 'MB/s',
       sizeBytes: left,
       peakRssBytes: resumed.maxRssBytes,
@@ -337,6 +339,6 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
 export const happySendSuite: Suite = {
   name: 'happy-send',
   description:
-    "sendToSession into Happy's real server in parts (256 MiB, 1 GiB) vs a plain upload of the same bytes in as many attachments; resume cost after a SIGKILL at half",
+    "sendToSession into Happy's real server in parts (256 MiB, 1 GiB) vs a plain upload of the same bytes in as many attachments; resume cost after a SIGKILL at half the bytes",
   run,
 };
