@@ -7,10 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../src/core/blob/index.js';
-import { randomBytes } from '../../src/core/bytes.js';
+import { bytesStream, randomBytes } from '../../src/core/bytes.js';
 import { encryptV1Blob } from '../../src/core/happy/index.js';
 import { downloadMedia } from '../../src/core/playback/index.js';
 import { fileMessage, photoMessage, videoMessage } from '../../src/core/protocol/index.js';
+import { uploadMediaBlob } from '../../src/core/send/media-upload.js';
+import { streamPlaintextSource } from '../../src/core/send/plaintext-source.js';
 import { EXPO_WRITE_BYTES } from '../../src/expo/file-sink.js';
 import { expoFileSink, openExpoMedia } from '../../src/expo/index.js';
 import { testBytes } from '../core/blob/blob-test-utils.js';
@@ -20,6 +22,7 @@ import {
   type FakeFile,
   fakeExpoFileSystem,
 } from '../helpers/fake-expo-file-system.js';
+import { memoryStore } from '../helpers/memory-store.js';
 import { MemoryStore } from '../node/playback/helpers/memory-store.js';
 
 const key = randomBytes(32);
@@ -230,6 +233,30 @@ describe('openExpoMedia (cache by ref)', () => {
     expect(second.uri).toBe(first.uri);
     expect(store.gets.length).toBe(gets);
     expect(same((second as unknown as FakeFile).bytesSync(), plain)).toBe(true);
+  });
+
+  it('opens media in parts (a store that takes 4 chunks an attachment) as one verified file', async () => {
+    const fs = fakeExpoFileSystem();
+    const store = memoryStore(56 + 4 * 16_400);
+    const upload = await uploadMediaBlob(store, streamPlaintextSource(bytesStream(plain), plain.length), key);
+    // 1 000 123 bytes at 65 536 a part: 16 parts, then the manifest under the message's ref.
+    expect(upload.parts).toBe(16);
+    expect(store.created).toHaveLength(17);
+    const opened = await openExpoMedia(
+      { ...video, ref: upload.ref },
+      { fileSystem: fs, source: store, blobKey: key },
+    );
+    expect(same((opened as unknown as FakeFile).bytesSync(), plain)).toBe(true);
+    // Under another key the manifest fails at its header: nothing is written.
+    const elsewhere = fakeExpoFileSystem();
+    const other = await rejectionCodeOf(
+      openExpoMedia(
+        { ...video, ref: upload.ref },
+        { fileSystem: elsewhere, source: store, blobKey: randomBytes(32) },
+      ),
+    );
+    expect(filesOn(elsewhere)).toEqual([]);
+    expect(other).toBe('ERR_DECRYPTION_FAILED');
   });
 
   it('shares one download between concurrent opens; one waiter’s abort does not cancel the others', async () => {
