@@ -137,6 +137,41 @@ export function inputArgument(path: string): string {
   return `file:${resolve(path)}`;
 }
 
+/** How a child ended without success: its status or signal, the tail of its stderr, and whether we killed it. */
+interface FailedExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+  /** We killed it (timeout, output limit, abort): a SIGKILL is ours, not the system's. */
+  killed: boolean;
+  /** The CPU limit the child ran under. */
+  cpuSeconds: number;
+}
+
+/**
+ * The error for a child that exited non-zero or died of a signal, its last two lines of stderr as the
+ * detail: a `LimitError` when it ran out of its memory, `ERR_PROBE_TIMEOUT` when the system stopped it
+ * (its CPU limit, or memory), else `ERR_PROBE_FAILED`.
+ */
+function exitError(tool: ChildTool, exit: FailedExit, options: RunToolOptions): Error {
+  const { code, signal, stderrTail, killed, cpuSeconds } = exit;
+  const tail = options.redact ? stderrTail.replaceAll(options.redact, '<input>') : stderrTail;
+  const detail = tail.trim().split('\n').slice(-2).join(' | ') || 'no message';
+  if (options.maxMemoryBytes !== undefined && OUT_OF_MEMORY.test(tail)) {
+    return new LimitError(
+      `${tool} needed more than its ${options.maxMemoryBytes} bytes of memory (maxToolMemoryBytes) and failed: ${detail}`,
+    );
+  }
+  if (!killed && (signal === 'SIGKILL' || signal === 'SIGXCPU')) {
+    return new ProbeError(
+      `${tool} was stopped by the system (${signal}) after its CPU limit of ${cpuSeconds} s (twice probeTimeoutMs) or for lack of memory`,
+      { code: 'ERR_PROBE_TIMEOUT' },
+    );
+  }
+  const how = signal ? `crashed (${signal})` : `exited with status ${code}`;
+  return new ProbeError(`${tool} ${how}: ${detail}`);
+}
+
 /**
  * Runs `binary args…` and resolves with its stdout once it has exited with status 0.
  *
@@ -228,27 +263,7 @@ export function runTool(
         return;
       }
       if (code !== 0) {
-        const tail = options.redact ? stderrTail.replaceAll(options.redact, '<input>') : stderrTail;
-        const detail = tail.trim().split('\n').slice(-2).join(' | ') || 'no message';
-        if (options.maxMemoryBytes !== undefined && OUT_OF_MEMORY.test(tail)) {
-          reject(
-            new LimitError(
-              `${tool} needed more than its ${options.maxMemoryBytes} bytes of memory (maxToolMemoryBytes) and failed: ${detail}`,
-            ),
-          );
-          return;
-        }
-        if (!killed && (signal === 'SIGKILL' || signal === 'SIGXCPU')) {
-          reject(
-            new ProbeError(
-              `${tool} was stopped by the system (${signal}) after its CPU limit of ${cpuSeconds} s (twice probeTimeoutMs) or for lack of memory`,
-              { code: 'ERR_PROBE_TIMEOUT' },
-            ),
-          );
-          return;
-        }
-        const how = signal ? `crashed (${signal})` : `exited with status ${code}`;
-        reject(new ProbeError(`${tool} ${how}: ${detail}`));
+        reject(exitError(tool, { code, signal, stderrTail, killed, cpuSeconds }, options));
         return;
       }
       resolvePromise(Buffer.concat(chunks));
