@@ -93,6 +93,86 @@ interface OpenBlob {
 }
 
 /**
+ * The answer to a `<video>`'s request for `blob`: the range it asks for (the whole blob when it asks none
+ * or one we cannot read), streamed as the covering chunks arrive and verify; a chunk that fails errors
+ * the response and marks the blob failed.
+ */
+async function answerRequest(blob: OpenBlob | undefined, request: Request): Promise<Response> {
+  if (!blob) return new Response(null, { status: 404 });
+  if (blob.failed) return new Response(null, { status: 502 });
+  const size = blob.reader.plaintextSize;
+  // The policy of serveMedia: a Range header we cannot read is ignored (200, whole file), as RFC 9110
+  // allows; media elements send what they like.
+  const decision = parseRangeHeader(request.headers.get('range') ?? undefined, size);
+  if (decision.kind === 'unsatisfiable') {
+    return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
+  }
+  const partial = decision.kind === 'partial';
+  const start = partial ? decision.start : 0;
+  const end = partial ? decision.end : size - 1;
+  // Verified pieces as the covering chunks arrive (the player's first bytes after the first chunk).
+  const pieces = blob.reader.stream(start, end - start + 1);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let step: IteratorResult<Uint8Array>;
+      try {
+        step = await pieces.next();
+      } catch (error) {
+        // A chunk failed its tag (or the network failed): nothing of it is enqueued, the response
+        // errors, and the blob is refused from now on.
+        blob.failed = isHappyMediaError(error) ? error.code : 'ERR_INTERNAL';
+        throw error;
+      }
+      if (step.done) controller.close();
+      else controller.enqueue(step.value);
+    },
+    // The player dropped the response (a seek elsewhere): stop reading the store.
+    async cancel() {
+      await pieces.return();
+    },
+  });
+  const headers: Record<string, string> = {
+    'Content-Type': blob.mime,
+    'Content-Length': String(end - start + 1),
+    'Accept-Ranges': 'bytes',
+  };
+  if (partial) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+  return new Response(body, { status: partial ? 206 : 200, headers });
+}
+
+/**
+ * Opens the blob of an `open` request, reading through the page's source port, and lists it in `blobs`;
+ * the reply to the page (the port closed on failure).
+ */
+async function openBlob(
+  request: Extract<StreamingRequest, { type: 'open' }>,
+  reads: Required<RetryPolicy>,
+  blobs: Map<string, OpenBlob>,
+): Promise<StreamingReply> {
+  const port = request.source;
+  try {
+    // Every read goes through the page, which holds the source (URL, function of the ref or store,
+    // with its headers): ranged reads, retried here by the one policy.
+    const store = channelBlobStore(port);
+    // Bound to the ref the message names (media in parts through its manifest): a blob served under
+    // another ref fails at open.
+    const reader = await openMediaRandomAccess(store, request.ref, request.key, {
+      ...reads,
+      fixedUrl: request.fixedUrl === true,
+    });
+    blobs.set(request.id, { reader, mime: request.mime, port });
+    return { ok: true, size: reader.plaintextSize };
+  } catch (error) {
+    port.close();
+    return {
+      ok: false,
+      code: isHappyMediaError(error) ? error.code : 'ERR_INTERNAL',
+      message: String(error),
+    };
+  }
+}
+
+/**
  * Makes `scope` (the worker's `self`) answer streaming requests for blobs the page opens.
  *
  * @example
@@ -109,74 +189,6 @@ export function installMediaServiceWorker(
   const reads = retryPolicy(options);
   const prefix = new URL(STREAM_PATH_SEGMENT, scope.registration.scope).pathname;
   const blobs = new Map<string, OpenBlob>();
-
-  const answer = async (request: Request, id: string): Promise<Response> => {
-    const blob = blobs.get(id);
-    if (!blob) return new Response(null, { status: 404 });
-    if (blob.failed) return new Response(null, { status: 502 });
-    const size = blob.reader.plaintextSize;
-    // The policy of serveMedia: a Range header we cannot read is ignored (200, whole file), as RFC 9110
-    // allows; media elements send what they like.
-    const decision = parseRangeHeader(request.headers.get('range') ?? undefined, size);
-    if (decision.kind === 'unsatisfiable') {
-      return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
-    }
-    const partial = decision.kind === 'partial';
-    const start = partial ? decision.start : 0;
-    const end = partial ? decision.end : size - 1;
-    // Verified pieces as the covering chunks arrive (the player's first bytes after the first chunk).
-    const pieces = blob.reader.stream(start, end - start + 1);
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        let step: IteratorResult<Uint8Array>;
-        try {
-          step = await pieces.next();
-        } catch (error) {
-          // A chunk failed its tag (or the network failed): nothing of it is enqueued, the response
-          // errors, and the blob is refused from now on.
-          blob.failed = isHappyMediaError(error) ? error.code : 'ERR_INTERNAL';
-          throw error;
-        }
-        if (step.done) controller.close();
-        else controller.enqueue(step.value);
-      },
-      // The player dropped the response (a seek elsewhere): stop reading the store.
-      async cancel() {
-        await pieces.return();
-      },
-    });
-    const headers: Record<string, string> = {
-      'Content-Type': blob.mime,
-      'Content-Length': String(end - start + 1),
-      'Accept-Ranges': 'bytes',
-    };
-    if (partial) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    return new Response(body, { status: partial ? 206 : 200, headers });
-  };
-
-  const open = async (request: Extract<StreamingRequest, { type: 'open' }>): Promise<StreamingReply> => {
-    const port = request.source;
-    try {
-      // Every read goes through the page, which holds the source (URL, function of the ref or store,
-      // with its headers): ranged reads, retried here by the one policy.
-      const store = channelBlobStore(port);
-      // Bound to the ref the message names (media in parts through its manifest): a blob served under
-      // another ref fails at open.
-      const reader = await openMediaRandomAccess(store, request.ref, request.key, {
-        ...reads,
-        fixedUrl: request.fixedUrl === true,
-      });
-      blobs.set(request.id, { reader, mime: request.mime, port });
-      return { ok: true, size: reader.plaintextSize };
-    } catch (error) {
-      port.close();
-      return {
-        ok: false,
-        code: isHappyMediaError(error) ? error.code : 'ERR_INTERNAL',
-        message: String(error),
-      };
-    }
-  };
 
   scope.addEventListener('install', () => {
     void scope.skipWaiting();
@@ -200,11 +212,11 @@ export function installMediaServiceWorker(
       return;
     }
     if (data?.type !== 'open') return;
-    event.waitUntil(open(data).then((reply) => port.postMessage(reply)));
+    event.waitUntil(openBlob(data, reads, blobs).then((reply) => port.postMessage(reply)));
   });
   scope.addEventListener('fetch', (event) => {
     const url = new URL(event.request.url);
     if (url.origin !== scope.location.origin || !url.pathname.startsWith(prefix)) return;
-    event.respondWith(answer(event.request, url.pathname.slice(prefix.length)));
+    event.respondWith(answerRequest(blobs.get(url.pathname.slice(prefix.length)), event.request));
   });
 }
