@@ -40,6 +40,7 @@ export { unreadableInput } from '../core/unreadable-input.js';
 export { engineToFile } from './blob/files.js';
 // From this size on, `encrypt`/`decrypt` of a file use the worker threads.
 export { PARALLEL_FILE_THRESHOLD } from './blob/parallel-files.js';
+export { writePlaintextRange } from './blob/plaintext-range.js';
 export { diskError } from './fs/disk-error.js';
 // Private files: all-or-nothing writes and the sweep of crash leftovers.
 export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';

@@ -13,16 +13,12 @@ import {
   type EngineOutput,
   pumpEngine,
 } from '../../core/blob/stream.js';
-import { assertNonNegativeInteger } from '../../core/bytes.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { AtomicFileWriter } from '../fs/atomic-file.js';
 import { writeFileAllOrNothing } from '../fs/output-file.js';
 import { readFileAhead } from '../fs/read-ahead.js';
 import { WriteBehind } from '../fs/write-behind.js';
 import { fileRangeSource } from './file-range-source.js';
-
-/** Plaintext bytes per read of a ranged {@link decryptFile}: amortises the calls, keeps memory flat. */
-export const FILE_READ_BYTES = 1024 * 1024;
+import { checkPlaintextRange, writePlaintextRange } from './plaintext-range.js';
 
 /** Options of {@link decryptFile}: blob options plus an optional plaintext range. */
 export interface DecryptFileOptions extends BlobOptions {
@@ -134,27 +130,11 @@ export async function decryptFile(
     await engineToFile(readFileAhead(inPath), engine, outPath);
     return;
   }
-  const start = offset === undefined ? 0 : assertNonNegativeInteger(offset, 'offset');
-  if (length !== undefined) assertNonNegativeInteger(length, 'length');
+  checkPlaintextRange({ offset, length });
   const source = fileRangeSource(inPath);
   try {
     const reader = await openBlobRandomAccess(source, key, blobOptions);
-    if (start > reader.plaintextSize) {
-      throw new InvalidArgumentError(
-        `expected an offset at most ${reader.plaintextSize} (the plaintext size) for \`offset\` but received ${start}`,
-      );
-    }
-    const end = length === undefined ? reader.plaintextSize : start + length;
-    if (end > reader.plaintextSize) {
-      throw new InvalidArgumentError(
-        `expected a range inside the ${reader.plaintextSize}-byte plaintext for \`offset\`/\`length\` but received ${start}+${length}`,
-      );
-    }
-    await writeFileAllOrNothing(outPath, async (out) => {
-      for (let at = start; at < end; at += FILE_READ_BYTES) {
-        await out.write(await reader.read(at, Math.min(FILE_READ_BYTES, end - at)));
-      }
-    });
+    await writePlaintextRange(reader, outPath, { offset, length });
   } finally {
     await source.close();
   }

@@ -2,17 +2,27 @@
  * `happy-media play` as a user runs it (built CLI, child process): prints the verified path, fails a
  * tampered blob with exit 1 and no file, reads message JSON, and serves Range requests with --serve.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptBlob, mediaBlobContext } from '../../../src/core/blob/index.js';
+import { openPartsManifest } from '../../../src/core/blob/manifest.js';
 import { randomBytes, toBase64 } from '../../../src/core/bytes.js';
-import { encryptV1Blob, V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../src/core/happy/index.js';
+import {
+  createAccountSecret,
+  encryptV1Blob,
+  formatAccountSecret,
+  HappyClient,
+  V1_BLOB_MAX_PLAINTEXT_BYTES,
+} from '../../../src/core/happy/index.js';
+import { readStoreRange } from '../../../src/core/playback/store-reads.js';
 import { fileMessage } from '../../../src/core/protocol/index.js';
+import { sendToSession } from '../../../src/node/happy/index.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { newHappyAccount } from '../../helpers/happy-account.js';
 import { makeTempDir } from '../../helpers/tmp.js';
+import { startFaultProxy } from './helpers/fault-proxy.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 
 const key = randomBytes(32);
@@ -252,6 +262,75 @@ describe('happy-media play', () => {
  * allowlist of media and document types reaches the desktop opener; anything else is saved and not
  * opened, with a message. The opener (and the player it starts) gets no secret in its environment.
  */
+describe('happy-media play --offset/--length', () => {
+  /** The CLI run synchronously, its stdout as bytes (random plaintext is no UTF-8). */
+  const playBytes = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI_BIN, ...playArgs(REF, ...args)], { timeout: 60_000 });
+
+  it('writes the verified range to stdout, or to --output; --offset alone runs to the end', async () => {
+    const middle = playBytes('--offset', '20000', '--length', '50000');
+    expect(middle.status, middle.stderr.toString()).toBe(0);
+    expect(sameBytes(middle.stdout, plain.subarray(20000, 70000))).toBe(true);
+    const tail = playBytes('--offset', String(plain.length - 100));
+    expect(sameBytes(tail.stdout, plain.subarray(plain.length - 100))).toBe(true);
+    const head = playBytes('--length', '10');
+    expect(sameBytes(head.stdout, plain.subarray(0, 10))).toBe(true);
+    const empty = playBytes('--offset', String(plain.length), '--length', '0');
+    expect(empty.status, empty.stderr.toString()).toBe(0);
+    expect(empty.stdout.length).toBe(0);
+    const out = join(tmp.dir, 'range.bin');
+    const written = await runCli(playArgs(REF, '--offset', '123456', '--length', '400000', '-o', out));
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toBe('');
+    expect(sameBytes(await readFile(out), plain.subarray(123456, 523456))).toBe(true);
+  });
+
+  it('a range past the end is ERR_INVALID_ARGUMENT as for decrypt --offset, nothing written', async () => {
+    const out = join(tmp.dir, 'past-end.bin');
+    for (const range of [
+      ['--offset', String(plain.length + 1)],
+      ['--offset', String(plain.length - 10), '--length', '11'],
+    ]) {
+      const r = await runCli(playArgs(REF, ...range, '-o', out));
+      expect(r.code, range.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/^happy-media: ERR_INVALID_ARGUMENT: expected .*700000/m);
+      await expect(stat(out)).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  });
+
+  it('bad numbers, --output without a range, a range with --serve/--open, and a v1 blob are usage errors', async () => {
+    const cases = [
+      ['--offset', '-1'],
+      ['--length', '1.5'],
+      ['--output', join(tmp.dir, 'x')],
+      ['--offset', '0', '--serve'],
+      ['--length', '5', '--open'],
+      ['--offset', '0', '--format', 'v1'],
+    ];
+    for (const extra of cases) {
+      const r = await runCli(playArgs(REF, ...extra));
+      expect(r.code, extra.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^happy-media: ERR_USAGE: /m);
+      expect(r.stdout).toBe('');
+    }
+    const v1 = await runCli(playArgs(REF, '--offset', '0', '--format', 'v1'));
+    expect(v1.stderr).toMatch(/play it without them and read the range from the verified file/);
+  });
+
+  it('a tampered chunk inside the range fails with ERR_DECRYPTION_FAILED and writes nothing', async () => {
+    const bad = spawnSync(
+      process.execPath,
+      [CLI_BIN, ...playArgs(BAD, '--offset', String(16384 * 20), '--length', '100')],
+      {
+        timeout: 60_000,
+      },
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.toString()).toMatch(/^happy-media: ERR_DECRYPTION_FAILED: /m);
+    expect(bad.stdout.length).toBe(0);
+  });
+});
+
 describe('happy-media play --open', () => {
   /** A fake `xdg-open`/`open` first on the PATH that records its argument and environment. */
   let opened = 0;
@@ -375,4 +454,90 @@ describe.skipIf(!HAPPY)('happy-media play of a bare sessions/… ref', () => {
     expect(v1.code, v1.stderr).toBe(0);
     expect(sameBytes(await readFile(v1.stdout.trim()), plain.subarray(0, 5000))).toBe(true);
   }, 60_000);
+});
+
+/**
+ * `play --happy … MESSAGE_ID --offset N --length M` on media in parts, against Happy's real server through
+ * a counting proxy: the range comes back byte for byte, and of the parts only those holding the range are
+ * downloaded (besides the manifest, part 0's header and the last part's final chunk, which opening any
+ * blob reads). Parts are made small (partBytes) so the blob is five attachments and a manifest.
+ */
+describe.skipIf(!HAPPY)('happy-media play --happy --offset/--length of media in parts', () => {
+  it('fetches only the attachments that hold the range', async () => {
+    const secret = createAccountSecret();
+    const client = await HappyClient.connect({
+      url: HAPPY as string,
+      credentials: { kind: 'secret', secret },
+    });
+    const session = await client.createSession({ metadata: { path: tmp.dir, host: 'test', name: 'range' } });
+    const secretFile = join(tmp.dir, 'happy-secret');
+    await writeFile(secretFile, `${formatAccountSecret(secret)}\n`, { mode: 0o600 });
+    const chunksPerPart = 63;
+    const partPlain = chunksPerPart * 16384;
+    const bytes = pseudoRandomBytes(4 * partPlain + 77_777, 29);
+    const file = join(tmp.dir, 'parted.bin');
+    await writeFile(file, bytes);
+    const sent = await sendToSession(file, { client, session, partBytes: 56 + chunksPerPart * 16400 });
+    expect(sent.parts).toBe(5);
+    const store = client.attachmentStore(session);
+    const manifest = await openPartsManifest(
+      await readStoreRange(store, sent.ref, 0, (await store.head(sent.ref)).size),
+      session.blobKey,
+      sent.ref,
+    );
+    const uuid = (ref: string) => ref.slice('media/'.length);
+    const proxy = await startFaultProxy(HAPPY as string);
+    try {
+      const env = {
+        HAPPY_MEDIA_HAPPY_SERVER_URL: proxy.url,
+        HAPPY_MEDIA_SECRET_FILE: secretFile,
+        HAPPY_MEDIA_SESSION: session.id,
+      };
+      const id = (sent.message as { id: string }).id;
+      /** The attachments (uuids) the proxy saw downloaded during one run. */
+      const fetched = () =>
+        new Set(
+          proxy.requests
+            .filter((r) => r.method === 'GET')
+            .map((r) => /attachments\/([0-9a-f-]{36})\.enc/.exec(r.path)?.[1])
+            .filter((name): name is string => name !== undefined),
+        );
+      const opened = [sent.ref, manifest.parts[0] as string, manifest.parts[4] as string].map(uuid);
+
+      // Inside part 2.
+      const inside = join(tmp.dir, 'inside.bin');
+      let offset = 2 * partPlain + 12_345;
+      const one = await runCli(['play', id, '--offset', String(offset), '--length', '100000', '-o', inside], {
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(one.code, one.stderr).toBe(0);
+      expect(sameBytes(await readFile(inside), bytes.subarray(offset, offset + 100_000))).toBe(true);
+      expect(fetched()).toEqual(new Set([...opened, uuid(manifest.parts[2] as string)]));
+
+      // Across the boundary of parts 1 and 2: both, and still not part 3.
+      proxy.requests.length = 0;
+      const across = join(tmp.dir, 'across.bin');
+      offset = 2 * partPlain - 5000;
+      const two = await runCli(['play', id, '--offset', String(offset), '--length', '10000', '-o', across], {
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(two.code, two.stderr).toBe(0);
+      expect(sameBytes(await readFile(across), bytes.subarray(offset, offset + 10_000))).toBe(true);
+      expect(fetched()).toEqual(
+        new Set([...opened, uuid(manifest.parts[1] as string), uuid(manifest.parts[2] as string)]),
+      );
+
+      // Past the end: the same error as decrypt --offset, after opening only.
+      const past = await runCli(['play', id, '--offset', String(bytes.length + 1)], {
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(past.code).toBe(1);
+      expect(past.stderr).toMatch(/^happy-media: ERR_INVALID_ARGUMENT: /m);
+    } finally {
+      await proxy.close();
+    }
+  }, 180_000);
 });

@@ -6,7 +6,9 @@
  * `--cache-dir` / `HAPPY_MEDIA_CACHE_DIR`), so it stays after the command exits; delete that directory
  * to clean up. `--serve` prints a loopback URL for streaming playback instead and serves until SIGINT or
  * SIGTERM. `--open` hands the path (or URL) to the desktop's opener when it is a photo, video, audio,
- * PDF or text file (`../desktop-opener.ts`).
+ * PDF or text file (`../desktop-opener.ts`). `--offset`/`--length` write only that plaintext range of v2
+ * media (to stdout or `--output`) through random access, so media in parts has only the attachments
+ * holding the range fetched.
  *
  * @module
  */
@@ -14,6 +16,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { DecryptionError, LimitError } from '../../../errors.js';
 import { parseHappyFileEvent } from '../../../happy.js';
+import { openMediaRandomAccess } from '../../../index.js';
 import type { BlobStore } from '../../../storage.js';
 import {
   defaultCacheDir,
@@ -29,7 +32,10 @@ import {
   expectedPlaintextSize,
   storedMediaSize,
   toMediaRequest,
+  writeAfterCompletion,
+  writePlaintextRange,
 } from '../../internal.js';
+import { writeStdout } from '../blob-command.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import {
   addHappyOptions,
@@ -69,6 +75,15 @@ interface PlayFlags extends HappyFlags {
   open?: boolean;
   serve?: boolean;
   port?: string;
+  offset?: string;
+  length?: string;
+  output?: string;
+}
+
+/** A plaintext range asked for with `--offset`/`--length`. */
+interface PlayRange {
+  offset?: number;
+  length?: number;
 }
 
 async function readStdin(): Promise<string> {
@@ -328,22 +343,37 @@ export function registerPlay(program: Command): void {
       '--open',
       'open the verified file (or the --serve URL) with the desktop opener: photos, videos, audio, PDF and text only',
     )
+    .option(
+      '--offset <N>',
+      'write only the plaintext from byte N on, to stdout or --output (v2 media: fetches only the chunks, and the parts, that hold the range)',
+    )
+    .option('--length <M>', 'write only M plaintext bytes (from --offset, default 0)')
+    .option(
+      '-o, --output <OUT>',
+      'with --offset/--length: the file to write the range to (default - : stdout); it appears only when every byte verified',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  happy-media play media/tz4a98xxat96iws9zmbrgj3a --store ./blobs --key-file blob.key\n' +
-        '  happy-media play --happy https://api.cluster-fluster.com --secret-file ~/.happy/access.key --session ID MESSAGE_ID',
+        '  happy-media play --happy https://api.cluster-fluster.com --secret-file ~/.happy/access.key --session ID MESSAGE_ID\n' +
+        '  happy-media play --happy https://api.cluster-fluster.com --session ID MESSAGE_ID --offset 1048576 --length 65536 -o piece.bin\n' +
+        '\nWith --offset/--length, play prints no path: it writes the verified range (a range past the end is\n' +
+        "an error, as for decrypt --offset). A v1 blob (Happy's own attachments) verifies only whole: play it\n" +
+        'without them and read the range from the file whose path it prints.',
     );
   addHappyOptions(command).action(
     runAction(async (target: string, flags: PlayFlags) => {
       const retries = optionalIntegerFlag(flags.retries, '--retries', { max: 100 });
       const deadlines = parseDeadlines(flags);
+      const range = parseRange(flags);
       const happy = talksToHappyAccount(flags, STORE_FLAGS, true);
       const { store, blobKey, input, spec } = happy
         ? { ...(await fromSession(target, flags)), spec: undefined }
         : await fromStore(target, flags);
       const hintOnFailure = !happy && target.startsWith('sessions/') && flags.format === undefined;
       try {
-        await playInput(store, blobKey, input, flags, retries, deadlines);
+        if (range) await playRange(store, blobKey, input, range, flags.output ?? '-', retries, deadlines);
+        else await playInput(store, blobKey, input, flags, retries, deadlines);
       } catch (error) {
         // Authentication failures all read the same (no detail); what is added here depends only on what
         // the user typed, so it tells nothing about the blob.
@@ -360,6 +390,80 @@ export function registerPlay(program: Command): void {
  */
 const V1_HINT =
   "a sessions/…/attachments/….enc ref played without --format is read as a v2 blob; attachments sent by Happy's app are v1 blobs: add --format v1, or play the message that names it";
+
+/**
+ * `--offset`/`--length` (and `--output`, which only they use), checked before anything is fetched.
+ *
+ * @throws {UsageError} `ERR_USAGE` for a bad number, for `--output` without a range, and for a range
+ *   with `--serve`, `--port` or `--open` (a range is bytes written out, not a file to serve or open).
+ */
+function parseRange(flags: PlayFlags): PlayRange | undefined {
+  const offset = optionalIntegerFlag(flags.offset, '--offset');
+  const length = optionalIntegerFlag(flags.length, '--length');
+  if (offset === undefined && length === undefined) {
+    if (flags.output !== undefined) {
+      throw new UsageError(
+        "--output is for --offset/--length: without them play prints the verified file's path (copy it from there)",
+      );
+    }
+    return undefined;
+  }
+  const refused = (
+    [
+      ['serve', '--serve'],
+      ['port', '--port'],
+      ['open', '--open'],
+    ] as const
+  )
+    .filter(([key]) => flags[key] !== undefined)
+    .map(([, flag]) => flag);
+  if (refused.length > 0) {
+    throw new UsageError(
+      `${refused.join(', ')} cannot go with --offset/--length: a range is written to stdout or --output; serve or open the whole media without them (a player seeks through --serve)`,
+    );
+  }
+  return { ...(offset === undefined ? {} : { offset }), ...(length === undefined ? {} : { length }) };
+}
+
+/**
+ * Writes plaintext `range` of v2 media to `outPath` (`-`: stdout, after every byte of the range
+ * verified), through random access: only the chunks holding the range are read, and of media in parts
+ * only the attachments holding them (besides the manifest and what opening any blob reads).
+ *
+ * @throws {UsageError} `ERR_USAGE` for v1 media (one secretbox, verified only whole).
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a range outside the plaintext.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the media does not authenticate or its size is
+ *   not the message's.
+ */
+async function playRange(
+  store: BlobStore,
+  blobKey: Uint8Array,
+  input: MediaInput,
+  range: PlayRange,
+  outPath: string,
+  retries: number | undefined,
+  deadlines: { deadlineMs?: number; idleTimeoutMs?: number },
+): Promise<void> {
+  const request = toMediaRequest(input);
+  if (request.format === 'v1') {
+    throw new UsageError(
+      "a v1 blob (Happy's own attachment) is one secretbox that verifies only whole, so --offset/--length cannot read part of it: play it without them and read the range from the verified file whose path play prints",
+    );
+  }
+  await interruptible(async (signal) => {
+    const reader = await openMediaRandomAccess(store, request.ref, blobKey, {
+      ...(retries === undefined ? {} : { retries }),
+      ...deadlines,
+    });
+    if (request.size !== undefined && request.size !== reader.plaintextSize) throw new DecryptionError();
+    if (outPath !== '-') {
+      await writePlaintextRange(reader, outPath, range, signal);
+      return;
+    }
+    // stdout cannot be un-written: the range goes through a private temp file first.
+    await writeAfterCompletion((temp) => writePlaintextRange(reader, temp, range, signal), writeStdout);
+  });
+}
 
 /** Plays `input`: a loopback URL with --serve, else the verified file's path in the cache. */
 async function playInput(
