@@ -150,33 +150,10 @@ function optionsCopy(value: unknown): Fields[] | undefined {
 }
 
 /**
- * The message a builder makes of `fields` (with `id`, `time`, `type` and, when given, `role` over
- * theirs), built in the schema's key order and checked in one pass, or `undefined` to ask the schema.
+ * `message` (its common fields set) with the fields of its type, `bit`, copied from `fields` in the
+ * schema's key order once each is checked, or `undefined` to ask the schema.
  */
-export function buildChecked(
-  type: string,
-  role: unknown,
-  fields: Fields,
-  id: unknown,
-  time: unknown,
-): Fields | undefined {
-  const writer = role === undefined ? fields.role : role;
-  const bit = typeBit(type, writer);
-  if (bit === 0) return undefined;
-  const prototype = Object.getPrototypeOf(fields);
-  if (prototype !== Object.prototype && prototype !== null) return undefined;
-  for (const key in fields) if ((typesWithKey(key) & bit) === 0) return undefined;
-  const { turn, parentId, agentId } = fields;
-  // Every agent type but `service` carries its turn; the user's may.
-  const turnRequired = writer === 'agent' && bit !== SERVICE;
-  if (turnRequired ? !isId(turn) : !isOptionalId(turn)) return undefined;
-  if (!isId(id) || !isTime(time) || !isOptionalId(parentId) || !isOptionalId(agentId)) return undefined;
-  const message: Fields = { id, time };
-  if (turn !== undefined) message.turn = turn;
-  if (parentId !== undefined) message.parentId = parentId;
-  if (agentId !== undefined) message.agentId = agentId;
-  message.role = writer;
-  message.type = type;
+function withTypeFields(bit: number, fields: Fields, message: Fields): Fields | undefined {
   switch (bit) {
     case TURN_START:
       return message;
@@ -257,6 +234,37 @@ export function buildChecked(
     default:
       return undefined;
   }
+}
+
+/**
+ * The message a builder makes of `fields` (with `id`, `time`, `type` and, when given, `role` over
+ * theirs), built in the schema's key order and checked in one pass, or `undefined` to ask the schema.
+ */
+export function buildChecked(
+  type: string,
+  role: unknown,
+  fields: Fields,
+  id: unknown,
+  time: unknown,
+): Fields | undefined {
+  const writer = role === undefined ? fields.role : role;
+  const bit = typeBit(type, writer);
+  if (bit === 0) return undefined;
+  const prototype = Object.getPrototypeOf(fields);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  for (const key in fields) if ((typesWithKey(key) & bit) === 0) return undefined;
+  const { turn, parentId, agentId } = fields;
+  // Every agent type but `service` carries its turn; the user's may.
+  const turnRequired = writer === 'agent' && bit !== SERVICE;
+  if (turnRequired ? !isId(turn) : !isOptionalId(turn)) return undefined;
+  if (!isId(id) || !isTime(time) || !isOptionalId(parentId) || !isOptionalId(agentId)) return undefined;
+  const message: Fields = { id, time };
+  if (turn !== undefined) message.turn = turn;
+  if (parentId !== undefined) message.parentId = parentId;
+  if (agentId !== undefined) message.agentId = agentId;
+  message.role = writer;
+  message.type = type;
+  return withTypeFields(bit, fields, message);
 }
 
 /**
