@@ -64,6 +64,49 @@ const AES_256_GCM = 'aes-256-gcm';
 /** Cipher options shared by every call (no object allocated per piece). */
 const TAG_OPTIONS = Object.freeze({ authTagLength: AES_GCM_TAG_BYTES });
 
+/** `sealInto` over `module`: the ciphertext and tag written into `out` at `at`. */
+function sealIntoWith(module: CipherModule): NonNullable<SyncAesGcm<Uint8Array>['sealInto']> {
+  return (key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, out: Uint8Array, at: number): void => {
+    const cipher = module.createCipheriv(AES_256_GCM, key, nonce, TAG_OPTIONS);
+    const body = cipher.update(plaintext);
+    out.set(body, at);
+    // GCM is a stream mode: final() adds no bytes, but the tag exists only after it.
+    const rest = cipher.final();
+    if (rest.length > 0) out.set(rest, at + body.length);
+    // Every byte of a possibly uninitialised `out` must be written: never hand out stale memory.
+    if (body.length + rest.length !== plaintext.length) {
+      throw new InternalError('the AES-GCM module returned an unexpected ciphertext length');
+    }
+    out.set(cipher.getAuthTag(), at + plaintext.length);
+  };
+}
+
+/**
+ * `openInto` over `module`: the plaintext written into `out` at `at`, every failure the same
+ * {@link DecryptionError} (the caller wipes what was written into `out`).
+ */
+function openIntoWith(module: CipherModule): NonNullable<SyncAesGcm<Uint8Array>['openInto']> {
+  return (key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, out: Uint8Array, at: number): void => {
+    if (sealed.length < AES_GCM_TAG_BYTES) throw new DecryptionError();
+    const bodyLength = sealed.length - AES_GCM_TAG_BYTES;
+    let body: Uint8Array | undefined;
+    try {
+      const decipher = module.createDecipheriv(AES_256_GCM, key, nonce, TAG_OPTIONS);
+      decipher.setAuthTag(sealed.subarray(bodyLength));
+      body = decipher.update(sealed.subarray(0, bodyLength));
+      out.set(body, at);
+      // Throws on a bad tag: the caller then wipes what was written into `out`.
+      const rest = decipher.final();
+      if (rest.length > 0) out.set(rest, at + body.length);
+      if (body.length + rest.length !== bodyLength) throw new DecryptionError();
+    } catch {
+      // The module's message is dropped so every failure is alike; its unverified output is wiped.
+      body?.fill(0);
+      throw new DecryptionError();
+    }
+  };
+}
+
 /**
  * A synchronous {@link SyncAesGcm} over `module`, with both fast paths (`sealInto`, `openInto`). The
  * prepared key is the key's bytes themselves: node:crypto takes raw bytes in every call (a `KeyObject`
@@ -98,51 +141,8 @@ export function cipherModuleAesGcm(
     throw new InvalidArgumentError('expected a non-empty string for `options.name`');
   }
 
-  const sealInto = (
-    key: Uint8Array,
-    nonce: Uint8Array,
-    plaintext: Uint8Array,
-    out: Uint8Array,
-    at: number,
-  ): void => {
-    const cipher = module.createCipheriv(AES_256_GCM, key, nonce, TAG_OPTIONS);
-    const body = cipher.update(plaintext);
-    out.set(body, at);
-    // GCM is a stream mode: final() adds no bytes, but the tag exists only after it.
-    const rest = cipher.final();
-    if (rest.length > 0) out.set(rest, at + body.length);
-    // Every byte of a possibly uninitialised `out` must be written: never hand out stale memory.
-    if (body.length + rest.length !== plaintext.length) {
-      throw new InternalError('the AES-GCM module returned an unexpected ciphertext length');
-    }
-    out.set(cipher.getAuthTag(), at + plaintext.length);
-  };
-
-  const openInto = (
-    key: Uint8Array,
-    nonce: Uint8Array,
-    sealed: Uint8Array,
-    out: Uint8Array,
-    at: number,
-  ): void => {
-    if (sealed.length < AES_GCM_TAG_BYTES) throw new DecryptionError();
-    const bodyLength = sealed.length - AES_GCM_TAG_BYTES;
-    let body: Uint8Array | undefined;
-    try {
-      const decipher = module.createDecipheriv(AES_256_GCM, key, nonce, TAG_OPTIONS);
-      decipher.setAuthTag(sealed.subarray(bodyLength));
-      body = decipher.update(sealed.subarray(0, bodyLength));
-      out.set(body, at);
-      // Throws on a bad tag: the caller then wipes what was written into `out`.
-      const rest = decipher.final();
-      if (rest.length > 0) out.set(rest, at + body.length);
-      if (body.length + rest.length !== bodyLength) throw new DecryptionError();
-    } catch {
-      // The module's message is dropped so every failure is alike; its unverified output is wiped.
-      body?.fill(0);
-      throw new DecryptionError();
-    }
-  };
+  const sealInto = sealIntoWith(module);
+  const openInto = openIntoWith(module);
 
   return Object.freeze({
     name,
