@@ -188,6 +188,52 @@ function inflateImageData(idat: readonly Uint8Array[], expected: number): Uint8A
 /** Scales a 1/2/4-bit grey sample to 8 bits. */
 const SCALE: Record<number, number> = { 1: 255, 2: 85, 4: 17, 8: 1 };
 
+/** The chunks the image is decoded from: its palette, its transparency and its image data, in order. */
+function imageChunks(bytes: Uint8Array): {
+  palette: Uint8Array | undefined;
+  transparency: Uint8Array | undefined;
+  idat: Uint8Array[];
+} {
+  let palette: Uint8Array | undefined;
+  let transparency: Uint8Array | undefined;
+  const idat: Uint8Array[] = [];
+  forEachChunk(bytes, (type, data) => {
+    if (type === 'PLTE') palette = data;
+    else if (type === 'tRNS') transparency = data;
+    else if (type === 'IDAT') idat.push(data);
+    return true;
+  });
+  return { palette, transparency, idat };
+}
+
+/** The passes the image data holds (Adam7's seven when interlaced, else one), each with its size in pixels. */
+function imagePasses(width: number, height: number, interlaced: boolean) {
+  return (interlaced ? ADAM7 : [[0, 0, 1, 1] as const]).map(([x0, y0, dx, dy]) => ({
+    x0,
+    y0,
+    dx,
+    dy,
+    w: Math.ceil((width - x0) / dx),
+    h: Math.ceil((height - y0) / dy),
+  }));
+}
+
+/**
+ * The colour a grey or RGB image's tRNS makes transparent, as samples at full depth, or `undefined`
+ * (a palette image's tRNS is read per entry instead).
+ */
+function transparentKey(
+  transparency: Uint8Array | undefined,
+  colorType: number,
+  channels: number,
+): number[] | undefined {
+  return transparency !== undefined &&
+    (colorType === 0 || colorType === 2) &&
+    transparency.length >= 2 * channels
+    ? Array.from({ length: channels }, (_, c) => (transparency[2 * c]! << 8) | transparency[2 * c + 1]!)
+    : undefined;
+}
+
 /**
  * Decodes a PNG (the default image of an APNG) to 8-bit RGBA, as stored (orientation not applied).
  *
@@ -199,26 +245,11 @@ export function decodePng(bytes: Uint8Array): { width: number; height: number; r
   const channels = CHANNELS[colorType]!;
   const bitsPerPixel = channels * depth;
   const bpp = Math.max(1, bitsPerPixel >> 3);
-  let palette: Uint8Array | undefined;
-  let transparency: Uint8Array | undefined;
-  const idat: Uint8Array[] = [];
-  forEachChunk(bytes, (type, data) => {
-    if (type === 'PLTE') palette = data;
-    else if (type === 'tRNS') transparency = data;
-    else if (type === 'IDAT') idat.push(data);
-    return true;
-  });
+  const { palette, transparency, idat } = imageChunks(bytes);
   if (colorType === 3 && palette === undefined) {
     throw new ProbeError('the PNG could not be decoded: a palette image without a PLTE chunk');
   }
-  const passes = (interlaced ? ADAM7 : [[0, 0, 1, 1] as const]).map(([x0, y0, dx, dy]) => ({
-    x0,
-    y0,
-    dx,
-    dy,
-    w: Math.ceil((width - x0) / dx),
-    h: Math.ceil((height - y0) / dy),
-  }));
+  const passes = imagePasses(width, height, interlaced);
   // The exact inflated size: memory stays bounded whatever the compressed data claims.
   let expected = 0;
   for (const pass of passes) {
@@ -226,11 +257,7 @@ export function decodePng(bytes: Uint8Array): { width: number; height: number; r
   }
   const raw = inflateImageData(idat, expected);
 
-  // tRNS as a key colour (grey, RGB: samples at full depth) or per palette entry.
-  const key =
-    transparency !== undefined && (colorType === 0 || colorType === 2) && transparency.length >= 2 * channels
-      ? Array.from({ length: channels }, (_, c) => (transparency![2 * c]! << 8) | transparency![2 * c + 1]!)
-      : undefined;
+  const key = transparentKey(transparency, colorType, channels);
   const out = new Uint8Array(width * height * 4);
   const sample = new Array<number>(channels);
   const to8 = depth === 16 ? (v: number) => v >> 8 : (v: number) => v * SCALE[depth]!;
