@@ -96,6 +96,64 @@ async function openReader(
 }
 
 /**
+ * Answers a player's GET or HEAD of the media with the range it asks for (the whole media when it asks
+ * none we can read), streaming verified pieces as the covering chunks arrive: a bad first chunk is a
+ * clean 502, a later failure cuts the connection.
+ */
+async function answerRange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reader: BlobReader,
+  mimeType: string,
+): Promise<void> {
+  const size = reader.plaintextSize;
+  // Policy: a Range header we cannot read is ignored (200, whole file), as RFC 9110 allows; players vary.
+  const decision = parseRangeHeader(req.headers.range, size);
+  if (decision.kind === 'unsatisfiable') {
+    res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }).end();
+    return;
+  }
+  const start = decision.kind === 'partial' ? decision.start : 0;
+  const end = decision.kind === 'partial' ? decision.end : size - 1;
+  const headers: Record<string, string> = {
+    'Content-Type': mimeType,
+    'Accept-Ranges': 'bytes',
+    'Content-Length': String(end - start + 1),
+  };
+  if (decision.kind === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  // Verified pieces as the covering chunks arrive from the store (a seek's first bytes go out after its
+  // first chunk, not after the whole range). The first piece is decrypted before the status line, so a
+  // bad chunk at the start is a clean 502.
+  const pieces = reader.stream(start, end - start + 1, abort.signal);
+  try {
+    let step: IteratorResult<Uint8Array> | undefined;
+    if (req.method === 'GET' && end >= start) {
+      try {
+        step = await pieces.next();
+      } catch {
+        res.writeHead(502, { 'Content-Length': '0' }).end();
+        return;
+      }
+    }
+    res.writeHead(decision.kind === 'partial' ? 206 : 200, headers);
+    if (req.method === 'HEAD' || step === undefined) {
+      res.end();
+      return;
+    }
+    // A failure here (tag, store, abort) destroys the connection: the player sees a cut, never bad bytes.
+    for (; !step.done; step = await pieces.next()) {
+      if (!res.write(step.value)) await once(res, 'drain', { signal: abort.signal });
+    }
+    res.end();
+  } finally {
+    // However the response ended (a player that seeks away closes it), the store read is cancelled.
+    await pieces.return();
+  }
+}
+
+/**
  * Serves one message's media on a loopback URL for streaming playback with seeking.
  *
  * @throws {StorageError} `ERR_NOT_FOUND` / `ERR_DOWNLOAD_FAILED` when the blob cannot be read;
@@ -145,50 +203,7 @@ export async function serveMedia(message: MediaInput, options: ServeMediaOptions
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Length': '0' }).end();
       return;
     }
-    // Policy: a Range header we cannot read is ignored (200, whole file), as RFC 9110 allows; players vary.
-    const decision = parseRangeHeader(req.headers.range, size);
-    if (decision.kind === 'unsatisfiable') {
-      res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }).end();
-      return;
-    }
-    const start = decision.kind === 'partial' ? decision.start : 0;
-    const end = decision.kind === 'partial' ? decision.end : size - 1;
-    const headers: Record<string, string> = {
-      'Content-Type': mimeType,
-      'Accept-Ranges': 'bytes',
-      'Content-Length': String(end - start + 1),
-    };
-    if (decision.kind === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    // Verified pieces as the covering chunks arrive from the store (a seek's first bytes go out after its
-    // first chunk, not after the whole range). The first piece is decrypted before the status line, so a
-    // bad chunk at the start is a clean 502.
-    const pieces = reader.stream(start, end - start + 1, abort.signal);
-    try {
-      let step: IteratorResult<Uint8Array> | undefined;
-      if (req.method === 'GET' && end >= start) {
-        try {
-          step = await pieces.next();
-        } catch {
-          res.writeHead(502, { 'Content-Length': '0' }).end();
-          return;
-        }
-      }
-      res.writeHead(decision.kind === 'partial' ? 206 : 200, headers);
-      if (req.method === 'HEAD' || step === undefined) {
-        res.end();
-        return;
-      }
-      // A failure here (tag, store, abort) destroys the connection: the player sees a cut, never bad bytes.
-      for (; !step.done; step = await pieces.next()) {
-        if (!res.write(step.value)) await once(res, 'drain', { signal: abort.signal });
-      }
-      res.end();
-    } finally {
-      // However the response ended (a player that seeks away closes it), the store read is cancelled.
-      await pieces.return();
-    }
+    await answerRange(req, res, reader, mimeType);
   }
 
   server.listen(options.port ?? 0, '127.0.0.1');
