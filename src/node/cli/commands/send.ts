@@ -227,6 +227,49 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
   }
 }
 
+/**
+ * `send FILE --store SPEC`: probe → encrypt → upload to the store → build the message (sealed too with a
+ * session key); prints `{ message, envelope? }`.
+ */
+async function sendIntoStore(file: string, options: SendCliOptions): Promise<void> {
+  const blobKey = await resolveKey(options);
+  const seal = await resolveSealKey(options);
+  if (!seal && options.variant !== undefined) {
+    throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
+  }
+  const sealKey = seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined;
+  const { store, spec } = await openCliStore(options, { blobKey, ...(sealKey ? { sealKey } : {}) });
+  const progress = await progressReporter();
+  try {
+    const result = await interruptible((signal) =>
+      sendMedia(file, {
+        store,
+        blobKey,
+        role: options.role,
+        turn: options.turn,
+        sealKey,
+        signal,
+        onProgress: progress.update,
+        onNotice: progress.note,
+        ...partBytes(options),
+        ...(options.resume === false ? { resume: false } : {}),
+        ...(options.format ? { format: options.format } : {}),
+        ...(options.keepMetadata ? { keepMetadata: true } : {}),
+      }),
+    ).catch((error: unknown) => {
+      throw withHint(error, sendHint(options, error) ?? storeErrorHint(spec, error));
+    });
+    progress.stop();
+    const out = result.envelope
+      ? { message: result.message, envelope: result.envelope }
+      : { message: result.message };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+    if (result.probe.warning) process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
+  } finally {
+    progress.stop();
+  }
+}
+
 /** Registers `send` on the program. */
 export function registerSend(program: Command): void {
   const command = program
@@ -290,43 +333,7 @@ export function registerSend(program: Command): void {
         await sendIntoSession(file, options);
         return;
       }
-      const blobKey = await resolveKey(options);
-      const seal = await resolveSealKey(options);
-      if (!seal && options.variant !== undefined) {
-        throw new UsageError('--variant needs a session key: pass --seal-key-file (or HAPPY_MEDIA_SEAL_KEY)');
-      }
-      const sealKey = seal ? sessionKey(options.variant ?? 'datakey', seal) : undefined;
-      const { store, spec } = await openCliStore(options, { blobKey, ...(sealKey ? { sealKey } : {}) });
-      const progress = await progressReporter();
-      try {
-        const result = await interruptible((signal) =>
-          sendMedia(file, {
-            store,
-            blobKey,
-            role: options.role,
-            turn: options.turn,
-            sealKey,
-            signal,
-            onProgress: progress.update,
-            onNotice: progress.note,
-            ...partBytes(options),
-            ...(options.resume === false ? { resume: false } : {}),
-            ...(options.format ? { format: options.format } : {}),
-            ...(options.keepMetadata ? { keepMetadata: true } : {}),
-          }),
-        ).catch((error: unknown) => {
-          throw withHint(error, sendHint(options, error) ?? storeErrorHint(spec, error));
-        });
-        progress.stop();
-        const out = result.envelope
-          ? { message: result.message, envelope: result.envelope }
-          : { message: result.message };
-        process.stdout.write(`${JSON.stringify(out)}\n`);
-        if (result.probe.warning)
-          process.stderr.write(`happy-media send: warning: ${result.probe.warning}\n`);
-      } finally {
-        progress.stop();
-      }
+      await sendIntoStore(file, options);
     }),
   );
 }
