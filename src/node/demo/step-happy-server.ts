@@ -16,9 +16,9 @@ import { openMedia } from '../playback/index.js';
 import { sha256File } from '../playback/media-cache.js';
 import type { DemoItem, DemoTurn } from './demo-state.js';
 import { kib } from './describe.js';
-import { createHappyAccount } from './happy-account.js';
+import { createHappyAccount, type HappyAccount } from './happy-account.js';
 import { readAll } from './read-all.js';
-import type { DemoRecorder } from './report.js';
+import type { DemoRecorder, StepHandle } from './report.js';
 
 /** A running Happy server to send through (a throwaway account is made on it). */
 export interface HappyServerTarget {
@@ -29,6 +29,80 @@ export interface HappyServerTarget {
 export function happyServerFromEnv(): HappyServerTarget | undefined {
   const url = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
   return url ? { url } : undefined;
+}
+
+/** A message the demo sent into the session, with the sample it carries. */
+interface SentSample {
+  item: DemoItem;
+  message: MediaMessage | HappyFileEvent;
+  seq: number;
+}
+
+/**
+ * Sends the samples into `session` as v2 media messages inside a turn, and the PDF also as v1; checks
+ * the records were appended in order and that posting a message again stores it once. Returns what was
+ * sent, and the ids of every record (the turn's start and end around the samples).
+ */
+async function sendSamplesIntoSession(
+  s: StepHandle,
+  { client, session }: Pick<HappyAccount, 'client' | 'session'>,
+  items: DemoItem[],
+  turn: string,
+): Promise<{ sent: SentSample[]; ids: string[] }> {
+  const sent: SentSample[] = [];
+  const opening = turnStart({ turn });
+  const seqs = [(await client.appendMessages(session, [opening]))[0]?.seq];
+  for (const item of items) {
+    const result = await sendToSession(item.path, { client, session, role: 'agent', turn });
+    sent.push({ item, message: result.message, seq: result.seq });
+    seqs.push(result.seq);
+    s.info(
+      `${item.label}: v2 ${result.message.id} at seq ${result.seq} (${kib(result.ciphertextSize)} ciphertext)`,
+    );
+  }
+  const pdf = items.find((i) => i.probe?.kind === 'file') ?? items.at(-1);
+  if (pdf) {
+    const v1 = await sendToSession(pdf.path, { client, session, format: 'v1' });
+    sent.push({ item: pdf, message: v1.message, seq: v1.seq });
+    seqs.push(v1.seq);
+    s.info(`${pdf.label}: v1 file event ${v1.message.id} at seq ${v1.seq} (what Happy's released app opens)`);
+  }
+  const closing = turnEnd({ turn, status: 'completed' });
+  seqs.push((await client.appendMessages(session, [closing]))[0]?.seq);
+  s.check(
+    `${seqs.length} records appended in order (seq ${seqs.join(', ')})`,
+    seqs.every((seq, i) => seq === i + 1),
+  );
+  const first = sent[0];
+  if (first) {
+    const [again] = await client.appendMessages(session, [first.message]);
+    s.check(
+      `posting the ${first.item.label} message again (same localId) finds the first copy at seq ${first.seq}`,
+      again?.seq === first.seq,
+    );
+  }
+  return { sent, ids: [opening.id, ...sent.map(({ message }) => message.id), closing.id] };
+}
+
+/**
+ * Reads the session back and checks it holds the records `ids`, in order, and nothing else, as a valid
+ * v2 stream. Returns the transcript and the v1 blobs its legacy records name.
+ */
+async function readBackTranscript(
+  s: StepHandle,
+  { client, session }: Pick<HappyAccount, 'client' | 'session'>,
+  ids: string[],
+) {
+  const records: HappySessionRecord[] = [];
+  for await (const record of client.readMessages(session)) records.push(record);
+  const transcript = records.flatMap((r) => r.messages);
+  const v1Blobs = records.flatMap((r) => r.v1Blobs);
+  s.check(
+    `the transcript read back is the ${ids.length} messages sent, in order (the v1 event through the legacy reader), and nothing else`,
+    records.length === ids.length && JSON.stringify(transcript.map((m) => m.id)) === JSON.stringify(ids),
+  );
+  s.check('the transcript is a valid Session Protocol v2 stream', validateStream(transcript).length === 0);
+  return { transcript, v1Blobs };
 }
 
 /**
@@ -57,56 +131,8 @@ export async function sendThroughHappyServer(
         `${client.url}: a throwaway account (a fresh secret) and session ${session.id}, made as Happy's CLI makes one (data-key bundle, sealed metadata)`,
       );
       const store = client.attachmentStore(session);
-      const sent: { item: DemoItem; message: MediaMessage | HappyFileEvent; seq: number }[] = [];
-      const opening = turnStart({ turn });
-      const seqs = [(await client.appendMessages(session, [opening]))[0]?.seq];
-      for (const item of items) {
-        const result = await sendToSession(item.path, { client, session, role: 'agent', turn });
-        sent.push({ item, message: result.message, seq: result.seq });
-        seqs.push(result.seq);
-        s.info(
-          `${item.label}: v2 ${result.message.id} at seq ${result.seq} (${kib(result.ciphertextSize)} ciphertext)`,
-        );
-      }
-      const pdf = items.find((i) => i.probe?.kind === 'file') ?? items.at(-1);
-      if (pdf) {
-        const v1 = await sendToSession(pdf.path, { client, session, format: 'v1' });
-        sent.push({ item: pdf, message: v1.message, seq: v1.seq });
-        seqs.push(v1.seq);
-        s.info(
-          `${pdf.label}: v1 file event ${v1.message.id} at seq ${v1.seq} (what Happy's released app opens)`,
-        );
-      }
-      const closing = turnEnd({ turn, status: 'completed' });
-      seqs.push((await client.appendMessages(session, [closing]))[0]?.seq);
-      s.check(
-        `${seqs.length} records appended in order (seq ${seqs.join(', ')})`,
-        seqs.every((seq, i) => seq === i + 1),
-      );
-      const first = sent[0];
-      if (first) {
-        const [again] = await client.appendMessages(session, [first.message]);
-        s.check(
-          `posting the ${first.item.label} message again (same localId) finds the first copy at seq ${first.seq}`,
-          again?.seq === first.seq,
-        );
-      }
-
-      const records: HappySessionRecord[] = [];
-      for await (const record of client.readMessages(session)) records.push(record);
-      const transcript = records.flatMap((r) => r.messages);
-      const v1Blobs = records.flatMap((r) => r.v1Blobs);
-      const expected = [opening.id, ...sent.map(({ message }) => message.id), closing.id];
-      s.check(
-        `the transcript read back is the ${expected.length} messages sent, in order (the v1 event through the legacy reader), and nothing else`,
-        records.length === seqs.length &&
-          JSON.stringify(transcript.map((m) => m.id)) === JSON.stringify(expected),
-      );
-      s.check(
-        'the transcript is a valid Session Protocol v2 stream',
-        validateStream(transcript).length === 0,
-      );
-
+      const { sent, ids } = await sendSamplesIntoSession(s, { client, session }, items, turn);
+      const { transcript, v1Blobs } = await readBackTranscript(s, { client, session }, ids);
       for (const { item, message } of sent) {
         const read = transcript.find((m) => m.id === message.id);
         const v1 = read && 'ref' in read ? v1Blobs.find((b) => b.ref === read.ref) : undefined;
