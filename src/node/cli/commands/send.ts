@@ -148,6 +148,18 @@ function partBytes(options: SendCliOptions): { partBytes?: number } {
   return { partBytes: parseIntegerFlag(options.partBytes, '--part-bytes', { min: 56 + 16400 }) };
 }
 
+/** What a send takes from its flags, the same on either road (into a store or into a session). */
+function sendFlags(options: SendCliOptions) {
+  return {
+    role: options.role,
+    turn: options.turn,
+    ...partBytes(options),
+    ...(options.resume === false ? { resume: false as const } : {}),
+    ...(options.format ? { format: options.format } : {}),
+    ...(options.keepMetadata ? { keepMetadata: true as const } : {}),
+  };
+}
+
 /**
  * The flag that acts on a failure of the send itself: `--keep-metadata` on a file whose metadata the strip
  * refused; leaving out `--format v1` on a v1 file over Happy's cap (sent as v2, in parts).
@@ -206,15 +218,10 @@ async function sendIntoSession(file: string, options: SendCliOptions): Promise<v
       sendToSession(file, {
         client,
         session,
-        role: options.role,
-        turn: options.turn,
         signal,
         onProgress: progress.update,
         onNotice: progress.note,
-        ...partBytes(options),
-        ...(options.resume === false ? { resume: false } : {}),
-        ...(options.format ? { format: options.format } : {}),
-        ...(options.keepMetadata ? { keepMetadata: true } : {}),
+        ...sendFlags(options),
       }),
     ).catch((error: unknown) => {
       throw withHint(error, sendHint(options, error));
@@ -245,16 +252,11 @@ async function sendIntoStore(file: string, options: SendCliOptions): Promise<voi
       sendMedia(file, {
         store,
         blobKey,
-        role: options.role,
-        turn: options.turn,
         sealKey,
         signal,
         onProgress: progress.update,
         onNotice: progress.note,
-        ...partBytes(options),
-        ...(options.resume === false ? { resume: false } : {}),
-        ...(options.format ? { format: options.format } : {}),
-        ...(options.keepMetadata ? { keepMetadata: true } : {}),
+        ...sendFlags(options),
       }),
     ).catch((error: unknown) => {
       throw withHint(error, sendHint(options, error) ?? storeErrorHint(spec, error));
