@@ -12,7 +12,6 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
@@ -27,8 +26,13 @@ import { findOnPath } from '../../src/node/media/ffmpeg-binaries.js';
 import type { openStreamingMedia, registerMediaServiceWorker } from '../../src/web/index.js';
 import { newHappyAccount } from '../helpers/happy-account.js';
 import { makeTempDir } from '../helpers/tmp.js';
-import { type FaultProxy, startFaultProxy } from '../node/playback/helpers/fault-proxy.js';
+import {
+  downloadedAttachments,
+  type FaultProxy,
+  startFaultProxy,
+} from '../node/playback/helpers/fault-proxy.js';
 import { hasFfmpeg, makeMp4 } from '../node/playback/helpers/samples.js';
+import { bundleForBrowser } from './helpers/bundle.js';
 
 const SERVER = process.env.HAPPY_MEDIA_HAPPY_SERVER_URL;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? findOnPath('chromium') ?? findOnPath('chromium-browser');
@@ -143,18 +147,7 @@ describe.skipIf(!ready)("streaming media in parts from Happy's real server in Ch
       keyHex: toHex(account.session.blobKey),
       message: sent.message,
     };
-    const bundle = async (contents: string, format: 'esm' | 'iife') =>
-      (
-        await build({
-          stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
-          bundle: true,
-          platform: 'browser',
-          format,
-          target: 'es2022',
-          write: false,
-          logLevel: 'silent',
-        })
-      ).outputFiles[0]!.text;
+    const bundle = bundleForBrowser;
     const routes: Record<string, [string, string]> = {
       '/page.html': [
         'text/html',
@@ -195,14 +188,6 @@ globalThis.happyStream = { HappyServerStore, openStreamingMedia, registerMediaSe
     await tmp?.cleanup();
   });
 
-  /** The attachments (uuids) downloaded through the proxy since the last reset. */
-  const fetched = () =>
-    new Set(
-      proxy.requests
-        .filter((r) => r.method === 'GET')
-        .map((r) => /attachments\/([0-9a-f-]{36})\.enc/.exec(r.path)?.[1])
-        .filter((name): name is string => name !== undefined),
-    );
   const uuid = (ref: string | undefined) => (ref as string).slice('media/'.length);
 
   it('plays and seeks; a range fetches only the part that holds it', async () => {
@@ -225,7 +210,7 @@ globalThis.happyStream = { HappyServerStore, openStreamingMedia, registerMediaSe
           .digest('hex'),
       );
       const parts = manifest.parts.map(uuid);
-      const seen = fetched();
+      const seen = downloadedAttachments(proxy);
       expect(seen.has(parts[2] as string)).toBe(true);
       for (const [index, part] of parts.entries())
         if (index !== 2) expect(seen.has(part), `part ${index}`).toBe(false);

@@ -13,7 +13,6 @@ import { createHash, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { CHROMIUM_ARGS } from '../../bench/harness/chromium.js';
@@ -31,6 +30,7 @@ import type {
 } from '../../src/web/index.js';
 import { makeTempDir } from '../helpers/tmp.js';
 import { hasFfmpeg, makeMp4 } from '../node/playback/helpers/samples.js';
+import { bundleForBrowser } from './helpers/bundle.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? findOnPath('chromium') ?? findOnPath('chromium-browser');
 const hasChromium = CHROMIUM !== undefined && existsSync(CHROMIUM);
@@ -269,18 +269,7 @@ describe.skipIf(!hasVideo)("streaming from Happy's server in Chromium (bearer to
       mimeType: 'video/mp4',
       size: video.length,
     });
-    const bundle = async (contents: string, format: 'esm' | 'iife') =>
-      (
-        await build({
-          stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
-          bundle: true,
-          platform: 'browser',
-          format,
-          target: 'es2022',
-          write: false,
-          logLevel: 'silent',
-        })
-      ).outputFiles[0]!.text;
+    const bundle = bundleForBrowser;
     const pageJs = await bundle(
       `import { HappyServerStore } from './src/index.ts';
 import { openStreamingMedia, registerMediaServiceWorker } from './src/web/index.ts';

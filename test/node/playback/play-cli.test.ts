@@ -22,7 +22,7 @@ import { sendToSession } from '../../../src/node/happy/index.js';
 import { CLI_BIN, runCli } from '../../helpers/cli.js';
 import { newHappyAccount } from '../../helpers/happy-account.js';
 import { makeTempDir } from '../../helpers/tmp.js';
-import { startFaultProxy } from './helpers/fault-proxy.js';
+import { downloadedAttachments, startFaultProxy } from './helpers/fault-proxy.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 
 const key = randomBytes(32);
@@ -494,14 +494,7 @@ describe.skipIf(!HAPPY)('happy-media play --happy --offset/--length of media in 
         HAPPY_MEDIA_SESSION: session.id,
       };
       const id = (sent.message as { id: string }).id;
-      /** The attachments (uuids) the proxy saw downloaded during one run. */
-      const fetched = () =>
-        new Set(
-          proxy.requests
-            .filter((r) => r.method === 'GET')
-            .map((r) => /attachments\/([0-9a-f-]{36})\.enc/.exec(r.path)?.[1])
-            .filter((name): name is string => name !== undefined),
-        );
+      const fetched = () => downloadedAttachments(proxy);
       const opened = [sent.ref, manifest.parts[0] as string, manifest.parts[4] as string].map(uuid);
 
       // Inside part 2.

@@ -36,6 +36,16 @@ export function downloadGets(proxy: FaultProxy): FaultProxy['requests'] {
   return proxy.requests.filter((r) => r.method === 'GET' && !isSizeProbe(r.range));
 }
 
+/** The Happy attachments (their uuids) the proxy saw downloaded: GETs of `…/attachments/<uuid>.enc`. */
+export function downloadedAttachments(proxy: FaultProxy): Set<string> {
+  return new Set(
+    proxy.requests
+      .filter((r) => r.method === 'GET')
+      .map((r) => /attachments\/([0-9a-f-]{36})\.enc/.exec(r.path)?.[1])
+      .filter((name): name is string => name !== undefined),
+  );
+}
+
 export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   const proxy: FaultProxy = {
