@@ -41,7 +41,7 @@ import {
   resumableDownload,
 } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
-import { resolveStoredMedia } from './stored-media.js';
+import { resolveStoredMedia, type StoredMediaBlob, type StoredMediaOptions } from './stored-media.js';
 
 /**
  * Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node), or a
@@ -253,25 +253,14 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       await sink.begin?.({ size: total });
       await accept(decryptV1Blob(blob, blobKey));
     } else {
-      // The download starts as for a blob in one attachment; its first 56 bytes tell whether the ref
-      // holds the media blob or the manifest of media in parts (no extra request for the first).
-      let ciphertext = download(store, ciphertextBytes);
-      let first = await readHeader(ciphertext);
-      const blob = await resolveStoredMedia(
+      let { ciphertext, first, blob } = await startStoredDownload(
+        download(store, ciphertextBytes),
         store,
         request.ref,
         blobKey,
-        joinBytes(first).subarray(0, BLOB_HEADER_SIZE),
-        {
-          ...reads,
-          fixedUrl: isFixedUrl(options.source),
-        },
-      ).catch(async (error: unknown) => {
-        await ciphertext.cancel().catch(() => undefined);
-        throw error;
-      });
+        { ...reads, fixedUrl: isFixedUrl(options.source) },
+      );
       if (blob.parted) {
-        await ciphertext.cancel().catch(() => undefined);
         sizeCheck = undefined;
         const { manifest, blob: parts } = blob.parted;
         // The message is authenticated by its envelope, the manifest under the ref: they must agree.
@@ -315,6 +304,38 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
     // or the sink's own error, and must not masquerade as a network problem.
     throw error;
   }
+}
+
+/**
+ * The start of a v2 download: it begins as for a blob in one attachment, and its first 56 bytes tell
+ * whether `ref` holds the media blob or the manifest of media in parts (no extra request for the blob).
+ * Returns the download and the pieces read, with what the ref holds; the download is cancelled when the
+ * ref holds a manifest (its parts are read instead) or what it holds is refused.
+ */
+async function startStoredDownload(
+  ciphertext: ReadableStreamDefaultReader<Uint8Array>,
+  store: ReadableBlobStore,
+  ref: string,
+  blobKey: Uint8Array,
+  options: StoredMediaOptions,
+): Promise<{
+  ciphertext: ReadableStreamDefaultReader<Uint8Array>;
+  first: Uint8Array[];
+  blob: StoredMediaBlob;
+}> {
+  const first = await readHeader(ciphertext);
+  const blob = await resolveStoredMedia(
+    store,
+    ref,
+    blobKey,
+    joinBytes(first).subarray(0, BLOB_HEADER_SIZE),
+    options,
+  ).catch(async (error: unknown) => {
+    await ciphertext.cancel().catch(() => undefined);
+    throw error;
+  });
+  if (blob.parted) await ciphertext.cancel().catch(() => undefined);
+  return { ciphertext, first, blob };
 }
 
 /**
