@@ -1,12 +1,7 @@
 /**
- * What a provider mapper is, and the one way to run one: {@link createAgentMapper} gives a mapper for a
- * provider (by name, from the registry in `providers.ts`, or a provider object), and
- * {@link mapAgentOutput} maps a whole sequence of events at once.
- *
- * A provider is one file: a {@link MapperProvider} whose `create` returns the event handler that
- * translates that provider's events into calls on a {@link SessionWriter}. Everything stateful about
- * the v2 stream (ids, times, turns, calls, permissions, media, skips) lives in the writer; the handler
- * holds only what is specific to its provider (buffers, id maps, dedupe sets).
+ * The one way to run a provider mapper: {@link createAgentMapper} gives a mapper for a provider (by
+ * name, from the registry in `providers.ts`, or a provider object; what a provider is:
+ * `mapper-provider.ts`), and {@link mapAgentOutput} maps a whole sequence of events at once.
  *
  * @module
  */
@@ -14,45 +9,10 @@ import { describeValue } from '../bytes.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SessionMessage, TurnStatus } from '../protocol/index.js';
 import { ContentIds } from './content-ids.js';
+import type { EventContext, MapperProvider } from './mapper-provider.js';
 import { getMapperProvider } from './providers.js';
 import { SessionWriter, type SessionWriterOptions } from './session-writer.js';
 import type { SkipCounts } from './skips.js';
-
-/** What the caller knows about an event besides the event itself. */
-export interface EventContext {
-  /** When the event was recorded (e.g. the server's `createdAt`), Unix ms, for events that carry no time. */
-  time?: number;
-  /** A stable id of the record the event came from (e.g. the server message id); messages may derive their ids from it. */
-  recordId?: string;
-}
-
-/**
- * The event handler of one provider, bound to a writer. It must not throw on provider input: what it
- * does not understand it counts on `writer.skips` and ignores.
- */
-export interface ProviderMapper {
-  /** Translates one provider event into writer calls (awaiting media uploads when there are any). */
-  push(event: unknown, context: EventContext): void | Promise<void>;
-  /**
-   * Translates the `data` of one of Happy's legacy records whose `content.type` is the provider's
-   * {@link MapperProvider.legacyContentType} (`{ role: 'agent', content: { type, data } }`).
-   */
-  pushLegacy?(data: unknown, context: EventContext): void | Promise<void>;
-  /** Input ended: flush what is buffered (the writer then closes the open turn). */
-  end?(): void | Promise<void>;
-}
-
-/** One provider: its name (as `happy-media map --from NAME` takes it) and how to make its handler. */
-export interface MapperProvider {
-  /** Short lower-case name, e.g. `claude`. */
-  readonly name: string;
-  /** One line for `--help`: what input it reads. */
-  readonly summary: string;
-  /** Creates the provider's handler over a writer (shared when several providers write one transcript). */
-  create(writer: SessionWriter): ProviderMapper;
-  /** `content.type` of Happy's legacy agent records this provider's `pushLegacy` reads (`codex`, `acp`). */
-  readonly legacyContentType?: string;
-}
 
 /**
  * Options of {@link createAgentMapper}: the writer's. Without `createId`, every id follows from the

@@ -9,14 +9,12 @@ export {
   type AgentMapper,
   type AgentMapperOptions,
   createAgentMapper,
-  type EventContext,
   type MappedOutput,
-  type MapperProvider,
   mapAgentOutput,
-  type ProviderMapper,
 } from './agent-mapper.js';
 export { type MapperClock, systemClock } from './clock.js';
 export { type AgentLogFormat, type DetectedAgentLog, detectAgentLog } from './detect.js';
+export type { EventContext, MapperProvider, ProviderMapper } from './mapper-provider.js';
 export {
   DEFAULT_MAX_MEDIA_BYTES,
   describeMediaMessage,

@@ -8,9 +8,9 @@
 import { InvalidArgumentError } from '../errors.js';
 import { createHappyRecordsProvider } from '../happy/legacy/happy-records.js';
 import { acpProvider } from './acp/acp-provider.js';
-import type { MapperProvider } from './agent-mapper.js';
 import { claudeMapperProvider } from './claude/claude-provider.js';
 import { codexProvider } from './codex/codex-provider.js';
+import type { MapperProvider } from './mapper-provider.js';
 
 /** Every built-in provider, in the order `--help` lists them. */
 export const MAPPER_PROVIDERS: readonly MapperProvider[] = [

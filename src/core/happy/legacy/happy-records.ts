@@ -19,8 +19,8 @@
  * @module
  */
 
-import type { EventContext, MapperProvider, ProviderMapper } from '../../mappers/agent-mapper.js';
 import { claudeMapperProvider } from '../../mappers/claude/claude-provider.js';
+import type { EventContext, MapperProvider, ProviderMapper } from '../../mappers/mapper-provider.js';
 import type { SessionWriter } from '../../mappers/session-writer.js';
 import { MESSAGE_TYPES } from '../../protocol/index.js';
 import { isV1Envelope, type V1SessionOptions, V1SessionReader } from './v1-session.js';

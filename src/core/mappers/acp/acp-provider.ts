@@ -22,7 +22,7 @@
  * @module
  */
 import type { TurnStatus } from '../../protocol/index.js';
-import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
+import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
 import { PlanNotes, planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
+import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
 import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { EventContext, MapperProvider, ProviderMapper } from '../agent-mapper.js';
+import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
 import { isJsonObject, typeName } from '../provider-json.js';
 import type { SessionWriter } from '../session-writer.js';
 import { CodexSession } from './codex-session.js';
