@@ -43,6 +43,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const plan = ctx.quick ? { warmup: 0, runs: 1 } : { warmup: 1, runs: 3 };
   const blobKey = new Uint8Array(randomBytes(32));
   const wantSha = await sha256File(video);
+  const was = await probeMedia(video);
 
   const localDir = join(ctx.scratchDir, 'local-store');
   const serverDir = join(ctx.scratchDir, 'server-store');
@@ -88,7 +89,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         throw new Error(`${name}: the blob decrypts to ${back.length} bytes, not ${size}`);
       const backPath = join(ctx.scratchDir, `${name.split(' ')[0]}-back.mp4`);
       await writeFile(backPath, back);
-      const [was, is] = [await probeMedia(video), await probeMedia(backPath)];
+      const is = await probeMedia(backPath);
       await rm(backPath);
       for (const field of ['mimeType', 'width', 'height', 'durationMs'] as const) {
         if (was[field] !== is[field]) {
