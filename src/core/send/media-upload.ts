@@ -2,7 +2,8 @@
  * The one way a send stores a v2 media blob (`sendMedia`, `sendPickedMedia`, and the mappers' uploads
  * through `sendMedia`): encrypted straight into `store.create` when it fits one attachment of the store,
  * else in parts (Happy's server takes at most 10 MiB per attachment): one blob cut into parts of whole
- * chunks, each part made, stored and confirmed in turn, then a small manifest naming them, stored LAST;
+ * chunks, each part made, stored and confirmed (two stored at once, the next made meanwhile), then a small
+ * manifest naming them, stored LAST;
  * the manifest's ref is the message's ref (docs/blob-format.md, "Media in parts").
  *
  * Why in that order: the store issues every name, and (Happy's S3 mode) an upload URL dies 15 minutes
@@ -349,7 +350,10 @@ function resumable(
   return { record };
 }
 
-/** One send in parts: the record it keeps, and the parts it makes, stores and confirms in turn. */
+/** Parts a send in parts stores at once. */
+const PARTS_STORED_AT_ONCE = 2;
+
+/** One send in parts: the record it keeps, and the parts it makes, stores and confirms. */
 class PartedUpload {
   readonly #store: BlobStore;
   readonly #source: PlaintextSource;
@@ -361,9 +365,14 @@ class PartedUpload {
   readonly #layout: PartLayout;
   readonly #salt: Uint8Array;
   readonly #context: Uint8Array;
+  /** Bytes of the parts stored whole (or found stored). */
   #done = 0;
+  /** Bytes of the parts being stored that have left so far, by part. */
+  readonly #moving = new Map<number, number>();
   #sent = 0;
   #stored = 0;
+  /** The last journal save asked for (saves are chained). */
+  #saving: Promise<void> = Promise.resolve();
 
   /**
    * The send to make: from the journal's record when it holds one this send may go on from (said to the
@@ -447,18 +456,35 @@ class PartedUpload {
       );
     }
     await this.#save();
-    // The next part is made while the current one is stored (one part ahead: memory stays at two parts).
+    // Two parts are stored at once (a request's round trips and the server's write of one overlap the
+    // other's bytes), and the next part is made meanwhile: memory stays at three parts.
+    const storing = new Set<Promise<void>>();
+    let failed: { error: unknown } | undefined;
     let next: Promise<SealedPart> | undefined = this.#seal(0);
-    for (let index = 0; index < layout.count; index++) {
-      const sealed = await (next as Promise<SealedPart>);
-      next = index + 1 < layout.count ? this.#seal(index + 1) : undefined;
-      next?.catch(() => undefined);
-      try {
-        await this.#storePart(index, sealed);
-      } catch (error) {
+    try {
+      for (let index = 0; index < layout.count && !failed; index++) {
+        const sealed = await (next as Promise<SealedPart>);
+        next = index + 1 < layout.count ? this.#seal(index + 1) : undefined;
         next?.catch(() => undefined);
-        throw error;
+        const stored: Promise<void> = this.#storePart(index, sealed).then(
+          () => void storing.delete(stored),
+          (error: unknown) => {
+            storing.delete(stored);
+            failed ??= { error };
+          },
+        );
+        storing.add(stored);
+        if (storing.size >= PARTS_STORED_AT_ONCE) await Promise.race(storing);
       }
+      await Promise.all(storing);
+    } catch (error) {
+      failed ??= { error };
+    }
+    if (failed) {
+      // Nothing is left running: the other part's upload ends (stored, or failed) before the error is told.
+      next?.catch(() => undefined);
+      await Promise.all(storing);
+      throw failed.error;
     }
     const ref = await this.#storeManifest();
     this.#options.onProgress?.(layout.ciphertextSize, layout.ciphertextSize);
@@ -476,8 +502,17 @@ class PartedUpload {
     this.#options.onNotice?.(text);
   }
 
-  async #save(): Promise<void> {
-    await this.#options.resume?.journal.save(structuredClone(this.#record));
+  /**
+   * Records the send's state as it is now. Saves run one after another in the order they were asked for,
+   * so two parts confirmed at once can never leave the older state on disk.
+   */
+  #save(): Promise<void> {
+    const journal = this.#options.resume?.journal;
+    if (!journal) return Promise.resolve();
+    const record = structuredClone(this.#record);
+    const saved = this.#saving.then(() => journal.save(record));
+    this.#saving = saved.catch(() => undefined);
+    return saved;
   }
 
   /** Makes part `index` from the file (again, on a resumed send). */
@@ -517,7 +552,6 @@ class PartedUpload {
         return;
       }
     }
-    const base = this.#done;
     const { ref } = await this.#store.create(
       sealed.bytes.length,
       async (issued) => {
@@ -528,20 +562,31 @@ class PartedUpload {
       },
       {
         ...this.#writes,
-        onProgress: (done) => this.#options.onProgress?.(base + done, this.#layout.ciphertextSize),
+        onProgress: (done) => {
+          this.#moving.set(index, done);
+          this.#reportProgress();
+        },
       },
     );
     sent[index] = { ref, digest, confirmed: true };
     await this.#save();
     this.#sent += sealed.bytes.length;
+    this.#moving.delete(index);
     this.#progress(sealed.bytes.length);
   }
 
   #progress(bytes: number): void {
     this.#done += bytes;
     this.#stored += 1;
-    this.#options.onProgress?.(this.#done, this.#layout.ciphertextSize);
+    this.#reportProgress();
     this.#options.onParts?.(this.#stored, this.#layout.count);
+  }
+
+  /** Tells the bytes stored so far, those of the parts in flight included. */
+  #reportProgress(): void {
+    let done = this.#done;
+    for (const moving of this.#moving.values()) done += moving;
+    this.#options.onProgress?.(done, this.#layout.ciphertextSize);
   }
 
   /** True when the store holds `ref` with `size` bytes (a store writes a blob whole or not at all). */

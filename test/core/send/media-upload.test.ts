@@ -93,8 +93,19 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
       code: 'ERR_UPLOAD_FAILED',
     });
     const record = journal.current() as PartsUploadRecord;
-    expect(record.parts.sent.filter((entry) => entry?.confirmed)).toHaveLength(3);
-    expect(record.parts.sent[3]).toMatchObject({ confirmed: false });
+    // Two parts are stored at once: parts 0..2 and part 4 (in flight beside the failed part 3) are stored.
+    expect(record.parts.sent.map((entry) => entry?.confirmed ?? null)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     // No key and no plaintext in anything the journal kept.
     for (const saved of journal.saves) {
       expect(saved).not.toContain(toBase64(key));
@@ -103,10 +114,10 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     healthy();
     sent.length = 0;
     const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
-    expect(notices.join('\n')).toMatch(/resuming an interrupted send: 3 of 10 parts/);
+    expect(notices.join('\n')).toMatch(/resuming an interrupted send: 4 of 10 parts/);
     expect(upload.message).toEqual(record.message);
-    // Re-sent: parts 3..9 and the manifest; nothing of parts 0..2.
-    const left = upload.ciphertextSize - 3 * PART - 56;
+    // Re-sent: part 3, parts 5..9 and the manifest; nothing of parts 0..2 and 4.
+    const left = upload.ciphertextSize - 4 * PART - 56;
     expect(sent.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(left);
     expect(upload.sentBytes - (sent.at(-1) as number)).toBe(left);
     expect(equalBytes((await play(store, upload.ref, plain.length)) as Uint8Array, plain)).toBe(true);
@@ -118,10 +129,11 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     const options = { chunksPerPart: CHUNKS, resume: { journal, stamp } };
     await expect(uploadMediaBlob(store, fileSource(plain), key, options)).rejects.toThrow();
     healthy();
-    const before = sent.length; // parts 0..5 were stored (the 6th despite the failure)
-    expect(before).toBe(6);
+    // Parts 0..5 were stored (the 6th despite the failure), and part 6, in flight beside it.
+    const before = sent.length;
+    expect(before).toBe(7);
     const upload = await uploadMediaBlob(store, fileSource(plain), key, options);
-    expect(sent.length - before).toBe(10 - 6 + 1); // parts 6..9 and the manifest
+    expect(sent.length - before).toBe(10 - 7 + 1); // parts 7..9 and the manifest
     expect(equalBytes((await play(store, upload.ref, plain.length)) as Uint8Array, plain)).toBe(true);
   });
 
@@ -174,6 +186,7 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     const { store } = failingStore(3);
     await expect(uploadMediaBlob(store, fileSource(plain), key, { chunksPerPart: CHUNKS })).rejects.toThrow();
     expect(store.blobs.size).toBe(0);
-    expect(store.deleted).toHaveLength(3); // two parts, and the ref the failed one was given
+    // Two parts, the ref the failed one was given, and the part stored beside it.
+    expect(store.deleted).toHaveLength(4);
   });
 });
