@@ -88,7 +88,8 @@ export {
   thumbhashFromRgba,
   thumbhashInputSize,
 } from './core/media/index.js';
-// Playback: download, verify and decrypt media into any sink, or read it at random (docs/playback.md).
+// Playback: download, verify and decrypt media into any sink, or read it at random; what a message asks to
+// play, and its size before any download (docs/playback.md).
 export {
   type DownloadMediaOptions,
   downloadMedia,
@@ -98,6 +99,7 @@ export {
   type MediaDownloadSource,
   type MediaInput,
   type MediaRefInput,
+  type MediaRequest,
   type MediaSink,
   type MediaSinkCommitInfo,
   type MediaUrl,
@@ -105,8 +107,11 @@ export {
   memorySink,
   openMediaRandomAccess,
   type ReadableBlobStore,
+  type StoredMediaOptions,
   type StoreRangeSourceOptions,
+  storedMediaSize,
   storeRangeSource,
+  toMediaRequest,
 } from './core/playback/index.js';
 // Session Protocol v2: parsing, the message schema, builders, refs, stream validation, the transcript fold
 // (docs/protocol.md). The per-type and field schemas and their limits are the protocol's internals.

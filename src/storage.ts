@@ -1,12 +1,13 @@
 /**
  * happy-media/storage: the `BlobStore` contract and the helpers a store of one's own is written with (the
  * stores themselves: `HappyServerStore` in the root entry; local, HTTP and S3 stores in happy-media/node)
- * (docs/storage.md).
+ * (docs/storage.md), and what a bearer token for a store or server may be.
  *
  * Every export is listed by name; test/node/public-exports.test.ts pins the list.
  *
  * @packageDocumentation
  */
+
 export {
   assertWithinStoreLimit,
   type BlobBody,
@@ -17,3 +18,4 @@ export {
   mediaRefId,
   type WriteOptions,
 } from './core/storage/index.js';
+export { checkBearerToken } from './core/transport/bearer-token.js';

@@ -15,7 +15,8 @@ import './runtime/index.js';
 // The universal entry, whole: its surface is listed name by name once, in src/index.ts, and this is the
 // one wildcard re-export (test/node/public-exports.test.ts allows exactly it and pins the Node names).
 export * from '../index.js';
-// Node blob layer: files, Node streams, file-to-file encryption on worker threads.
+// Node blob layer: files, Node streams, file-to-file encryption on worker threads (from which size on
+// they pay), a plaintext range of a blob opened at random written to a file.
 export {
   createNodeDecryptStream,
   createNodeEncryptStream,
@@ -26,11 +27,19 @@ export {
   encryptFileParallel,
   type FileRangeSource,
   fileRangeSource,
+  PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,
+  type PlaintextRange,
+  writePlaintextRange,
 } from './blob/index.js';
+// Output files as the library writes them: all or nothing, and output that cannot be taken back (stdout,
+// a device) written only once complete.
+export { writeAfterCompletion, writeFileAllOrNothing } from './fs/output-file.js';
 // Happy's server from Node: credentials files, sending a file into a session.
 export {
+  credentialsFromText,
   HAPPY_MAX_PLAINTEXT_BYTES,
+  MAX_CREDENTIALS_TEXT_LENGTH,
   readHappyCredentialsFile,
   type SendToSessionOptions,
   type SendToSessionResult,
@@ -68,13 +77,20 @@ export {
   type Producer,
   privateFileSink,
   type ServeMediaOptions,
+  type SweepLeftoversOptions,
   serveMedia,
+  sweepLeftovers,
   type UnhashedFile,
 } from './playback/index.js';
+// Helper processes (ffprobe, ffmpeg): the environment they get (this process's minus its secrets), and
+// signals forwarded to them, for a command-line program.
+export { childEnvironment } from './process/child-environment.js';
+export { forwardSignalsToChildren } from './process/child-processes.js';
 // Node's runtime and its AES-GCM, to reinstall or force (tests, benchmarks).
 export { nodeAesGcm, nodeRuntime } from './runtime/index.js';
-// The send pipeline: probe, encrypt, upload, build the message.
+// The send pipeline: probe, encrypt, upload, build the message; the metadata strip's refusals.
 export {
+  isMetadataStripRefusal,
   type SendBytesInput,
   type SendMediaHandlerOptions,
   type SendOptions,
@@ -85,8 +101,9 @@ export {
   sendMedia,
   sendMediaHandler,
 } from './send/index.js';
-// Blob stores (local, HTTP, S3) and the media server.
+// Blob stores (local, HTTP, S3) and the media server (and its check of a host to listen on).
 export {
+  checkListenHost,
   defaultBlobDir,
   HttpBlobStore,
   type HttpBlobStoreOptions,

@@ -1,6 +1,6 @@
 /**
  * The CLI reaches the library only through its public entries (src/index.ts and its specialist subpaths,
- * src/node/index.ts) and the one documented internal entry (src/node/internal.ts), and the benchmark
+ * src/node/index.ts, src/web/index.ts), as any application does, and the benchmark
  * program only through the package's names (`happy-media`, `happy-media/<subpath>`, `happy-media/node`,
  * `happy-media/web`), so a renamed or removed export
  * is a type error in them, never a deep import that silently goes stale. The library itself reaches
@@ -15,9 +15,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * Library modules a CLI file may import: the package's public entries (happy-media, its specialist
- * subpaths, happy-media/node, happy-media/web), the module of the root's `errors` namespace, the one
- * internal entry, and the one loader of optional packages (tiny, so the CLI's
- * top-level `--help` can load commander through it without loading the internal entry).
+ * subpaths, happy-media/node, happy-media/web), the module of the root's `errors` namespace, and the one
+ * loader of optional packages (tiny, so the CLI's top-level `--help` can load commander through it
+ * without loading the Node entry).
  */
 const ENTRIES = [
   'src/index.ts',
@@ -29,7 +29,6 @@ const ENTRIES = [
   'src/errors.ts',
   'src/node/index.ts',
   'src/web/index.ts',
-  'src/node/internal.ts',
   'src/node/optional-dependency.ts',
 ];
 
@@ -97,7 +96,7 @@ function target(file: string, specifier: string): string {
 }
 
 describe('import boundaries', () => {
-  it('src/node/cli imports the library only through its public entries or src/node/internal.ts', () => {
+  it('src/node/cli imports the library only through its public entries', () => {
     const files = tsFiles('src/node/cli');
     expect(files.length).toBeGreaterThan(3);
     const strays: string[] = [];
@@ -110,19 +109,6 @@ describe('import boundaries', () => {
       }
     }
     expect(strays).toEqual([]);
-  });
-
-  it('src/node/internal.ts exports only what the CLI uses', () => {
-    const entry = readFileSync(join(ROOT, 'src/node/internal.ts'), 'utf8');
-    const names = [...entry.matchAll(/export\s*\{([^}]*)\}/g)]
-      .flatMap((m) => m[1]!.split(','))
-      .map((name) => name.replace(/^\s*type\s+/, '').trim())
-      .filter((name) => name.length > 0);
-    expect(names.length).toBeGreaterThan(5);
-    const cli = tsFiles('src/node/cli')
-      .map((file) => readFileSync(join(ROOT, file), 'utf8'))
-      .join('\n');
-    expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(cli))).toEqual([]);
   });
 
   it('bench imports the library only by the package names, and nothing outside bench/ by path', () => {

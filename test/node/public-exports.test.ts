@@ -62,11 +62,13 @@ const UNIVERSAL = [
   'readJsonLines',
   'sendPickedMedia',
   'serviceMessage',
+  'storedMediaSize',
   'storeRangeSource',
   'textMessage',
   'thumbhashFromImage',
   'thumbhashFromRgba',
   'thumbhashInputSize',
+  'toMediaRequest',
   'toolCallEnd',
   'toolCallStart',
   'turnEnd',
@@ -157,7 +159,7 @@ const SUBPATHS: Record<string, string[]> = {
     'SessionWriter',
     'describeMediaMessage',
   ],
-  storage: ['assertWithinStoreLimit', 'createWithPut', 'mediaRefId'],
+  storage: ['assertWithinStoreLimit', 'checkBearerToken', 'createWithPut', 'mediaRefId'],
 };
 
 /** The root's `errors` namespace: every error class, and whether an error is ours or may be retried. */
@@ -186,8 +188,19 @@ const NODE_ONLY = [
   'HAPPY_MAX_PLAINTEXT_BYTES',
   'HttpBlobStore',
   'LocalBlobStore',
+  'MAX_CREDENTIALS_TEXT_LENGTH',
   'MediaCache',
+  'PARALLEL_FILE_THRESHOLD',
   'S3BlobStore',
+  'checkListenHost',
+  'childEnvironment',
+  'credentialsFromText',
+  'forwardSignalsToChildren',
+  'isMetadataStripRefusal',
+  'sweepLeftovers',
+  'writeAfterCompletion',
+  'writeFileAllOrNothing',
+  'writePlaintextRange',
   'createNodeDecryptStream',
   'createNodeEncryptStream',
   'decryptFile',
@@ -281,7 +294,6 @@ describe('public exports', () => {
       'src/storage.ts',
       'src/errors.ts',
       'src/node/index.ts',
-      'src/node/internal.ts',
       'src/expo/index.ts',
       ...[
         'aes-gcm',
@@ -315,7 +327,7 @@ describe('public exports', () => {
     }
   });
 
-  it('publishes every public entry with its types and code, and the internal entry not at all', () => {
+  it('publishes every public entry with its types and code, and nothing named internal', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       exports: Record<string, string | { types: string; default: string }>;
     };

@@ -40,7 +40,10 @@ export type HappyCredentials =
       token: string;
     };
 
-/** The most text a credentials file can hold (Happy CLI's access.key is a few hundred bytes). */
+/**
+ * The most text a credentials file can hold (64 KiB; Happy CLI's access.key is a few hundred bytes): the
+ * bound to read credentials from a pipe with.
+ */
 export const MAX_CREDENTIALS_TEXT_LENGTH = 64 * 1024;
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -11,11 +11,10 @@
  * @module
  */
 import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/format.js';
-import { ciphertextSize, plaintextSize } from '../blob/sizes.js';
+import { ciphertextSize } from '../blob/sizes.js';
 import { BlobDecryptor } from '../blob/stream.js';
 import { describeValue, joinBytes } from '../bytes.js';
-import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
-import { AbortedError, DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
 import { decryptV1Blob } from '../happy/v1-blob.js';
 import { checkedTimeoutMs } from '../timeout.js';
@@ -41,7 +40,12 @@ import {
   resumableDownload,
 } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
-import { resolveStoredMedia, type StoredMediaBlob, type StoredMediaOptions } from './stored-media.js';
+import {
+  expectedPlaintextSize,
+  resolveStoredMedia,
+  type StoredMediaBlob,
+  type StoredMediaOptions,
+} from './stored-media.js';
 
 /**
  * Where the ciphertext is: a store (anything with `head` and `get`, e.g. `openStore(...)` in Node), or a
@@ -82,41 +86,6 @@ export interface DownloadMediaOptions<T> extends RetryPolicy {
    * second per 64 KiB of ciphertext, `defaultDownloadDeadlineMs`; 0: none).
    */
   deadlineMs?: number;
-}
-
-/**
- * Checks the stored size against what the (authenticated) message announced, before downloading, and
- * returns the plaintext size. Every playback path (downloadMedia, openMedia, serveMedia) uses it: a v1
- * blob is verified whole in memory, so it is refused above Happy's cap
- * ({@link HAPPY_MAX_ATTACHMENT_BYTES} of ciphertext, which no v1 attachment of Happy's can exceed).
- *
- * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over the cap.
- * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a length no blob of the format can have, or a
- *   plaintext size other than the message's.
- */
-export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: number): number {
-  let size: number;
-  if (request.format === 'v1') {
-    if (ciphertextBytes > HAPPY_MAX_ATTACHMENT_BYTES) {
-      throw new LimitError(
-        `the v1 blob ${request.ref} is ${ciphertextBytes} bytes, more than Happy's ${HAPPY_MAX_ATTACHMENT_BYTES}-byte attachment cap; a v1 blob is verified whole in memory, so none larger is opened`,
-      );
-    }
-    // A v1 blob shorter than its overhead cannot be authentic.
-    if (ciphertextBytes < LEGACY_OVERHEAD_BYTES) throw new DecryptionError();
-    size = ciphertextBytes - LEGACY_OVERHEAD_BYTES;
-  } else {
-    try {
-      size = plaintextSize(ciphertextBytes);
-    } catch {
-      // A length no ciphertext can have is a truncated or extended blob: not authentic (and which check
-      // said so is not told: no cause on an authentication failure).
-      throw new DecryptionError();
-    }
-  }
-  // The message is authenticated by its envelope; a blob of another size is not the one it describes.
-  if (request.size !== undefined && request.size !== size) throw new DecryptionError();
-  return size;
 }
 
 /**

@@ -13,7 +13,13 @@ export {
   type MediaDownloadSource,
 } from './download-media.js';
 export { type FetchBlobSourceOptions, fetchBlobSource, type MediaUrl } from './fetch-blob-source.js';
-export type { HappyFileEventInput, MediaInput, MediaRefInput } from './media-request.js';
+export {
+  type HappyFileEventInput,
+  type MediaInput,
+  type MediaRefInput,
+  type MediaRequest,
+  toMediaRequest,
+} from './media-request.js';
 export {
   type MediaSink,
   type MediaSinkCommitInfo,
@@ -29,4 +35,4 @@ export {
   resumableDownload,
 } from './resumable-download.js';
 export { type StoreRangeSourceOptions, storeRangeSource } from './store-reads.js';
-export { openMediaRandomAccess } from './stored-media.js';
+export { openMediaRandomAccess, type StoredMediaOptions, storedMediaSize } from './stored-media.js';

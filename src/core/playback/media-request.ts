@@ -70,14 +70,19 @@ export type HappyFileEventInput =
 /** Anything `downloadMedia`, `openMedia` and `serveMedia` accept. */
 export type MediaInput = SessionMessage | MediaRefInput | HappyFileEventInput;
 
-/** A checked request. */
+/** A checked request: what a {@link MediaInput} asks to play ({@link toMediaRequest}). */
 export interface MediaRequest {
   /** `media/<id>`, or (from a v1 file event) Happy's server name `sessions/<sid>/attachments/<uuid>.enc`. */
   ref: string;
+  /** The message's type, or `ref` for a bare ref. */
   kind: 'photo' | 'video' | 'file' | 'ref';
+  /** The blob format: `v1` for Happy's file event or a ref that says so, else `v2`. */
   format: 'v2' | 'v1';
+  /** MIME type of the plaintext, when the input gives it (lowercased). */
   mimeType?: string;
+  /** Display name, when the input gives it. */
   name?: string;
+  /** Plaintext size in bytes, when the input gives it (a blob of another size is refused). */
   size?: number;
 }
 
@@ -125,7 +130,9 @@ function checkMediaRef(ref: string): string {
 }
 
 /**
- * Validates `input` and reduces it to a {@link MediaRequest}.
+ * Validates `input` and reduces it to a {@link MediaRequest}: what `downloadMedia`, `openMedia` and
+ * `serveMedia` will play (its ref, kind, blob format, and the size, name and type the message gives),
+ * known before anything is fetched.
  *
  * @throws {SchemaError} `ERR_SCHEMA` for a message that does not match the protocol.
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a message that is not `photo`/`video`/`file`,

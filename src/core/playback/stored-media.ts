@@ -17,8 +17,11 @@ import {
   storedMediaForm,
 } from '../blob/manifest.js';
 import { type BlobReader, openBlobRandomAccess, type RangeSource } from '../blob/random-access.js';
-import { blobLayout, ciphertextSize } from '../blob/sizes.js';
-import { DecryptionError, InvalidArgumentError } from '../errors.js';
+import { blobLayout, ciphertextSize, plaintextSize } from '../blob/sizes.js';
+import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
+import { DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
+import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
+import type { MediaRequest } from './media-request.js';
 import { type PartedBlobStore, partedBlobStore } from './parted-store.js';
 import type { ReadableBlobStore } from './resumable-download.js';
 import {
@@ -49,6 +52,41 @@ export interface StoredMediaOptions extends StoreReadOptions {
    * with advice instead of reading the manifest's URL for every part.
    */
   fixedUrl?: boolean;
+}
+
+/**
+ * Checks the stored size against what the (authenticated) message announced, before downloading, and
+ * returns the plaintext size. Every playback path (downloadMedia, openMedia, serveMedia) uses it: a v1
+ * blob is verified whole in memory, so it is refused above Happy's cap
+ * ({@link HAPPY_MAX_ATTACHMENT_BYTES} of ciphertext, which no v1 attachment of Happy's can exceed).
+ *
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over the cap.
+ * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a length no blob of the format can have, or a
+ *   plaintext size other than the message's.
+ */
+export function expectedPlaintextSize(request: MediaRequest, ciphertextBytes: number): number {
+  let size: number;
+  if (request.format === 'v1') {
+    if (ciphertextBytes > HAPPY_MAX_ATTACHMENT_BYTES) {
+      throw new LimitError(
+        `the v1 blob ${request.ref} is ${ciphertextBytes} bytes, more than Happy's ${HAPPY_MAX_ATTACHMENT_BYTES}-byte attachment cap; a v1 blob is verified whole in memory, so none larger is opened`,
+      );
+    }
+    // A v1 blob shorter than its overhead cannot be authentic.
+    if (ciphertextBytes < LEGACY_OVERHEAD_BYTES) throw new DecryptionError();
+    size = ciphertextBytes - LEGACY_OVERHEAD_BYTES;
+  } else {
+    try {
+      size = plaintextSize(ciphertextBytes);
+    } catch {
+      // A length no ciphertext can have is a truncated or extended blob: not authentic (and which check
+      // said so is not told: no cause on an authentication failure).
+      throw new DecryptionError();
+    }
+  }
+  // The message is authenticated by its envelope; a blob of another size is not the one it describes.
+  if (request.size !== undefined && request.size !== size) throw new DecryptionError();
+  return size;
 }
 
 /**
@@ -141,20 +179,29 @@ export async function openMediaRandomAccess(
 }
 
 /**
- * The plaintext size of the media under `ref`, in one attachment or in parts (for a size check before a
- * download: the stored size, the header, and a manifest's stated size; nothing is decrypted but the
- * manifest, so the download still authenticates the size).
+ * The plaintext size of the media under `ref`, in one attachment or in parts, before anything is
+ * downloaded (for a size check: a cache budget, a disk's free space). Read from the stored size, the
+ * header and a manifest's stated size; nothing is decrypted but the manifest, so the download still
+ * authenticates the size. With `format: 'v1'` (Happy's whole-blob attachment) it is the stored size less
+ * the secretbox's overhead, refused above Happy's attachment cap as every playback path refuses it.
  *
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for an impossible length or a header of neither form.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a v1 blob over Happy's attachment cap.
  * @throws {StorageError} as the store's reads.
+ * @example
+ * ```ts
+ * const request = toMediaRequest(message);
+ * const size = request.size ?? (await storedMediaSize(store, request.ref, blobKey, { format: request.format }));
+ * ```
  */
 export async function storedMediaSize(
   store: ReadableBlobStore,
   ref: string,
   blobKey: Uint8Array,
-  options: StoredMediaOptions = {},
+  options: StoredMediaOptions & { format?: 'v2' | 'v1' } = {},
 ): Promise<number> {
   const size = await headWithRetries(store, ref, options);
+  if (options.format === 'v1') return expectedPlaintextSize({ ref, kind: 'ref', format: 'v1' }, size);
   const layout = blobLayout(size);
   if (layout === undefined) throw new DecryptionError();
   const header = await readStoreRange(store, ref, 0, BLOB_HEADER_SIZE, options);

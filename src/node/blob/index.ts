@@ -15,3 +15,4 @@ export {
   PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,
 } from './parallel-files.js';
+export { type PlaintextRange, writePlaintextRange } from './plaintext-range.js';

@@ -50,8 +50,9 @@ const JOB_CHUNKS = 256;
 const JOBS_PER_WORKER = 2;
 
 /**
- * Files at least this large go through the worker threads in the CLI (`happy-media encrypt`/`decrypt`).
- * Starting the workers costs tens of milliseconds; below this size the single-thread path is as fast.
+ * From this size on (64 MiB), {@link encryptFileParallel} and {@link decryptFileParallel} repay their
+ * workers: starting them costs tens of milliseconds, and below this size `encryptFile`/`decryptFile` (one
+ * thread) are as fast. The CLI's `encrypt`/`decrypt` choose by it.
  */
 export const PARALLEL_FILE_THRESHOLD = 64 * 1024 * 1024;
 

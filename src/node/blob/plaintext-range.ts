@@ -3,7 +3,6 @@
  * `decryptFile` (a local blob file) and `play --offset/--length` (media in any store, in parts or not)
  * check a range against the plaintext and write it.
  *
- * @internal Not exported from `happy-media/node`.
  * @module
  */
 import type { BlobReader } from '../../core/blob/random-access.js';
@@ -16,7 +15,9 @@ const RANGE_READ_BYTES = 1024 * 1024;
 
 /** A plaintext range: from `offset` (default 0), `length` bytes (default: to the end). */
 export interface PlaintextRange {
+  /** First plaintext byte (default 0). */
   offset?: number | undefined;
+  /** Number of plaintext bytes (default: to the end). */
   length?: number | undefined;
 }
 

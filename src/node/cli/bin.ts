@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { diskError, forwardSignalsToChildren } from '../internal.js';
+import { forwardSignalsToChildren } from '../index.js';
+import { diskError } from './file-errors.js';
 import { main } from './main.js';
 
 // SIGTERM, SIGINT and SIGHUP kill ffprobe/ffmpeg before the CLI dies by them (only while one runs).

@@ -5,12 +5,16 @@
  * @module
  */
 import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import type { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { mediaBlobContext, unboundBlobContext } from '../../blob.js';
 import { LimitError } from '../../errors.js';
-import { diskError, fromHex, joinBytes, PARALLEL_FILE_THRESHOLD, readFileAhead } from '../internal.js';
+import { PARALLEL_FILE_THRESHOLD } from '../index.js';
+import { diskError } from './file-errors.js';
 import { parseIntegerFlag } from './integer-flag.js';
 import { KEY_ENV_VARIABLE } from './key-source.js';
 import { UsageError } from './usage-error.js';
@@ -18,11 +22,10 @@ import { UsageError } from './usage-error.js';
 /** Parses `--context-hex` (may be empty: the empty context). @throws {UsageError} for bad hex. */
 export function parseContextHex(text: string | undefined): Uint8Array | undefined {
   if (text === undefined) return undefined;
-  try {
-    return fromHex(text, '--context-hex');
-  } catch {
+  if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) {
     throw new UsageError('expected an even-length hex string for --context-hex');
   }
+  return new Uint8Array(Buffer.from(text, 'hex'));
 }
 
 /** Blob formats the commands speak. */
@@ -127,13 +130,41 @@ export function parseBlobFormatFlags(
   return { format, context: hex ?? unboundBlobContext() };
 }
 
+/** Bytes per piece read from an input file (as `encryptFile` reads one). */
+const READ_PIECE_BYTES = 1024 * 1024;
+
 /**
- * The input as an async iterable of bytes: stdin for `-`, else the file read ahead in 1 MiB pieces (as
- * `encryptFile` reads it). A file's pieces are views into two reused buffers, valid until the next piece
- * is asked for: copy what must outlive that (the engines do).
+ * The input as an async iterable of bytes: stdin for `-`, else the file in 1 MiB pieces, each its own
+ * buffer (a stream may queue it).
+ *
+ * @throws {DiskError} `ERR_DISK` when the file cannot be read.
  */
-export function inputPieces(path: string): AsyncIterable<Uint8Array> {
-  return path === '-' ? process.stdin : readFileAhead(path);
+export async function* inputPieces(path: string): AsyncIterable<Uint8Array> {
+  if (path === '-') {
+    yield* process.stdin;
+    return;
+  }
+  try {
+    yield* createReadStream(path, { highWaterMark: READ_PIECE_BYTES });
+  } catch (cause) {
+    throw diskError('read', cause, path);
+  }
+}
+
+/**
+ * Streams `input` through `transform` (a blob stream of the Node entry) into `write`, piece by piece,
+ * waiting for each write (bounded memory); the first error of any of them ends all three.
+ *
+ * @throws what `input`, `transform` or `write` throws, as it threw it.
+ */
+export async function streamThrough(
+  input: AsyncIterable<Uint8Array>,
+  transform: Transform,
+  write: (bytes: Uint8Array) => Promise<void>,
+): Promise<void> {
+  await pipeline(input, transform, async (output: AsyncIterable<Uint8Array>) => {
+    for await (const piece of output) await write(piece);
+  });
 }
 
 /**
@@ -151,9 +182,15 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
         `the input is larger than ${maxBytes} bytes, the most a v1 blob may hold; use --format v2`,
       );
     }
-    parts.push(piece.slice()); // the pieces of a file reuse their buffers
+    parts.push(piece);
   }
-  return joinBytes(parts);
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
 }
 
 /**

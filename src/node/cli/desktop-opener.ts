@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { extname } from 'node:path';
-import { childEnvironment } from '../internal.js';
+import { childEnvironment } from '../index.js';
 
 /**
  * Extensions `play --open` opens (lower case, with the dot): pictures (not SVG: it may carry script),

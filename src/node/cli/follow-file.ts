@@ -18,7 +18,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HappyMediaError } from '../index.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../internal.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './file-errors.js';
 
 /** How often a file at its end is looked at again (ms). */
 export const FOLLOW_POLL_MS = 100;

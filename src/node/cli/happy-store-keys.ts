@@ -13,12 +13,17 @@
  * @module
  */
 
+import { timingSafeEqual } from 'node:crypto';
 import { masterBlobKey, type SessionKey, sessionBlobKey } from '../../envelope.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { type HappyClient, HappyMediaError, type HappySession, readHappyCredentialsFile } from '../index.js';
-import { equalBytes } from '../internal.js';
 import { connectWith, credentialsOrUsage, secretFileSetting } from './happy-options.js';
 import { UsageError } from './usage-error.js';
+
+/** Whether two keys are the same bytes (compared in constant time). */
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** The keys an upload into a Happy session's attachments uses. */
 export interface HappyStoreKeys {

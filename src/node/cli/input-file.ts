@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { HappyMediaError } from '../../index.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../internal.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './file-errors.js';
 
 /**
  * Opens `file` (`-`: stdin) for reading.

@@ -7,7 +7,6 @@
  * @module
  */
 import { type JsonLine, readJsonLines } from '../../index.js';
-import { joinBytes } from '../internal.js';
 
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
@@ -181,7 +180,7 @@ function parseElement(
     };
   }
   try {
-    const text = decoder.decode(parts.length === 1 ? parts[0]! : joinBytes(parts));
+    const text = decoder.decode(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     return { line: element, ok: true, value: JSON.parse(text) };
   } catch {
     // JSON.parse's message quotes the input, which may be private: it is not repeated.

@@ -6,7 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import { FormatError, LimitError } from '../../errors.js';
-import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from '../internal.js';
+import { NOT_A_REGULAR_FILE, readFailureReason, unreadableInput } from './file-errors.js';
 
 /** Default limit of {@link readInputText}: 64 MiB, far above any message Happy sends. */
 export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;

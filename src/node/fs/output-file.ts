@@ -16,7 +16,9 @@
  * device (a disk) is refused because the mistake would be unrecoverable, and `-` plus a redirection says
  * it explicitly when it is meant.
  *
- * @internal Not exported from `happy-media/node`.
+ * {@link writeFileAllOrNothing} and {@link writeAfterCompletion} are exported from `happy-media/node`, so
+ * an application's own outputs follow the same rules.
+ *
  * @module
  */
 import type { Stats } from 'node:fs';

@@ -73,10 +73,14 @@ export async function readHappyCredentialsFile(
 
 /**
  * The credentials in `text` read from a file or a pipe (`where` names it in messages), refused as
- * {@link readHappyCredentialsFile} refuses them.
+ * {@link readHappyCredentialsFile} refuses them: text that is evidently something else (a private key, a
+ * blob) is named as such, never quoted. Read at most {@link MAX_CREDENTIALS_TEXT_LENGTH} bytes for it.
  *
- * @internal The CLI's `account import` reads stdin with it; not exported from `happy-media/node`.
  * @throws {FormatError} `ERR_FORMAT` for text that holds no credentials or evidently something else.
+ * @example
+ * ```ts
+ * const credentials = credentialsFromText(pastedText, 'stdin');
+ * ```
  */
 export function credentialsFromText(text: string, where: string): HappyCredentials {
   const other = evidentlyNotASecret(text.trim());

@@ -6,5 +6,6 @@
  */
 
 export { HAPPY_MAX_PLAINTEXT_BYTES } from '../../core/happy/attachment-limit.js';
-export { readHappyCredentialsFile } from './credentials-file.js';
+export { MAX_CREDENTIALS_TEXT_LENGTH } from '../../core/happy/credentials.js';
+export { credentialsFromText, readHappyCredentialsFile } from './credentials-file.js';
 export { type SendToSessionOptions, type SendToSessionResult, sendToSession } from './send-to-session.js';

@@ -1,9 +1,9 @@
 /**
  * Checking the interface a server is asked to listen on before anything is resolved: a value shaped like
  * an IP address must be one (`256.1.1.1` is refused at once, with no DNS lookup), and anything else must
- * be a syntactically valid host name.
+ * be a syntactically valid host name. `startMediaServer` checks its `host` so; a front end checks its own
+ * setting with it before starting anything.
  *
- * @internal Not exported from `happy-media/node`.
  * @module
  */
 import { isIP } from 'node:net';

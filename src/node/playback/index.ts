@@ -9,6 +9,7 @@ import '../runtime/index.js';
 
 export type { MediaInput, MediaRefInput } from '../../core/playback/media-request.js';
 export type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
+export { type SweepLeftoversOptions, sweepLeftovers } from './leftovers.js';
 export {
   type CacheLease,
   defaultCacheDir,

@@ -20,7 +20,6 @@ import { type BlobReader, bufferRangeSource } from '../../core/blob/index.js';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { DecryptionError, StorageError } from '../../core/errors.js';
 import { decryptV1Blob } from '../../core/happy/v1-blob.js';
-import { expectedPlaintextSize } from '../../core/playback/download-media.js';
 import { mediaFileName } from '../../core/playback/media-names.js';
 import {
   assertStoreAndKey,
@@ -30,7 +29,7 @@ import {
 } from '../../core/playback/media-request.js';
 import type { ReadableBlobStore } from '../../core/playback/resumable-download.js';
 import { headWithRetries, readStoreRange } from '../../core/playback/store-reads.js';
-import { openMediaRandomAccess } from '../../core/playback/stored-media.js';
+import { expectedPlaintextSize, openMediaRandomAccess } from '../../core/playback/stored-media.js';
 import { parseRangeHeader } from '../../core/transport/range-header.js';
 import { type RetryPolicy, retryPolicy } from '../../core/transport/retry.js';
 import { isAllowedHost } from '../http/allowed-host.js';

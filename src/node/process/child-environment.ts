@@ -7,9 +7,9 @@
  * One list, in one place ({@link SECRET_ENV_VARIABLES}), plus a rule for names added later
  * ({@link isSecretVariable}): any `HAPPY_MEDIA_…` or `AWS_…` variable whose name mentions a key, token,
  * secret, password or credential (so `HAPPY_MEDIA_SECRET_FILE` and the like are covered the day they
- * appear). Every spawn in the library and the CLI takes its `env` from {@link childEnvironment}.
+ * appear). Every spawn in the library and the CLI takes its `env` from {@link childEnvironment}; an
+ * application's own spawns can too.
  *
- * @internal Not exported from `happy-media/node`.
  * @module
  */
 

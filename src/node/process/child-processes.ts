@@ -182,7 +182,8 @@ function updateSignalListeners(): void {
 }
 
 /**
- * Makes SIGTERM, SIGINT and SIGHUP kill the running children first (the CLI calls this at start). A
+ * Makes SIGTERM, SIGINT and SIGHUP kill the running ffprobe/ffmpeg children first (the CLI calls this at
+ * start; a command-line program built on `probeMedia` or `sendMedia` may too). A
  * listener is installed only while a child runs; when no other listener handles the signal, the
  * process then dies by it as it would have. Libraries embedding happy-media are not opted in: an
  * application's own signal handling is left alone (the exit hook and the sentinel still apply).

@@ -4,6 +4,7 @@
  *
  * @module
  */
+export { isMetadataStripRefusal } from '../../core/media/strip/strip-refusal.js';
 export { type SendMediaHandlerOptions, sendMediaHandler } from './media-handler.js';
 export {
   type SendBytesInput,

@@ -20,6 +20,7 @@ export {
   mediaRefId,
   type WriteOptions,
 } from '../../core/storage/blob-store.js';
+export { checkListenHost } from '../http/listen-host.js';
 export { HttpBlobStore, type HttpBlobStoreOptions } from './http-store.js';
 export { defaultBlobDir, LocalBlobStore, type LocalBlobStoreOptions } from './local-store.js';
 export {

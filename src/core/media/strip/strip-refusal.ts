@@ -16,7 +16,15 @@ export function metadataStripRefusal<E extends object>(error: E): E {
   return error;
 }
 
-/** True for an error the metadata strip refused a file with, which `keepMetadata: true` avoids. */
+/**
+ * True for an error the metadata strip refused a file with, which `keepMetadata: true` avoids (an app can
+ * then offer to send the file with its metadata).
+ *
+ * @example
+ * ```ts
+ * try { await sendMedia(input, options); } catch (error) { if (isMetadataStripRefusal(error)) askToKeepMetadata(); }
+ * ```
+ */
 export function isMetadataStripRefusal(error: unknown): boolean {
   return typeof error === 'object' && error !== null && refusals.has(error);
 }

@@ -22,8 +22,12 @@ import type { Command } from 'commander';
 import { toBase64 } from '../../../envelope.js';
 import { DiskError } from '../../../errors.js';
 import { createAccountSecret, formatAccountSecret } from '../../../happy.js';
-import { type HappyCredentials, readHappyCredentialsFile } from '../../index.js';
-import { credentialsFromText, MAX_CREDENTIALS_TEXT_LENGTH } from '../../internal.js';
+import {
+  credentialsFromText,
+  type HappyCredentials,
+  MAX_CREDENTIALS_TEXT_LENGTH,
+  readHappyCredentialsFile,
+} from '../../index.js';
 import {
   addHappyOptions,
   connectWith,

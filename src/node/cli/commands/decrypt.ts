@@ -8,8 +8,14 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../../../happy.js';
-import { decryptFile, decryptFileParallel, decryptV1Blob } from '../../index.js';
-import { BlobDecryptor, engineToFile, writeAfterCompletion, writeFileAllOrNothing } from '../../internal.js';
+import {
+  createNodeDecryptStream,
+  decryptFile,
+  decryptFileParallel,
+  decryptV1Blob,
+  writeAfterCompletion,
+  writeFileAllOrNothing,
+} from '../../index.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
@@ -17,6 +23,7 @@ import {
   inputPieces,
   parseBlobFormatFlags,
   readWholeInput,
+  streamThrough,
   writeStdout,
 } from '../blob-command.js';
 import { optionalIntegerFlag } from '../integer-flag.js';
@@ -62,7 +69,14 @@ async function decryptToFile(
     await decryptFileParallel(inPath, outPath, key, { ...options, threads });
     return;
   }
-  await engineToFile(inputPieces(inPath), new BlobDecryptor(key, options), outPath);
+  if (inPath !== '-') {
+    await decryptFile(inPath, outPath, key, options);
+    return;
+  }
+  // stdin → file: verified as it arrives into a temp file, which becomes OUT only when all of it verified.
+  await writeFileAllOrNothing(outPath, (out) =>
+    streamThrough(inputPieces(inPath), createNodeDecryptStream(key, options), (bytes) => out.write(bytes)),
+  );
 }
 
 /** Registers `decrypt` on the program. */

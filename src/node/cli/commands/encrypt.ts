@@ -11,16 +11,13 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { V1_BLOB_MAX_PLAINTEXT_BYTES } from '../../../happy.js';
-import { encryptFileParallel, encryptV1Blob } from '../../index.js';
 import {
-  BlobEncryptor,
-  diskError,
-  engineToFile,
-  NOT_A_REGULAR_FILE,
-  pumpEngine,
-  unreadableInput,
+  createNodeEncryptStream,
+  encryptFile,
+  encryptFileParallel,
+  encryptV1Blob,
   writeFileAllOrNothing,
-} from '../../internal.js';
+} from '../../index.js';
 import {
   addBlobOptions,
   type BlobCommandFlags,
@@ -28,8 +25,10 @@ import {
   inputPieces,
   parseBlobFormatFlags,
   readWholeInput,
+  streamThrough,
   writeStdout,
 } from '../blob-command.js';
+import { diskError, NOT_A_REGULAR_FILE, unreadableInput } from '../file-errors.js';
 import { optionalIntegerFlag } from '../integer-flag.js';
 import { resolveKey } from '../key-source.js';
 import { runAction } from '../run-action.js';
@@ -100,12 +99,22 @@ export function registerEncrypt(program: Command): void {
           await encryptFileParallel(inPath, outPath, key, { threads, context: blob.context });
           return;
         }
-        const encryptor = new BlobEncryptor(key, {
+        const options = {
           context: blob.context,
           ...(limit === undefined ? {} : { maxPlaintextBytes: limit }),
-        });
-        if (outPath === '-') await pumpEngine(inputPieces(inPath), encryptor, writeStdout);
-        else await engineToFile(inputPieces(inPath), encryptor, outPath);
+        };
+        if (outPath === '-') {
+          await streamThrough(inputPieces(inPath), createNodeEncryptStream(key, options), writeStdout);
+        } else if (inPath === '-') {
+          // stdin → file: sealed as it arrives into a temp file, which becomes OUT only when complete.
+          await writeFileAllOrNothing(outPath, (out) =>
+            streamThrough(inputPieces(inPath), createNodeEncryptStream(key, options), (bytes) =>
+              out.write(bytes),
+            ),
+          );
+        } else {
+          await encryptFile(inPath, outPath, key, options);
+        }
       }),
     );
 }

@@ -16,7 +16,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { DecryptionError, LimitError } from '../../../errors.js';
 import { parseHappyFileEvent } from '../../../happy.js';
-import { openMediaRandomAccess } from '../../../index.js';
+import { openMediaRandomAccess, storedMediaSize, toMediaRequest } from '../../../index.js';
 import type { BlobStore } from '../../../storage.js';
 import {
   defaultCacheDir,
@@ -25,16 +25,9 @@ import {
   type MediaRefInput,
   openMedia,
   serveMedia,
-} from '../../index.js';
-import {
-  checkedTimeoutMs,
-  DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
-  expectedPlaintextSize,
-  storedMediaSize,
-  toMediaRequest,
   writeAfterCompletion,
   writePlaintextRange,
-} from '../../internal.js';
+} from '../../index.js';
 import { writeStdout } from '../blob-command.js';
 import { openOnDesktop } from '../desktop-opener.js';
 import {
@@ -54,6 +47,15 @@ import { UsageError } from '../usage-error.js';
 
 /** Default cache budget of the CLI (bytes). */
 const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
+
+/**
+ * The idle timeout `--idle-timeout` names in its help: 30 s without a new chunk, the downloads' own
+ * default (the flag is passed on only when given).
+ */
+export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
+
+/** The longest a timer can wait (2^31 − 1 ms, about 24.8 days): longer timeouts are clamped to it. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 /** A message file is small JSON; anything bigger is not one. */
 const MAX_MESSAGE_FILE_BYTES = 1024 * 1024;
 
@@ -247,10 +249,8 @@ function parseDeadlines(flags: PlayFlags): { deadlineMs?: number; idleTimeoutMs?
   const deadlineMs = optionalIntegerFlag(flags.timeout, '--timeout');
   const idleTimeoutMs = optionalIntegerFlag(flags.idleTimeout, '--idle-timeout', { min: 1 });
   return {
-    ...(deadlineMs === undefined ? {} : { deadlineMs: checkedTimeoutMs(deadlineMs, '--timeout') }),
-    ...(idleTimeoutMs === undefined
-      ? {}
-      : { idleTimeoutMs: checkedTimeoutMs(idleTimeoutMs, '--idle-timeout') }),
+    ...(deadlineMs === undefined ? {} : { deadlineMs: Math.min(deadlineMs, MAX_TIMER_DELAY_MS) }),
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs: Math.min(idleTimeoutMs, MAX_TIMER_DELAY_MS) }),
   };
 }
 
@@ -273,10 +273,7 @@ async function withKnownSize(
   let sized = input;
   if (size === undefined) {
     try {
-      size =
-        request.format === 'v1'
-          ? expectedPlaintextSize(request, (await store.head(request.ref)).size)
-          : await storedMediaSize(store, request.ref, blobKey, { retries: 0 });
+      size = await storedMediaSize(store, request.ref, blobKey, { format: request.format, retries: 0 });
     } catch {
       return input;
     }

@@ -13,8 +13,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { sessionKey } from '../../../envelope.js';
-import { defaultBlobDir, HappyMediaError, type SendProgress, sendMedia, sendToSession } from '../../index.js';
-import { isMetadataStripRefusal } from '../../internal.js';
+import {
+  defaultBlobDir,
+  HappyMediaError,
+  isMetadataStripRefusal,
+  type SendProgress,
+  sendMedia,
+  sendToSession,
+} from '../../index.js';
 import { importOptional } from '../../optional-dependency.js';
 import {
   addHappyOptions,

@@ -9,8 +9,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../../errors.js';
-import { defaultBlobDir, LocalBlobStore, openStore, S3BlobStore, startMediaServer } from '../../index.js';
-import { checkBearerToken, checkListenHost, DEFAULT_MAX_UPLOAD_BYTES } from '../../internal.js';
+import { checkBearerToken } from '../../../storage.js';
+import {
+  checkListenHost,
+  defaultBlobDir,
+  LocalBlobStore,
+  openStore,
+  S3BlobStore,
+  startMediaServer,
+} from '../../index.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { runAction } from '../run-action.js';
 import { UsageError } from '../usage-error.js';
@@ -56,6 +63,9 @@ export function storeOf<T>(open: () => T, flag: string): T {
 
 /** Default port of `happy-media serve`. */
 export const DEFAULT_SERVE_PORT = 8787;
+
+/** The upload limit `--max-upload-bytes` names in its help: 4 GiB, `startMediaServer`'s own default. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 4 * 1024 ** 3;
 
 /**
  * Reads a token from `--token-file`, `--token` or `HAPPY_MEDIA_TOKEN` (undefined when none is set).

@@ -10,10 +10,15 @@
 import type { Command } from 'commander';
 import { StreamError } from '../../../errors.js';
 import { createStreamValidator, readJsonLines, STREAM_RULES, type StreamViolation } from '../../../index.js';
-import { DEFAULT_MAX_LINE_BYTES, DEFAULT_TIME_TOLERANCE_MS } from '../../internal.js';
 import { openInput } from '../input-file.js';
 import { parseIntegerFlag } from '../integer-flag.js';
 import { runAction } from '../run-action.js';
+
+/** `--time-tolerance-ms` unless given: one minute of clock skew (the validator's own default). */
+export const DEFAULT_TIME_TOLERANCE_MS = 60_000;
+
+/** `--max-line-bytes` unless given: 8 MiB (`readJsonLines`' own default; a message's media live by ref). */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 interface ValidateOptions {
   json?: boolean;
