@@ -111,6 +111,29 @@ describe('import boundaries', () => {
     expect(strays).toEqual([]);
   });
 
+  it('src/node/demo imports the library only through its public entries, but for the two named deep imports', () => {
+    // Not public yet: a sign-in that hands out the bearer token (the demo's throwaway account gives its
+    // token to the tests), and the bytes a send reads from a file once its metadata is stripped (the
+    // demo's expected hash of what plays back).
+    const deep = [
+      'src/node/demo/happy-account.ts → ../../core/happy/happy-api.js',
+      'src/node/demo/happy-account.ts → ../../core/happy/index.js',
+      'src/node/demo/happy-account.ts → ../../core/happy/sign-in.js',
+      'src/node/demo/step-samples.ts → ../send/file-plaintext.js',
+    ];
+    const files = tsFiles('src/node/demo');
+    expect(files.length).toBeGreaterThan(3);
+    const strays: string[] = [];
+    for (const file of files) {
+      for (const specifier of relativeImports(readFileSync(join(ROOT, file), 'utf8'))) {
+        const path = target(file, specifier);
+        if (path.startsWith('src/node/demo/') || ENTRIES.includes(path)) continue;
+        strays.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(strays).toEqual(deep);
+  });
+
   it('bench imports the library only by the package names, and nothing outside bench/ by path', () => {
     const files = tsFiles('bench').filter((file) => !file.startsWith('bench/dist/'));
     expect(files.length).toBeGreaterThan(3);

@@ -15,7 +15,7 @@ import {
   toolCallStart,
   turnEnd,
   turnStart,
-} from '../../core/protocol/index.js';
+} from '../../index.js';
 import type { DemoItem, DemoTurn } from './demo-state.js';
 
 /** A fresh turn id and tool-call id for the agent's turn. */

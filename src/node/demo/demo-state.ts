@@ -4,10 +4,8 @@
  *
  * @module
  */
-import type { SessionKey } from '../../core/envelope/index.js';
-import type { SessionMessage } from '../../core/protocol/index.js';
-import type { MediaProbe } from '../media/index.js';
-import type { HttpBlobStore, LocalBlobStore } from '../storage/index.js';
+import type { SessionKey } from '../../envelope.js';
+import type { HttpBlobStore, LocalBlobStore, MediaProbe, SessionMessage } from '../index.js';
 
 /** One sample as it goes through the pipeline; later steps fill in what earlier ones learnt. */
 export interface DemoItem {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { MediaProbe } from '../media/index.js';
+import type { MediaProbe } from '../index.js';
 
 /** `bytes` as `605 B` or `31.7 KiB`: short enough for one aligned line per sample. */
 export function kib(bytes: number): string {

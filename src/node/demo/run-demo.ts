@@ -12,8 +12,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toBase64 } from '../../core/bytes.js';
-import { InternalError } from '../../core/errors.js';
+import { toBase64 } from '../../envelope.js';
+import { InternalError } from '../../errors.js';
 import { conversationHead, createDemoTurn } from './conversation.js';
 import type { DemoFiles, DemoItem, DemoKeys } from './demo-state.js';
 import { DemoRecorder, type DemoReport } from './report.js';

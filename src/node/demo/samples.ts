@@ -9,12 +9,17 @@ import { execFile } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FfprobeStream } from '../media/ffmpeg.js';
-import { loadSharp } from '../media/lazy-deps.js';
-import { childEnvironment } from '../process/child-environment.js';
+import { childEnvironment } from '../index.js';
+import { importOptional } from '../optional-dependency.js';
 import { minimalPdf } from './pdf.js';
 
 const execFileAsync = promisify(execFile);
+
+/** What the demo reads of ffprobe's first stream: the rotation a video is displayed with. */
+interface FfprobeStream {
+  tags?: Record<string, string>;
+  side_data_list?: { side_data_type?: string; rotation?: number }[];
+}
 
 /** Width and height of the demo photo, and of the video as encoded (before rotation). */
 export const DEMO_PHOTO_SIZE = { width: 1200, height: 900 } as const;
@@ -50,7 +55,7 @@ async function makePhoto(path: string): Promise<void> {
   <circle cx="${width * 0.72}" cy="${height * 0.35}" r="${height * 0.12}" fill="#fefcbf"/>
   <text x="40" y="${height - 40}" font-family="sans-serif" font-size="48" fill="#fff">happy-media demo</text>
 </svg>`;
-  const sharp = await loadSharp();
+  const sharp = (await importOptional('sharp', 'making the demo photo', () => import('sharp'))).default;
   await sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toFile(path);
 }
 

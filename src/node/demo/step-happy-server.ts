@@ -8,16 +8,21 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { HappyFileEvent, HappySessionRecord } from '../../core/happy/index.js';
-import { decryptV1Blob } from '../../core/happy/v1-blob.js';
-import { type MediaMessage, turnEnd, turnStart, validateStream } from '../../core/protocol/index.js';
-import { sendToSession } from '../happy/index.js';
-import { openMedia } from '../playback/index.js';
-import { sha256File } from '../playback/media-cache.js';
+import {
+  decryptV1Blob,
+  type HappyFileEvent,
+  type HappySessionRecord,
+  type MediaMessage,
+  openMedia,
+  sendToSession,
+  turnEnd,
+  turnStart,
+  validateStream,
+} from '../index.js';
 import type { DemoItem, DemoTurn } from './demo-state.js';
 import { kib } from './describe.js';
 import { createHappyAccount, type HappyAccount } from './happy-account.js';
-import { readAll } from './read-all.js';
+import { readAll, sha256File } from './read-all.js';
 import type { DemoRecorder, StepHandle } from './report.js';
 
 /** A running Happy server to send through (a throwaway account is made on it). */

@@ -4,8 +4,9 @@
  *
  * @module
  */
+
+import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { randomBytes } from '../../core/bytes.js';
 import {
   boxDataKey,
   contentKeyPair,
@@ -14,14 +15,14 @@ import {
   masterBlobKey,
   openDataKeyBundle,
   sessionBlobKey,
-} from '../../core/envelope/index.js';
+} from '../../envelope.js';
 import type { DemoKeys } from './demo-state.js';
 import type { DemoRecorder } from './report.js';
 
 /** Derives a fresh session's keys and checks the tree holds together; `undefined` when the step failed. */
 export async function deriveKeys(rec: DemoRecorder): Promise<DemoKeys | undefined> {
   return rec.step('Keys from the key tree', async (s) => {
-    const master = randomBytes(32);
+    const master = new Uint8Array(randomBytes(32));
     const account = contentKeyPair(master);
     const sessionDataKey = createDataKey();
     const bundle = boxDataKey(sessionDataKey, account.publicKey);

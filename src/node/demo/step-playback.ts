@@ -7,9 +7,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { openMedia } from '../playback/index.js';
-import { sha256File } from '../playback/media-cache.js';
+import { openMedia } from '../index.js';
 import type { DemoItem, DemoKeys, DemoStores } from './demo-state.js';
+import { sha256File } from './read-all.js';
 import type { DemoRecorder } from './report.js';
 
 /**

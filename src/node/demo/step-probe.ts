@@ -5,7 +5,7 @@
  * @module
  */
 import { basename } from 'node:path';
-import { probeMedia } from '../media/index.js';
+import { probeMedia } from '../index.js';
 import type { DemoItem } from './demo-state.js';
 import { describeProbe } from './describe.js';
 import type { DemoRecorder } from './report.js';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ffmpegAvailability } from '../media/index.js';
+import { ffmpegAvailability } from '../index.js';
 import { sentFilePlaintext } from '../send/file-plaintext.js';
 import type { DemoItem } from './demo-state.js';
 import { kib } from './describe.js';

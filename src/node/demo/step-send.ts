@@ -6,8 +6,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ciphertextSize } from '../../core/blob/index.js';
-import { sendMedia } from '../send/index.js';
+import { ciphertextSize } from '../../blob.js';
+import { sendMedia } from '../index.js';
 import type { DemoItem, DemoKeys, DemoStores, DemoTurn } from './demo-state.js';
 import { kib } from './describe.js';
 import { readAll } from './read-all.js';

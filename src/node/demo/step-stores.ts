@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { HttpBlobStore, LocalBlobStore, startMediaServer } from '../storage/index.js';
+import { HttpBlobStore, LocalBlobStore, startMediaServer } from '../index.js';
 import type { DemoFiles, DemoStores } from './demo-state.js';
 import type { DemoRecorder } from './report.js';
 

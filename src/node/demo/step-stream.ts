@@ -6,8 +6,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { openMessage, sealMessage } from '../../core/envelope/index.js';
-import { type SessionMessage, validateStream } from '../../core/protocol/index.js';
+import { openMessage, sealMessage } from '../../envelope.js';
+import { type SessionMessage, validateStream } from '../../index.js';
 import { conversationTail } from './conversation.js';
 import type { DemoFiles, DemoItem, DemoKeys, DemoTurn } from './demo-state.js';
 import type { DemoRecorder } from './report.js';
