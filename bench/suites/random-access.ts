@@ -1,6 +1,7 @@
 /**
  * Random access: 1 MiB reads at random offsets of an encrypted blob file (1 GiB; quick: 64 MiB) through
- * `openBlobRandomAccess(fileRangeSource)`, beside reading the same ranges from the plaintext file.
+ * `openBlobRandomAccess(fileRangeSource)` (`read`, a fresh array per read, and `readInto` one array, as
+ * the plain reference reads into one buffer), beside reading the same ranges from the plaintext file.
  *
  * @module
  */
@@ -54,7 +55,15 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     const inMemory = await openBlobRandomAccess(bufferRangeSource(await readFile(encPath)), key, {
       context: unboundBlobContext(),
     });
-    const [oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs] = await timeInterleaved(
+    // A player's reads into one array of its own, as the plain reference reads into one buffer.
+    const into = new Uint8Array(MiB);
+    for (const offset of offsets.slice(0, 4)) {
+      await reader.readInto(offset, into);
+      if (!Buffer.from(into.buffer, into.byteOffset, into.length).equals(await readPlain(offset))) {
+        throw new Error(`random-access readInto at ${offset} differs from the plaintext`);
+      }
+    }
+    const [oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs] = await timeInterleaved(
       [
         async () => {
           for (const o of offsets) await reader.read(o, MiB);
@@ -67,10 +76,13 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         async () => {
           for (const o of offsets) await inMemory.read(o, MiB);
         },
+        async () => {
+          for (const o of offsets) await reader.readInto(o, into);
+        },
       ],
       plan,
     );
-    recordReads(rec, { reads, size }, { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs });
+    recordReads(rec, { reads, size }, { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs });
   } finally {
     await plain.close();
     await (source as { close?: () => Promise<void> }).close?.();
@@ -113,9 +125,12 @@ function decryptionFloors(buf: Buffer, rounds: number): { perChunk: () => void; 
 function recordReads(
   rec: SuiteRecorder,
   { reads, size }: { reads: number; size: number },
-  times: Record<'oursMs' | 'refMs' | 'perChunkMs' | 'oneCipherMs' | 'inMemoryMs', number[] | undefined>,
+  times: Record<
+    'oursMs' | 'refMs' | 'perChunkMs' | 'oneCipherMs' | 'inMemoryMs' | 'intoMs',
+    number[] | undefined
+  >,
 ): void {
-  const { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs } = times;
+  const { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs } = times;
   const bytes = reads * MiB;
   const ours = rec.add({
     id: 'random-access.read',
@@ -154,7 +169,16 @@ function recordReads(
     'node:crypto decrypt of 65 chunks per MiB, in memory (the format floor)',
     perChunkMs,
   );
+  const intoOne = rec.add({
+    id: 'random-access.read-into',
+    suite: 'random-access',
+    label: `${reads}× 1 MiB random readInto one array of ${formatBytes(size)} blob`,
+    unit: 'MB/s',
+    summary: summarize(intoMs!.map((ms) => megabytesPerSecond(bytes, ms))),
+  });
   rec.compare(ours, perChunk);
+  rec.compare(intoOne, perChunk);
+  rec.compare(intoOne, ref);
   rec.compare(memory, perChunk);
   rec.compare(
     ours,

@@ -59,6 +59,12 @@ const LATER_WINDOW_CHUNKS = BLOB_BATCH_CHUNKS;
  */
 const KEPT_READ_ARRAYS = 3;
 
+/**
+ * The largest plaintext array a reader keeps for `readInto` (8 MiB): a player's reads are a megabyte or
+ * so; a bigger range gets an array of its own, dropped after the call.
+ */
+const MAX_KEPT_PLAINTEXT = 8 * 1024 * 1024;
+
 /** Reads byte ranges of a ciphertext: a buffer, a file handle, an HTTP Range reader, a storage ref. */
 export interface RangeSource {
   /** Total ciphertext length in bytes. */
@@ -96,6 +102,23 @@ export interface BlobReader {
    * @throws {AbortedError} when `signal` is aborted.
    */
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * {@link BlobReader.read} into the caller's array: decrypts the `out.length` plaintext bytes at `offset`
+   * (fewer at the end of the plaintext) into `out` and resolves with how many. For a caller that reads on
+   * into the same array (a player's buffer), no array is made per read: the reader decrypts into one it
+   * keeps (verified plaintext of this blob only, wiped on failure) and copies the range out; `out` is
+   * written only once every chunk of the range verified, and left as it was on failure.
+   *
+   * @throws {InvalidArgumentError} when `out` is not a `Uint8Array` or `offset` is not inside `[0, plaintextSize]`.
+   * @throws {DecryptionError} when a chunk does not verify or the source returns short data.
+   * @throws {AbortedError} when `signal` is aborted.
+   * @example
+   * ```ts
+   * const buffer = new Uint8Array(1 << 20);
+   * for (let at = 0; at < reader.plaintextSize; ) at += await reader.readInto(at, buffer);
+   * ```
+   */
+  readInto(offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number>;
   /**
    * The plaintext bytes `[offset, offset + length)` in order, as each chunk verifies: a player's response
    * can start after the first chunk of a range arrived, instead of after the whole range was read. Reads
@@ -233,6 +256,9 @@ class RangeReader implements BlobReader {
   #ahead: SealedLoad | undefined;
   /** The arrays a source with `readInto` reads windows into, reused from read to read. */
   readonly #arrays = new ReadArrays();
+  /** The plaintext array `readInto` decrypts into, kept from call to call (one call uses it at a time). */
+  #kept: Uint8Array | undefined;
+  #keptInUse = false;
 
   constructor(blob: OpenBlobParts, plaintextSize: number) {
     this.#blob = blob;
@@ -250,6 +276,46 @@ class RangeReader implements BlobReader {
 
   async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     assertRange(offset, length, this.plaintextSize);
+    return await this.#decrypt(offset, length, signal, (size) => getRuntime().alloc.output(size));
+  }
+
+  async readInto(offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number> {
+    assertBytes(out, 'out');
+    assertRange(offset, 0, this.plaintextSize);
+    const length = Math.min(out.length, this.plaintextSize - offset);
+    if (this.#keptInUse) {
+      // Another readInto of this reader is running: this one gets an array of its own.
+      const plain = await this.read(offset, length, signal);
+      out.set(plain);
+      return length;
+    }
+    this.#keptInUse = true;
+    try {
+      const plain = await this.#decrypt(offset, length, signal, (size) => this.#keptArray(size));
+      out.set(plain);
+      return length;
+    } finally {
+      this.#keptInUse = false;
+    }
+  }
+
+  /** The kept array, grown to `size` when needed (a range over {@link MAX_KEPT_PLAINTEXT} gets its own). */
+  #keptArray(size: number): Uint8Array {
+    if (size > MAX_KEPT_PLAINTEXT) return getRuntime().alloc.output(size);
+    if (this.#kept === undefined || this.#kept.length < size) this.#kept = getRuntime().alloc.output(size);
+    return this.#kept.subarray(0, size);
+  }
+
+  /**
+   * The plaintext `[offset, offset + length)` (a checked range), decrypted into an array from `allocate`
+   * (given the covering chunks' plaintext size), as a view of it.
+   */
+  async #decrypt(
+    offset: number,
+    length: number,
+    signal: AbortSignal | undefined,
+    allocate: (size: number) => Uint8Array,
+  ): Promise<Uint8Array> {
     const ahead = this.#ahead;
     this.#ahead = undefined;
     if (length === 0) {
@@ -265,14 +331,14 @@ class RangeReader implements BlobReader {
       return finalPlain.slice(from, from + length);
     }
     if (source.readInto === undefined) {
-      plain = await this.#readSpans(range, signal);
+      plain = await this.#readSpans(range, signal, allocate);
     } else {
       let load = ahead;
       if (!load?.serves(range)) {
         load?.abandon();
         load = new SealedLoad(source, range, this.#arrays, signal);
       }
-      plain = await this.#openWindows(load, range, signal);
+      plain = await this.#openWindows(load, range, signal, allocate);
       const sequential = offset === this.#lastEnd;
       this.#lastEnd = offset + length;
       if (sequential) this.#readAhead(offset + length, length);
@@ -292,6 +358,7 @@ class RangeReader implements BlobReader {
     load: SealedLoad,
     range: Covering,
     signal: AbortSignal | undefined,
+    allocate: (size: number) => Uint8Array,
   ): Promise<Uint8Array> {
     const { cipher, finalIndex, finalPlain } = this.#blob;
     let out: Uint8Array | undefined;
@@ -302,9 +369,7 @@ class RangeReader implements BlobReader {
         if (signal?.aborted) throw new AbortedError();
         const end = Math.min(range.count, window.end);
         // Every byte of it is written below (the runtime's output arrays may be uninitialised).
-        out ??= getRuntime().alloc.output(
-          range.count * BLOB_CHUNK_SIZE + (range.last === finalIndex ? finalPlain.length : 0),
-        );
+        out ??= allocate(range.count * BLOB_CHUNK_SIZE + (range.last === finalIndex ? finalPlain.length : 0));
         await cipher.openInto(
           range.first + window.start,
           sealedChunks(sealed.subarray(0, (end - window.start) * BLOB_SEALED_CHUNK_SIZE)),
@@ -329,11 +394,15 @@ class RangeReader implements BlobReader {
    * Decrypts the chunks of `range` from a source that only `read`s into one array of their plaintext: one
    * source read per span (not per batch), the next span read while this one is decrypted.
    */
-  async #readSpans(range: Covering, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  async #readSpans(
+    range: Covering,
+    signal: AbortSignal | undefined,
+    allocate: (size: number) => Uint8Array,
+  ): Promise<Uint8Array> {
     const { source, cipher, finalIndex, finalPlain } = this.#blob;
     const finalPart = range.last === finalIndex ? finalPlain.length : 0;
     // Every byte of it is written below (the runtime's output arrays may be uninitialised).
-    const out = getRuntime().alloc.output(range.count * BLOB_CHUNK_SIZE + finalPart);
+    const out = allocate(range.count * BLOB_CHUNK_SIZE + finalPart);
     const lastRead = range.first + range.count - 1;
     const readSpan = (start: number) =>
       readExactly(

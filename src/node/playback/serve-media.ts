@@ -83,6 +83,11 @@ async function openReader(
     return {
       plaintextSize: plain.length,
       read: (offset, length, signal) => source.read(offset, length, signal),
+      async readInto(offset, out, signal) {
+        const plainRange = await source.read(offset, Math.min(out.length, plain.length - offset), signal);
+        out.set(plainRange);
+        return plainRange.length;
+      },
       // The whole v1 blob is already verified and in memory: one piece.
       async *stream(offset, length, signal) {
         if (length > 0) yield await source.read(offset, length, signal);
