@@ -29,6 +29,14 @@ export interface DecryptFileOptions extends BlobOptions {
 }
 
 /**
+ * The write-behind of a file job: a push of one read-ahead piece (1 MiB) makes about 1 MiB of output,
+ * four 256 KiB batches. All four are written at once (positioned writes in the thread pool) while the
+ * next piece is sealed or opened, and the ring holds two pieces' output and the batch being filled, so
+ * the cipher goes on while a piece's output is still being written (docs/blob-format.md, "Single thread").
+ */
+const FILE_WRITE_BEHIND = { buffers: 9, writes: 4 };
+
+/**
  * Pushes `input` (a file read ahead, or the CLI's stdin) through `engine` into the all-or-nothing file
  * `outPath`, with the disk working beside the engine: the next piece is read while this one is sealed or
  * opened (`read-ahead.ts`; the engines copy what they keep of a piece, so its buffer can be reused) and
@@ -44,7 +52,7 @@ export function engineToFile(
   outPath: string,
 ): Promise<void> {
   return writeFileAllOrNothing(outPath, async (out: AtomicFileWriter) => {
-    const behind = new WriteBehind((parts) => out.writeParts(parts));
+    const behind = new WriteBehind((parts) => out.writeParts(parts), FILE_WRITE_BEHIND);
     try {
       await pumpEngine(input, engine, (bytes) => behind.add(bytes));
       await behind.flush();

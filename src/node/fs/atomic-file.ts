@@ -17,6 +17,13 @@ import { recordPending } from './pending-record.js';
 import { PRIVATE_FILE_MODE } from './private-dir.js';
 import { MAX_WRITE_CALL_BYTES } from './write-size.js';
 
+/**
+ * Bytes written between two early writebacks of a file that is fsynced at its commit (see
+ * {@link AtomicFileWriter.writeParts}): large enough that the flushes stay few, small enough that the
+ * commit's own fsync finds little left to write.
+ */
+export const WRITEBACK_EVERY_BYTES = 32 * 1024 * 1024;
+
 /** Options of {@link AtomicFileWriter.create}. */
 export interface AtomicFileOptions {
   /** Readable part of the temp name, e.g. the destination's base name (default `happy-media`). */
@@ -48,6 +55,14 @@ export class AtomicFileWriter {
   readonly #unrecord: () => Promise<void>;
   #open = true;
   #written = 0;
+  /** Where the next bytes passed go (ahead of {@link bytesWritten} while writes run). */
+  #end = 0;
+  /** Bytes written when the last early writeback started. */
+  #writebackMark = 0;
+  /** The early writeback running, if any (it never rejects: a failure is kept for the commit). */
+  #writeback: Promise<void> | undefined;
+  #writebackFailed = false;
+  #writebackFailure: unknown;
 
   private constructor(handle: FileHandle, partialPath: string, sync: boolean, unrecord: () => Promise<void>) {
     this.#handle = handle;
@@ -103,10 +118,23 @@ export class AtomicFileWriter {
    * each, instead of one call per part (and never one huge call: see `write-size.ts`). The arrays must
    * not change until the promise settles.
    *
+   * The bytes take their place in the file when this is called (positioned writes after everything
+   * passed before), so several calls may run at once and finish in any order: a caller can keep the
+   * thread pool writing while its own thread is busy. Any failure fails the file (it is never committed
+   * with a hole: the caller aborts it).
+   *
+   * A file fsynced at its commit is also written back early, every {@link WRITEBACK_EVERY_BYTES} (an
+   * `fdatasync` in the thread pool while the writing goes on): otherwise the page cache holds the whole
+   * file until the commit, whose fsync then waits for all of it while nothing else runs. A failed early
+   * writeback fails the commit (the kernel reports a writeback error once per descriptor, so the commit's
+   * own fsync could not be trusted to see it again).
+   *
    * @throws {DiskError} `ERR_DISK` on a write failure (disk full, I/O error).
    */
   async writeParts(parts: readonly Uint8Array[]): Promise<void> {
     let left = parts.filter((part) => part.length > 0);
+    let position = this.#end;
+    for (const part of left) this.#end += part.length;
     try {
       while (left.length > 0) {
         // The next call's parts: up to MAX_WRITE_CALL_BYTES, the last one cut as a view.
@@ -118,8 +146,11 @@ export class AtomicFileWriter {
           room -= Math.min(room, part.length);
         }
         // Short writes are possible: drop what was written and go on with the rest.
-        let { bytesWritten } = await this.#handle.writev(call);
+        let { bytesWritten } = await this.#handle.writev(call, position);
         this.#written += bytesWritten;
+        position += bytesWritten;
+        if (this.#sync && this.#written - this.#writebackMark >= WRITEBACK_EVERY_BYTES)
+          this.#startWriteback();
         while (left.length > 0 && bytesWritten >= (left[0] as Uint8Array).length) {
           bytesWritten -= (left[0] as Uint8Array).length;
           left = left.slice(1);
@@ -131,6 +162,24 @@ export class AtomicFileWriter {
     }
   }
 
+  /** Starts an `fdatasync` of what is written so far, unless one is running. */
+  #startWriteback(): void {
+    if (this.#writeback !== undefined || !this.#open) return;
+    this.#writebackMark = this.#written;
+    this.#writeback = this.#handle.datasync().then(
+      () => {
+        this.#writeback = undefined;
+      },
+      (cause: unknown) => {
+        this.#writeback = undefined;
+        if (!this.#writebackFailed) {
+          this.#writebackFailed = true;
+          this.#writebackFailure = cause;
+        }
+      },
+    );
+  }
+
   /**
    * Flushes to stable storage, closes, and renames to `finalPath` (same directory or file system).
    *
@@ -138,6 +187,8 @@ export class AtomicFileWriter {
    */
   async commit(finalPath: string): Promise<void> {
     try {
+      await this.#writeback;
+      if (this.#writebackFailed) throw this.#writebackFailure;
       if (this.#sync) await this.#handle.sync();
       this.#open = false;
       await this.#handle.close();
@@ -154,6 +205,8 @@ export class AtomicFileWriter {
   async abort(): Promise<void> {
     if (this.#open) {
       this.#open = false;
+      // Never close the descriptor under an fdatasync still running in the thread pool.
+      await this.#writeback;
       await this.#handle.close().catch(() => undefined);
     }
     await unlink(this.#partialPath).catch(() => undefined);

@@ -1,15 +1,15 @@
 /**
- * Write-behind for a sequential file writer: pieces are copied into one of two buffers of its own, and a
- * full buffer goes to disk in one call while the caller fills the other. At most one write is in flight,
- * so the order on disk is the order of the pieces, and memory is the two buffers, whatever the size of
- * the file.
+ * Write-behind for a sequential file writer: pieces are copied into a ring of buffers of its own (two by
+ * default), and a full buffer goes to disk in one call while the caller fills the next. The batches are
+ * handed to the writer in order (one at a time by default; a writer that places each batch when called
+ * may take several at once), and memory is the ring, whatever the size of the file.
  *
  * Why: decrypting and writing in turn (decrypt a piece, await its write, decrypt the next) leaves the
  * main thread idle during every write and the disk idle during every decryption; a download to a file
  * then costs the sum of both instead of the larger. Small pieces also cost a system call each. And why
  * copy rather than queue the caller's pieces: a piece that waits for a write outlives the garbage
  * collector's young generation, and a download's megabytes of such pieces, freed only by full
- * collections, cost more than the copy into two buffers that stay warm in the cache.
+ * collections, cost more than the copy into a few buffers that stay warm in the cache.
  *
  * @internal Not exported from `happy-media/node`.
  * @module
@@ -22,13 +22,33 @@
  */
 export const WRITE_BATCH_BYTES = 256 * 1024;
 
+/** Options of {@link WriteBehind}. */
+export interface WriteBehindLimits {
+  /** Bytes per batch (default {@link WRITE_BATCH_BYTES}). */
+  batchBytes?: number;
+  /** Buffers in the ring (default 2): the one being filled, and those written or waiting to be. */
+  buffers?: number;
+  /**
+   * Batches written at once (default 1, at most `buffers - 1`). Above 1, `writeBatch` must take its
+   * place in the file when it is called (a positioned write, as `AtomicFileWriter.writeParts` makes),
+   * since the writes may finish in any order.
+   */
+  writes?: number;
+}
+
 /**
- * Copies pieces into batches of `batchBytes` for `writeBatch`, one batch in flight at a time: a batch
- * goes as soon as it is full; `add` waits only when the other buffer is full too, i.e. the disk is
- * slower than the caller.
+ * Copies pieces into batches of `batchBytes` for `writeBatch`, in a ring of buffers: a batch goes as soon
+ * as it is full, up to `writes` batches at once; `add` waits only when the next buffer is still being
+ * written or no write may start, i.e. the disk is slower than the caller.
+ *
+ * Why more than two buffers and one write for a file job: a write's completion is seen only when the main
+ * thread returns to the event loop, which a busy cipher does about once per piece it is given. With one
+ * write in flight, one batch then reaches the disk per piece while a piece makes several, and the cipher
+ * waits for the rest in turn; with the whole output of a piece in flight at once, the thread pool writes
+ * it while the next piece is sealed (figures: docs/blob-format.md, "Single thread").
  *
  * A failed batch fails the next {@link WriteBehind.add} or {@link WriteBehind.flush} (and every one after
- * it) with that batch's error; nothing added after a failure reaches `writeBatch`.
+ * it) with that batch's error; no batch starts after a failure is seen.
  *
  * @example
  * ```ts
@@ -40,35 +60,49 @@ export const WRITE_BATCH_BYTES = 256 * 1024;
 export class WriteBehind {
   readonly #writeBatch: (parts: Uint8Array[]) => Promise<void>;
   readonly #batchBytes: number;
-  /** The two buffers, made at the first byte (a file of nothing needs none). */
-  #buffers: [Uint8Array, Uint8Array] | undefined;
+  readonly #bufferCount: number;
+  readonly #maxWrites: number;
+  /** The ring, made at the first byte (a file of nothing needs none). */
+  #buffers: Uint8Array[] | undefined;
+  /** Per buffer, its write while one runs (such a promise never rejects: the failure is kept). */
+  readonly #writing: (Promise<void> | undefined)[];
   /** Which buffer is being filled. */
   #turn = 0;
   #filled = 0;
-  #inFlight: Promise<void> | undefined;
+  /** The writes running, oldest first. */
+  readonly #running = new Set<Promise<void>>();
   #failed = false;
   #failure: unknown;
 
   /**
-   * @param writeBatch writes every part, in order, after everything written before (called one at a time;
-   *   the parts are the writer's and change once the promise settled).
-   * @param limits `batchBytes` per write (default {@link WRITE_BATCH_BYTES}).
+   * @param writeBatch writes every part, in order, after everything written before (called in the
+   *   order of the batches; the parts are the writer's and change once the promise settled).
+   * @param limits see {@link WriteBehindLimits}.
    */
-  constructor(writeBatch: (parts: Uint8Array[]) => Promise<void>, limits: { batchBytes?: number } = {}) {
+  constructor(writeBatch: (parts: Uint8Array[]) => Promise<void>, limits: WriteBehindLimits = {}) {
     this.#writeBatch = writeBatch;
     this.#batchBytes = limits.batchBytes ?? WRITE_BATCH_BYTES;
+    this.#bufferCount = Math.max(2, limits.buffers ?? 2);
+    this.#maxWrites = Math.min(this.#bufferCount - 1, Math.max(1, limits.writes ?? 1));
+    this.#writing = new Array(this.#bufferCount).fill(undefined);
   }
 
   /**
    * Copies `bytes` into the batch being filled (the caller may reuse its array at once). Resolves at once,
-   * or, when both buffers are full, once the write in flight is done.
+   * or, when the ring is full, once enough writes are done.
    *
    * @throws whatever an earlier batch's write threw.
    */
   async add(bytes: Uint8Array): Promise<void> {
     this.#throwIfFailed();
     for (let at = 0; at < bytes.length; ) {
-      this.#buffers ??= [new Uint8Array(this.#batchBytes), new Uint8Array(this.#batchBytes)];
+      this.#buffers ??= Array.from({ length: this.#bufferCount }, () => new Uint8Array(this.#batchBytes));
+      // The buffer to fill may still be on its way to disk (only when the ring is full).
+      const writing = this.#writing[this.#turn];
+      if (writing) {
+        await writing;
+        this.#throwIfFailed();
+      }
       const buffer = this.#buffers[this.#turn] as Uint8Array;
       const take = Math.min(this.#batchBytes - this.#filled, bytes.length - at);
       buffer.set(bytes.subarray(at, at + take), this.#filled);
@@ -85,38 +119,46 @@ export class WriteBehind {
    */
   async flush(): Promise<void> {
     if (this.#filled > 0) await this.#handOff();
-    if (this.#inFlight) await this.#inFlight;
+    await this.#drain();
     this.#throwIfFailed();
   }
 
-  /** Drops what is buffered and waits for the write in flight, ignoring its outcome (for error paths). */
+  /** Drops what is buffered and waits for the writes in flight, ignoring their outcome (for error paths). */
   async settle(): Promise<void> {
     this.#filled = 0;
-    await this.#inFlight;
+    await this.#drain();
   }
 
-  /** Starts the write of the buffer being filled, once the write before it is done; fills the other next. */
+  async #drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running);
+  }
+
+  /** Starts the write of the buffer being filled once a write may start; fills the next one next. */
   async #handOff(): Promise<void> {
-    // Not awaited when nothing is in flight: the write then starts within the caller's call.
-    if (this.#inFlight) await this.#inFlight;
+    // Not awaited when a write may start: it then starts within the caller's call.
+    while (this.#running.size >= this.#maxWrites) await Promise.race(this.#running);
     this.#throwIfFailed();
-    const batch = (this.#buffers as [Uint8Array, Uint8Array])[this.#turn]?.subarray(
-      0,
-      this.#filled,
-    ) as Uint8Array;
-    this.#turn ^= 1;
+    const turn = this.#turn;
+    const batch = (this.#buffers as Uint8Array[])[turn]?.subarray(0, this.#filled) as Uint8Array;
+    this.#turn = (turn + 1) % this.#bufferCount;
     this.#filled = 0;
-    // The promise in #inFlight never rejects: a failure is kept for the next add/flush to throw.
-    this.#inFlight = this.#writeBatch([batch]).then(
-      () => {
-        this.#inFlight = undefined;
-      },
+    const write: Promise<void> = this.#writeBatch([batch]).then(
+      () => this.#done(turn, write),
       (error: unknown) => {
-        this.#inFlight = undefined;
-        this.#failed = true;
-        this.#failure = error;
+        this.#done(turn, write);
+        if (!this.#failed) {
+          this.#failed = true;
+          this.#failure = error;
+        }
       },
     );
+    this.#writing[turn] = write;
+    this.#running.add(write);
+  }
+
+  #done(turn: number, write: Promise<void>): void {
+    this.#writing[turn] = undefined;
+    this.#running.delete(write);
   }
 
   #throwIfFailed(): void {

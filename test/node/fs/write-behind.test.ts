@@ -1,6 +1,7 @@
 /**
  * WriteBehind (batched writes that overlap the caller's work) and AtomicFileWriter.writeParts: order,
- * one write in flight, copies of the pieces in full batches, the two-buffer bound, failures, and settle.
+ * one write in flight, copies of the pieces in full batches, the two-buffer bound, failures, and settle;
+ * the ring with several writes at once; concurrent positioned writeParts and early writeback.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -159,6 +160,91 @@ describe('WriteBehind', () => {
   });
 });
 
+describe('WriteBehind with a ring of buffers and several writes at once', () => {
+  it('hands the batches on in order, up to `writes` at once, and waits only when no write may start', async () => {
+    const disk = gatedWriter();
+    const batched = new WriteBehind(disk.write, { batchBytes: 4, buffers: 4, writes: 2 });
+    await batched.add(piece(1, 4)); // written at once
+    await batched.add(piece(2, 4)); // written at once: two in flight
+    let accepted = false;
+    const third = batched.add(piece(3, 4)).then(() => {
+      accepted = true;
+    });
+    await tick();
+    expect(accepted).toBe(false); // full, and no write may start
+    expect(disk.batches).toHaveLength(2);
+    disk.release();
+    await third;
+    expect(disk.batches).toHaveLength(3);
+    const fourth = batched.add(piece(4, 4));
+    await tick();
+    disk.release();
+    await fourth;
+    const flushed = batched.flush();
+    for (let i = 0; i < 4; i++) {
+      await tick();
+      disk.release();
+    }
+    await flushed;
+    expect(disk.maxInFlight).toBe(2);
+    expect(disk.batches.map((parts) => parts[0]?.[0])).toEqual([1, 2, 3, 4]);
+  });
+
+  it('does not refill a buffer whose write is still running when a later write finished first', async () => {
+    const written: number[][] = [];
+    const gates = new Map<number, () => void>();
+    const write = (parts: Uint8Array[]) => {
+      const first = parts[0]?.[0] as number;
+      written.push([...(parts[0] as Uint8Array)]);
+      return new Promise<void>((resolve) => gates.set(first, resolve));
+    };
+    const batched = new WriteBehind(write, { batchBytes: 2, buffers: 3, writes: 2 });
+    await batched.add(new Uint8Array([1, 1, 2, 2])); // two batches in flight
+    const third = batched.add(new Uint8Array([3, 3]));
+    await tick();
+    gates.get(2)?.(); // the second write finishes first: the third starts, in the third buffer
+    await third;
+    expect(written).toHaveLength(3);
+    let accepted = false;
+    const fourth = batched.add(new Uint8Array([4])).then(() => {
+      accepted = true;
+    });
+    await tick();
+    expect(accepted).toBe(false); // the first buffer is still being written
+    expect(written[0]).toEqual([1, 1]);
+    gates.get(1)?.();
+    await fourth;
+    const flushed = batched.flush();
+    await tick();
+    gates.get(3)?.();
+    await tick();
+    gates.get(4)?.();
+    await flushed;
+    expect(written).toEqual([[1, 1], [2, 2], [3, 3], [4]]);
+  });
+
+  it('fails the next add once any write failed, and flush waits for every write before it throws', async () => {
+    const disk = gatedWriter();
+    const batched = new WriteBehind(disk.write, { batchBytes: 2, buffers: 4, writes: 3 });
+    const full = new Error('ENOSPC');
+    disk.failNextWith(full);
+    await batched.add(new Uint8Array([1, 1, 2, 2])); // the first fails, the second runs on
+    disk.release();
+    await tick();
+    await expect(batched.add(new Uint8Array([3, 3]))).rejects.toBe(full);
+    let flushed = false;
+    const flushing = batched.flush().catch((error: unknown) => {
+      flushed = true;
+      return error;
+    });
+    await tick();
+    expect(flushed).toBe(false); // the second write is still running
+    disk.release();
+    expect(await flushing).toBe(full);
+    expect(disk.batches).toHaveLength(2);
+  });
+});
+
 describe('AtomicFileWriter.writeParts', () => {
   it('appends the parts in order after earlier writes (views at any offset, empty parts skipped)', async () => {
     const writer = await AtomicFileWriter.create(tmp.dir, { sync: false });
@@ -175,5 +261,28 @@ describe('AtomicFileWriter.writeParts', () => {
     await writer.commit(path);
     const want = joinBytes([piece(9, 5), big.subarray(7), piece(4, 3)]);
     expect(Buffer.compare(await readFile(path), want)).toBe(0);
+  });
+
+  it('places concurrent calls in the order they were made, whatever order they finish in', async () => {
+    const writer = await AtomicFileWriter.create(tmp.dir, { sync: false });
+    const parts = Array.from({ length: 12 }, (_, i) => new Uint8Array(100_000 + i).fill(i));
+    await Promise.all(
+      parts.map((part) => writer.writeParts([part.subarray(0, 50_000), part.subarray(50_000)])),
+    );
+    expect(writer.bytesWritten).toBe(parts.reduce((n, p) => n + p.length, 0));
+    const path = join(tmp.dir, 'concurrent.bin');
+    await writer.commit(path);
+    expect(Buffer.compare(await readFile(path), joinBytes(parts))).toBe(0);
+  });
+
+  it('commits a file fsynced at the end that was written back early along the way', async () => {
+    const writer = await AtomicFileWriter.create(tmp.dir);
+    const piece = new Uint8Array(4 * 1024 * 1024).map((_, i) => i % 253);
+    const writes = [];
+    for (let i = 0; i < 20; i++) writes.push(writer.writeParts([piece]));
+    await Promise.all(writes);
+    const path = join(tmp.dir, 'written-back.bin');
+    await writer.commit(path);
+    expect((await readFile(path)).length).toBe(20 * piece.length);
   });
 });
