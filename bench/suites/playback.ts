@@ -9,6 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -142,6 +144,7 @@ async function seekTimes(
   const openStart = performance.now();
   const endpoint = await serveMedia({ ref: encRef, mimeType: 'video/mp4', size }, { store, blobKey: key });
   const openMs = performance.now() - openStart;
+  const proxy = await bareProxy(store, plainRef);
   try {
     const offsets = Array.from({ length: runs + 1 }, () =>
       Math.floor(size / 2 + Math.random() * (size / 2 - span)),
@@ -152,23 +155,35 @@ async function seekTimes(
       return drain(res.body);
     };
     const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
-    if ((await ours(offsets[0]!)).bytes !== span || (await plain(offsets[0]!)).bytes !== span) {
+    const proxied = async (offset: number) => {
+      const res = await fetch(proxy.url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
+      if (res.status !== 206 || !res.body)
+        throw new Error(`the bare proxy answered ${res.status} to a range`);
+      return drain(res.body);
+    };
+    if (
+      (await ours(offsets[0]!)).bytes !== span ||
+      (await plain(offsets[0]!)).bytes !== span ||
+      (await proxied(offsets[0]!)).bytes !== span
+    ) {
       throw new Error('a seek range came back with the wrong length');
     }
     rec.check(`seek into ${tag}: serveMedia and the plain store return ${span}-byte ranges`);
-    const oursMs: number[] = [];
-    const plainMs: number[] = [];
-    const oursFirstMs: number[] = [];
-    const plainFirstMs: number[] = [];
+    const ways = { ours, plain, proxied };
+    const last = { ours: [] as number[], plain: [] as number[], proxied: [] as number[] };
+    const first = { ours: [] as number[], plain: [] as number[], proxied: [] as number[] };
+    const names = Object.keys(ways) as (keyof typeof ways)[];
     for (const [i, offset] of offsets.slice(1).entries()) {
-      // Alternate which goes first so load hits both alike.
-      for (const which of i % 2 === 0 ? ['ours', 'plain'] : ['plain', 'ours']) {
+      // Rotate which goes first so load hits all alike.
+      for (const which of [...names.slice(i % 3), ...names.slice(0, i % 3)]) {
         const start = performance.now();
-        const { firstAt } = await (which === 'ours' ? ours(offset) : plain(offset));
-        (which === 'ours' ? oursMs : plainMs).push(performance.now() - start);
-        (which === 'ours' ? oursFirstMs : plainFirstMs).push(firstAt - start);
+        const { firstAt } = await ways[which](offset);
+        last[which].push(performance.now() - start);
+        first[which].push(firstAt - start);
       }
     }
+    const { ours: oursMs, plain: plainMs, proxied: proxiedMs } = last;
+    const { ours: oursFirstMs, plain: plainFirstMs, proxied: proxiedFirstMs } = first;
     const o = rec.add({
       id: `playback.seek.${size}`,
       suite: 'playback',
@@ -185,7 +200,17 @@ async function seekTimes(
       summary: summarize(plainMs),
     });
     rec.compare(o, r);
-    const first = rec.add({
+    const hop = rec.add({
+      id: `ref.playback.seek.proxy.${size}`,
+      suite: 'playback',
+      label:
+        'the same plain range through a bare Node proxy (the same store client, no decryption), last byte',
+      unit: 'ms',
+      reference: true,
+      summary: summarize(proxiedMs),
+    });
+    rec.compare(o, hop);
+    const firstByte = rec.add({
       id: `playback.seek.first.${size}`,
       suite: 'playback',
       label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, first byte`,
@@ -200,10 +225,51 @@ async function seekTimes(
       reference: true,
       summary: summarize(plainFirstMs),
     });
-    rec.compare(first, plainFirst);
+    rec.compare(firstByte, plainFirst);
+    rec.compare(
+      firstByte,
+      rec.add({
+        id: `ref.playback.seek.proxy.first.${size}`,
+        suite: 'playback',
+        label: 'the same plain range through a bare Node proxy, first byte',
+        unit: 'ms',
+        reference: true,
+        summary: summarize(proxiedFirstMs),
+      }),
+    );
   } finally {
     await endpoint.close();
+    await new Promise((resolve) => proxy.server.close(resolve));
   }
+}
+
+/**
+ * A bare proxy in front of the store for one plaintext ref: a player's `Range` GET answered with the
+ * same range fetched through the same store client, no decryption. What a second hop costs on its own
+ * (serveMedia is one: player → serveMedia → store).
+ */
+async function bareProxy(store: HttpBlobStore, ref: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (!range) {
+      res.writeHead(416).end();
+      return;
+    }
+    const offset = Number(range[1]);
+    const length = Number(range[2]) - offset + 1;
+    void (async () => {
+      try {
+        const body = await store.get(ref, { offset, length });
+        res.writeHead(206, { 'content-length': length, 'content-type': 'video/mp4' });
+        for await (const piece of body as unknown as AsyncIterable<Uint8Array>) res.write(piece);
+        res.end();
+      } catch {
+        res.destroy();
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
 /** Cases run in a child process (see `harness/child.ts`). */
