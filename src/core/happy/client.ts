@@ -19,11 +19,11 @@ import { boxDataKey, createDataKey } from '../envelope/data-key.js';
 import { assertSessionKey, dataKey, decryptJson, encryptJson, legacyKey } from '../envelope/envelope.js';
 import { masterBlobKey, sessionBlobKey } from '../envelope/key-tree.js';
 import { HappyMediaError, InvalidArgumentError, LimitError, StorageError } from '../errors.js';
+import type { HappyRecordsSummary } from '../mappers/happy/map-happy-records.js';
 import { checkBearerToken } from '../transport/bearer-token.js';
 import { attachmentStoreOn, type HappyServerStore } from './attachment-store.js';
 import type { HappyCredentials } from './credentials.js';
 import { HappyApi, type HappyApiOptions, parseAnswer } from './happy-api.js';
-import type { HappyRecordsSummary } from './legacy/map-happy-records.js';
 import {
   accountKeys,
   type HappyAccountKeys,

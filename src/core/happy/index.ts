@@ -6,6 +6,13 @@
  *
  * @module
  */
+
+export {
+  type HappyRecordsSummary,
+  type MapHappyRecordsOptions,
+  mapHappyRecords,
+} from '../mappers/happy/map-happy-records.js';
+export type { V1Blob } from '../mappers/happy/v1-session.js';
 export { createAccountSecret, formatAccountSecret, parseAccountSecret } from './account-secret.js';
 export {
   type AppendAgentLogOptions,
@@ -33,12 +40,6 @@ export {
   parseHappyFileEvent,
 } from './file-event.js';
 export type { HappyApiOptions } from './happy-api.js';
-export {
-  type HappyRecordsSummary,
-  type MapHappyRecordsOptions,
-  mapHappyRecords,
-} from './legacy/map-happy-records.js';
-export type { V1Blob } from './legacy/v1-session.js';
 export {
   accountKeys,
   type HappyAccountKeys,

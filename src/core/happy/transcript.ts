@@ -3,7 +3,7 @@
  *
  * Every opened record goes, in order, through one `mapHappyRecords` (the reader of what Happy's server
  * holds: v2 messages as they are, legacy user/agent records through the provider mappers, v1 session and
- * `file` events converted; `src/core/happy/legacy/`), so turns and tool calls that span
+ * `file` events converted; `src/core/mappers/happy/`), so turns and tool calls that span
  * records come out whole, and the stream stays valid. Each record is handed on with the v2 messages it
  * contributed (`messages`, possibly none: a shape the reader skips, an unreadable record) and the v1
  * attachments those messages name (`v1Blobs`: their blobs are Happy's v1 format, play them with
@@ -17,9 +17,9 @@
  * @module
  */
 
+import { type HappyRecordsSummary, mapHappyRecords } from '../mappers/happy/map-happy-records.js';
+import type { V1Blob } from '../mappers/happy/v1-session.js';
 import type { SessionMessage } from '../protocol/index.js';
-import { type HappyRecordsSummary, mapHappyRecords } from './legacy/map-happy-records.js';
-import type { V1Blob } from './legacy/v1-session.js';
 import type { OpenedSessionRecord } from './session-records.js';
 
 /** One record of a session as {@link HappyClient.readMessages} yields it. */

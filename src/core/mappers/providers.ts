@@ -6,10 +6,10 @@
  * @module
  */
 import { InvalidArgumentError } from '../errors.js';
-import { createHappyRecordsProvider } from '../happy/legacy/happy-records.js';
 import { acpProvider } from './acp/acp-provider.js';
 import { claudeMapperProvider } from './claude/claude-provider.js';
 import { codexProvider } from './codex/codex-provider.js';
+import { createHappyRecordsProvider } from './happy/happy-records.js';
 import type { MapperProvider } from './mapper-provider.js';
 
 /** Every built-in provider, in the order `--help` lists them. */

@@ -19,10 +19,10 @@
  * @module
  */
 
-import { claudeMapperProvider } from '../../mappers/claude/claude-provider.js';
-import type { EventContext, MapperProvider, ProviderMapper } from '../../mappers/mapper-provider.js';
-import type { SessionWriter } from '../../mappers/session-writer.js';
 import { MESSAGE_TYPES } from '../../protocol/index.js';
+import { claudeMapperProvider } from '../claude/claude-provider.js';
+import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
+import type { SessionWriter } from '../session-writer.js';
 import { isV1Envelope, type V1SessionOptions, V1SessionReader } from './v1-session.js';
 
 type Json = Record<string, unknown>;

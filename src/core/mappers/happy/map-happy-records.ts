@@ -7,10 +7,10 @@
  */
 import { describeValue } from '../../bytes.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { type AgentMapperOptions, createAgentMapper } from '../../mappers/agent-mapper.js';
-import { legacyProviderFor } from '../../mappers/providers.js';
-import type { SkipCounts } from '../../mappers/skips.js';
 import { createMessageId, type SessionMessage } from '../../protocol/index.js';
+import { type AgentMapperOptions, createAgentMapper } from '../agent-mapper.js';
+import { legacyProviderFor } from '../providers.js';
+import type { SkipCounts } from '../skips.js';
 import { createHappyRecordsProvider } from './happy-records.js';
 import type { V1Blob, V1SessionOptions } from './v1-session.js';
 

@@ -11,8 +11,8 @@
  * @module
  */
 import { StorageError } from '../../errors.js';
-import type { MediaDescription } from '../../mappers/media.js';
-import type { Placement, SessionWriter } from '../../mappers/session-writer.js';
+import type { MediaDescription } from '../media.js';
+import type { Placement, SessionWriter } from '../session-writer.js';
 
 type Json = Record<string, unknown>;
 
