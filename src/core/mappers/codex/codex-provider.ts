@@ -18,6 +18,7 @@
 import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
 import { isJsonObject, typeName } from '../provider-json.js';
 import type { SessionWriter } from '../session-writer.js';
+import type { Step } from '../steps.js';
 import { CodexSession } from './codex-session.js';
 import { EventReader } from './event-reader.js';
 import { ExecReader, isExecEventType } from './exec-reader.js';
@@ -37,19 +38,19 @@ class CodexMapper implements ProviderMapper {
     this.#rollout = new RolloutReader(this.#session, this.#events);
   }
 
-  async push(line: unknown, context: EventContext): Promise<void> {
-    const place = { time: context.time };
+  push(line: unknown, context: EventContext): Step {
     if (!isJsonObject(line)) {
       this.#session.writer.skips.skip('unknown-event', `a ${typeName(line)} instead of an object`);
       return;
     }
     // `codex mcp` sends its events as JSON-RPC notifications: `{ method: 'codex/event', params: { id, msg } }`.
     const event = line.method === 'codex/event' && isJsonObject(line.params) ? line.params : line;
-    if (isRolloutLine(event)) await this.#rollout.read(event);
-    else if (isJsonObject(event.msg)) await this.#events.read(event.msg, 'events', place);
-    else if (isJsonObject(event.op)) this.#session.answerApproval(event, place);
-    else if (isExecEventType(event.type)) await this.#exec.read(event.type, event, place);
-    else if (typeof event.type === 'string') await this.#events.read(event, 'events', place);
+    if (isRolloutLine(event)) return this.#rollout.read(event);
+    const place = { time: context.time };
+    if (isJsonObject(event.msg)) return this.#events.read(event.msg, 'events', place);
+    if (isJsonObject(event.op)) this.#session.answerApproval(event, place);
+    else if (isExecEventType(event.type)) return this.#exec.read(event.type, event, place);
+    else if (typeof event.type === 'string') return this.#events.read(event, 'events', place);
     else this.#session.writer.skips.skip('unknown-event', 'an object without a type');
   }
 

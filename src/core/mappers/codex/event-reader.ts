@@ -8,6 +8,7 @@
 import { planStepStatus } from '../plan.js';
 import { type JsonObject, typeName } from '../provider-json.js';
 import type { Placement } from '../session-writer.js';
+import { afterStep, eachStep, type Step } from '../steps.js';
 import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
 import { EVENT_MSG_SCHEMAS, type EventMsg, IGNORED_EVENT_MSG_TYPES } from './codex-events.js';
 import { type CodexSession, execApprovalOptions, PATCH_APPROVAL_OPTIONS } from './codex-session.js';
@@ -65,7 +66,7 @@ export class EventReader {
     this.#session = session;
   }
 
-  async read(raw: JsonObject, source: EventSource, place: Placement): Promise<void> {
+  read(raw: JsonObject, source: EventSource, place: Placement): Step {
     const event = this.#parse(raw, place);
     if (event === undefined) return;
     // A rollout keeps the model's history as response items; these events repeat it (and, in newer
@@ -82,8 +83,7 @@ export class EventReader {
       case 'agent_reasoning':
       case 'agent_reasoning_raw_content':
       case 'user_message':
-        await this.#text(event, place);
-        return;
+        return this.#text(event, place);
       case 'exec_command_begin':
       case 'exec_command_end':
       case 'patch_apply_begin':
@@ -94,8 +94,7 @@ export class EventReader {
         return;
       case 'mcp_tool_call_begin':
       case 'mcp_tool_call_end':
-        await this.#mcpCall(event, place);
-        return;
+        return this.#mcpCall(event, place);
       case 'exec_approval_request':
       case 'apply_patch_approval_request':
         this.#approvalRequest(event, place);
@@ -166,7 +165,7 @@ export class EventReader {
   }
 
   /** The agent's messages and reasoning, and the user's message (with its images). */
-  async #text(event: TextEvent, place: Placement): Promise<void> {
+  #text(event: TextEvent, place: Placement): Step {
     const writer = this.#session.writer;
     this.#session.wroteOutput();
     switch (event.type) {
@@ -179,8 +178,7 @@ export class EventReader {
         return;
       case 'user_message':
         if (event.message.length > 0) writer.userText(event.message, place);
-        for (const image of event.images ?? []) await writer.media(image, { role: 'user' }, place);
-        return;
+        return eachStep(event.images ?? [], (image) => writer.media(image, { role: 'user' }, place));
     }
   }
 
@@ -230,7 +228,7 @@ export class EventReader {
   }
 
   /** MCP begin and end: the result's images inside the call, then its end. */
-  async #mcpCall(event: McpEvent, place: Placement): Promise<void> {
+  #mcpCall(event: McpEvent, place: Placement): Step {
     const session = this.#session;
     const writer = session.writer;
     const key = event.call_id;
@@ -246,21 +244,23 @@ export class EventReader {
     }
     let error: string | undefined;
     const result = event.result;
+    let images: { data: string; mimeType?: string }[] = [];
     if (result && 'Ok' in result) {
-      if (writer.isCallOpen(key)) {
-        for (const image of mcpImages(result.Ok.content)) {
-          await writer.media(
-            image.data,
-            { role: 'agent', ...(image.mimeType ? { mimeType: image.mimeType } : {}) },
-            { ...place, parent: key },
-          );
-        }
-      }
+      if (writer.isCallOpen(key)) images = mcpImages(result.Ok.content);
       if (result.Ok.isError === true || result.Ok.is_error === true) error = 'The MCP tool reported an error';
     } else if (result && 'Err' in result) {
       error = shortText(result.Err, MAX_DESCRIPTION_LENGTH) || 'The MCP tool call failed';
     }
-    writer.endCall(key, { ...place, ...(error === undefined ? {} : { error }) });
+    const uploads = eachStep(images, (image) =>
+      writer.media(
+        image.data,
+        { role: 'agent', ...(image.mimeType ? { mimeType: image.mimeType } : {}) },
+        { ...place, parent: key },
+      ),
+    );
+    return afterStep(uploads, () => {
+      writer.endCall(key, { ...place, ...(error === undefined ? {} : { error }) });
+    });
   }
 
   /** An approval request: the call's start (Codex asks before it begins), then the request inside it. */

@@ -9,6 +9,7 @@
 import { type JsonObject, typeName } from '../provider-json.js';
 import { RecentMap } from '../recent.js';
 import type { CallFields, Placement } from '../session-writer.js';
+import { afterStep, eachStep, type Step } from '../steps.js';
 import { EXEC_EVENT_SCHEMAS, EXEC_ITEM_SCHEMAS, type ExecItem } from './codex-events.js';
 import type { CodexSession } from './codex-session.js';
 import {
@@ -44,7 +45,7 @@ export class ExecReader {
     this.#session = session;
   }
 
-  async read(type: ExecEventType, event: JsonObject, place: Placement): Promise<void> {
+  read(type: ExecEventType, event: JsonObject, place: Placement): Step {
     const session = this.#session;
     const parsed = EXEC_EVENT_SCHEMAS[type].safeParse(event);
     if (!parsed.success) {
@@ -67,12 +68,12 @@ export class ExecReader {
         return;
       default: {
         const phase = type.slice('item.'.length) as Phase;
-        await this.#item(phase, (parsed.data as { item: unknown }).item, place);
+        return this.#item(phase, (parsed.data as { item: unknown }).item, place);
       }
     }
   }
 
-  async #item(phase: Phase, raw: unknown, place: Placement): Promise<void> {
+  #item(phase: Phase, raw: unknown, place: Placement): Step {
     const writer = this.#session.writer;
     const item: ExecItem | undefined = this.#session.parseTagged(EXEC_ITEM_SCHEMAS, raw, 'exec item');
     if (item === undefined) return;
@@ -96,8 +97,7 @@ export class ExecReader {
         this.#command(phase, item, place);
         return;
       case 'mcp_tool_call':
-        await this.#mcpCall(phase, item, place);
-        return;
+        return this.#mcpCall(phase, item, place);
       case 'collab_tool_call':
         this.#collabCall(phase, item, place);
         return;
@@ -149,7 +149,7 @@ export class ExecReader {
     this.#session.writer.endCall(item.id, { ...place, ...(error === undefined ? {} : { error }) });
   }
 
-  async #mcpCall(phase: Phase, item: ItemOf<'mcp_tool_call'>, place: Placement): Promise<void> {
+  #mcpCall(phase: Phase, item: ItemOf<'mcp_tool_call'>, place: Placement): Step {
     const writer = this.#session.writer;
     if (phase === 'updated') {
       writer.skips.skip('not-displayed', 'mcp_tool_call progress');
@@ -157,15 +157,18 @@ export class ExecReader {
     }
     if (!this.#startOnce(item.id, mcpCall(item.server, item.tool, item.arguments), place)) return;
     if (phase !== 'completed') return;
-    for (const image of mcpImages(item.result?.content ?? [])) {
-      await writer.media(
+    const images = eachStep(mcpImages(item.result?.content ?? []), (image) =>
+      writer.media(
         image.data,
         { role: 'agent', ...(image.mimeType ? { mimeType: image.mimeType } : {}) },
         { ...place, parent: item.id },
-      );
-    }
-    const error = item.error?.message ?? (item.status === 'failed' ? 'The MCP tool call failed' : undefined);
-    writer.endCall(item.id, { ...place, ...(error === undefined ? {} : { error }) });
+      ),
+    );
+    return afterStep(images, () => {
+      const error =
+        item.error?.message ?? (item.status === 'failed' ? 'The MCP tool call failed' : undefined);
+      writer.endCall(item.id, { ...place, ...(error === undefined ? {} : { error }) });
+    });
   }
 
   #collabCall(phase: Phase, item: ItemOf<'collab_tool_call'>, place: Placement): void {

@@ -10,6 +10,7 @@ import { planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentSet } from '../recent.js';
 import type { Placement } from '../session-writer.js';
+import { afterStep, eachStep, type Step } from '../steps.js';
 import { CompactedSchema, RESPONSE_ITEM_SCHEMAS, type ResponseItem } from './codex-events.js';
 import type { CodexSession } from './codex-session.js';
 import {
@@ -57,7 +58,7 @@ export class RolloutReader {
     this.#events = events;
   }
 
-  async read(line: RolloutLine): Promise<void> {
+  read(line: RolloutLine): Step {
     const session = this.#session;
     const skips = session.writer.skips;
     const parsedTime = Date.parse(line.timestamp);
@@ -77,17 +78,16 @@ export class RolloutReader {
         return;
       case 'event_msg':
         if (!isJsonObject(payload)) skips.skip('malformed-event', 'event_msg without a payload object');
-        else await this.#events.read(payload, 'rollout', place);
+        else return this.#events.read(payload, 'rollout', place);
         return;
       case 'response_item':
-        await this.#responseItem(payload, place);
-        return;
+        return this.#responseItem(payload, place);
       default:
         skips.skip('unknown-event', `rollout line type ${typeName(type)}`);
     }
   }
 
-  async #responseItem(payload: unknown, place: Placement): Promise<void> {
+  #responseItem(payload: unknown, place: Placement): Step {
     const session = this.#session;
     const writer = session.writer;
     const item: ResponseItem | undefined = session.parseTagged(
@@ -99,8 +99,7 @@ export class RolloutReader {
     if (item === undefined) return;
     switch (item.type) {
       case 'message':
-        await this.#message(item, place);
-        return;
+        return this.#message(item, place);
       case 'reasoning':
         this.#reasoning(item, place);
         return;
@@ -116,15 +115,14 @@ export class RolloutReader {
         return;
       case 'function_call_output':
       case 'custom_tool_call_output':
-        await this.#callOutput(item, place);
-        return;
+        return this.#callOutput(item, place);
       case 'web_search_call':
         this.#webSearch(item, place);
         return;
     }
   }
 
-  async #message(item: ItemOf<'message'>, place: Placement): Promise<void> {
+  #message(item: ItemOf<'message'>, place: Placement): Step {
     const session = this.#session;
     const writer = session.writer;
     if (item.role !== 'user' && item.role !== 'assistant') {
@@ -155,12 +153,11 @@ export class RolloutReader {
       session.endTurn(writer.openCalls().length > 0 ? 'cancelled' : 'completed', place);
     }
     session.wroteOutput();
-    for (const part of parts) {
-      if ('text' in part) {
-        if (role === 'user') writer.userText(part.text, place);
-        else writer.agentText(part.text, place);
-      } else await writer.media(part.image, { role }, place);
-    }
+    return eachStep(parts, (part) => {
+      if ('image' in part) return writer.media(part.image, { role }, place);
+      if (role === 'user') writer.userText(part.text, place);
+      else writer.agentText(part.text, place);
+    });
   }
 
   /** Reasoning: its summary, else its readable content; encrypted-only reasoning is not displayed. */
@@ -215,10 +212,7 @@ export class RolloutReader {
   }
 
   /** A call's output: its images inside the call, then its end (with the error the output shows). */
-  async #callOutput(
-    item: ItemOf<'function_call_output' | 'custom_tool_call_output'>,
-    place: Placement,
-  ): Promise<void> {
+  #callOutput(item: ItemOf<'function_call_output' | 'custom_tool_call_output'>, place: Placement): Step {
     const writer = this.#session.writer;
     if (this.#planCalls.delete(item.call_id)) {
       writer.skips.skip('not-displayed', 'the output of update_plan');
@@ -228,11 +222,16 @@ export class RolloutReader {
       writer.endCall(item.call_id, place); // counts unknown-call / duplicate
       return;
     }
-    for (const image of outputImages(item.output)) {
-      await writer.media(image, { role: 'agent' }, { ...place, parent: item.call_id });
-    }
-    const error = outputError(item.output);
-    writer.endCall(item.call_id, { ...place, ...(error === undefined ? {} : { error }) });
+    const end = () => {
+      const error = outputError(item.output);
+      writer.endCall(item.call_id, error === undefined ? place : { ...place, error });
+    };
+    const images = outputImages(item.output);
+    if (images.length === 0) return end();
+    return afterStep(
+      eachStep(images, (image) => writer.media(image, { role: 'agent' }, { ...place, parent: item.call_id })),
+      end,
+    );
   }
 
   #webSearch(item: ItemOf<'web_search_call'>, place: Placement): void {
