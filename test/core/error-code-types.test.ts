@@ -4,6 +4,7 @@
  * confirm the same objects carry those codes.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { UsageError } from '../../src/cli/usage-error.js';
 import {
   AbortedError,
   DecryptionError,
@@ -25,7 +26,6 @@ import {
   UnauthorizedError,
 } from '../../src/errors.js';
 import { type ErrorCode, HappyMediaError } from '../../src/index.js';
-import { UsageError } from '../../src/node/cli/usage-error.js';
 
 /** What a `catch` clause sees: the static type is gone. */
 function caught(error: Error): unknown {

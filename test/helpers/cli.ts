@@ -1,12 +1,12 @@
 /**
- * Runs the built CLI (`dist/src/node/cli/bin.js`) as a real child process, the way a user would.
+ * Runs the built CLI (`dist/src/cli/bin.js`) as a real child process, the way a user would.
  * `npm test` builds first (pretest); when running vitest directly, run `npm run build` before.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the built CLI entry. */
-export const CLI_BIN = fileURLToPath(new URL('../../dist/src/node/cli/bin.js', import.meta.url));
+export const CLI_BIN = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
 
 /** What a CLI run produced. */
 export interface CliResult {

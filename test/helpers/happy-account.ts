@@ -3,7 +3,7 @@
  * session is made as Happy's CLI makes one (`createHappyAccount`, what the demo uses). The token is the
  * one a `HappyServerStore` or `--store happy+…` takes.
  */
-import { createHappyAccount, type HappyAccount } from '../../src/node/demo/happy-account.js';
+import { createHappyAccount, type HappyAccount } from '../../src/cli/demo/happy-account.js';
 
 /** A new account with one session on the server at `url`. */
 export function newHappyAccount(url: string, options: { name?: string } = {}): Promise<HappyAccount> {

@@ -1,7 +1,7 @@
 /**
  * Node's runtime, installed on import: node:crypto AES-256-GCM, Node's native base64 and `Buffer`-pool
  * arrays (each the same bytes as the universal part it replaces). This module is the one place that
- * installs it; `happy-media/node` and the internal entry import it first.
+ * installs it; `happy-media/node` and the Node playback area import it first.
  *
  * @module
  */

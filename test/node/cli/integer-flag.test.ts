@@ -1,6 +1,6 @@
 /** The one reader of whole-number flags: digits only, a safe integer, within the flag's range. */
 import { describe, expect, it } from 'vitest';
-import { optionalIntegerFlag, parseIntegerFlag } from '../../../src/node/cli/integer-flag.js';
+import { optionalIntegerFlag, parseIntegerFlag } from '../../../src/cli/integer-flag.js';
 
 describe('parseIntegerFlag', () => {
   it('reads decimal digits within the range', () => {

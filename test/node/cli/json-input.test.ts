@@ -3,8 +3,8 @@
  * JSON Lines are read as lines, and what does not fit either is counted, not fatal.
  */
 import { describe, expect, it } from 'vitest';
+import { readJsonInput } from '../../../src/cli/json-input.js';
 import type { JsonLine } from '../../../src/index.js';
-import { readJsonInput } from '../../../src/node/cli/json-input.js';
 
 const encoder = new TextEncoder();
 

@@ -4,23 +4,20 @@
  * its input and disk errors (the library's, so a mistake reads the same from a command and an API).
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS as LIBRARY_IDLE_TIMEOUT_MS } from '../../../src/core/playback/resumable-download.js';
-import { DEFAULT_MAX_LINE_BYTES as LIBRARY_MAX_LINE_BYTES } from '../../../src/core/protocol/jsonl.js';
-import { DEFAULT_TIME_TOLERANCE_MS as LIBRARY_TIME_TOLERANCE_MS } from '../../../src/core/protocol/stream-validator.js';
-import { MAX_TIMER_DELAY_MS } from '../../../src/core/timeout.js';
-import { unreadableInput as libraryUnreadableInput } from '../../../src/core/unreadable-input.js';
-import { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS } from '../../../src/node/cli/commands/play.js';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/node/cli/commands/serve.js';
-import {
-  DEFAULT_MAX_LINE_BYTES,
-  DEFAULT_TIME_TOLERANCE_MS,
-} from '../../../src/node/cli/commands/validate.js';
+import { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS } from '../../../src/cli/commands/play.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/cli/commands/serve.js';
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_TIME_TOLERANCE_MS } from '../../../src/cli/commands/validate.js';
 import {
   diskError,
   NOT_A_REGULAR_FILE,
   readFailureReason,
   unreadableInput,
-} from '../../../src/node/cli/file-errors.js';
+} from '../../../src/cli/file-errors.js';
+import { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS as LIBRARY_IDLE_TIMEOUT_MS } from '../../../src/core/playback/resumable-download.js';
+import { DEFAULT_MAX_LINE_BYTES as LIBRARY_MAX_LINE_BYTES } from '../../../src/core/protocol/jsonl.js';
+import { DEFAULT_TIME_TOLERANCE_MS as LIBRARY_TIME_TOLERANCE_MS } from '../../../src/core/protocol/stream-validator.js';
+import { MAX_TIMER_DELAY_MS } from '../../../src/core/timeout.js';
+import { unreadableInput as libraryUnreadableInput } from '../../../src/core/unreadable-input.js';
 import { diskError as libraryDiskError } from '../../../src/node/fs/disk-error.js';
 import {
   NOT_A_REGULAR_FILE as LIBRARY_NOT_A_REGULAR_FILE,

@@ -5,8 +5,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJsonInput } from '../../../src/cli/read-input.js';
 import { ProbeError } from '../../../src/core/errors.js';
-import { readJsonInput } from '../../../src/node/cli/read-input.js';
 import { probeMedia } from '../../../src/node/media/index.js';
 import { makeTempDir } from '../../helpers/tmp.js';
 

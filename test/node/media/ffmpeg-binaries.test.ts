@@ -8,7 +8,7 @@ import { chmod, chown, copyFile, mkdir, stat, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoSamples, DEMO_VIDEO_SIZE } from '../../../src/node/demo/index.js';
+import { createDemoSamples, DEMO_VIDEO_SIZE } from '../../../src/cli/demo/index.js';
 import { versionLine } from '../../../src/node/media/ffmpeg.js';
 import {
   bundledBinary,

@@ -7,6 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHappyAccount } from '../../../../src/cli/demo/happy-account.js';
 import { toBase64 } from '../../../../src/core/bytes.js';
 import {
   createAgentMapper,
@@ -14,7 +15,6 @@ import {
   type HappySession,
   type SessionMessage,
 } from '../../../../src/index.js';
-import { createHappyAccount } from '../../../../src/node/demo/happy-account.js';
 import { sendMediaHandler, sendToSession } from '../../../../src/node/index.js';
 import { sentFilePlaintext } from '../../../../src/node/send/file-plaintext.js';
 import {
