@@ -12,7 +12,7 @@
  */
 import { BLOB_CHUNK_SIZE, BLOB_HEADER_SIZE, BLOB_TAG_SIZE } from '../blob/format.js';
 import { ciphertextSize } from '../blob/sizes.js';
-import { BlobDecryptor } from '../blob/stream.js';
+import { BlobDecryptor, type EngineOutput } from '../blob/stream.js';
 import { describeValue, joinBytes } from '../bytes.js';
 import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
@@ -32,7 +32,7 @@ import {
   requestForSource,
   toMediaRequest,
 } from './media-request.js';
-import type { MediaSink } from './media-sink.js';
+import { type MediaSink, sinkCopiesWrites } from './media-sink.js';
 import {
   checkedIdleTimeoutMs,
   chunkedResumePoint,
@@ -199,10 +199,14 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       ? ciphertextSize(request.size as number)
       : await headWithRetries(store, request.ref, reads);
     let total = expectedPlaintextSize(request, ciphertextBytes);
+    // A sink that copies what it is given gets the same few arrays again (no allocation per piece);
+    // any other keeps each array, as the sink contract promises.
+    const outputs = sinkCopiesWrites(sink) ? new RecycledOutputs() : undefined;
     const accept = async (plain: Uint8Array) => {
       if (signal?.aborted) throw aborted(signal);
       sizeCheck?.start();
       await sink.write(plain);
+      outputs?.recycle(plain);
       done += plain.length;
       onProgress?.({ done, total });
     };
@@ -247,7 +251,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       const decryptor = new BlobDecryptor(
         blobKey,
         { context: blob.context, maxPlaintextBytes: total },
-        { keepsPieces: true },
+        outputs ? { keepsPieces: true, output: outputs.output } : { keepsPieces: true },
       );
       await decryptInOrder(ciphertext, first, decryptor, accept);
     }
@@ -306,6 +310,36 @@ async function startStoredDownload(
   if (blob.parted) await ciphertext.cancel().catch(() => undefined);
   return { ciphertext, first, blob };
 }
+
+/**
+ * The arrays a synchronous cipher opens a download's batches into, for a sink that copies what it is
+ * given: an array goes back to the free list once the sink's `write` settled, so a download of any size
+ * goes through a few arrays (as many as are in flight at once) instead of one fresh array per network
+ * piece, whose allocation, zeroing and collection the main thread paid for (docs/playback.md,
+ * "Speed in Node"). Only arrays made here come back; each one once.
+ */
+class RecycledOutputs {
+  /** Arrays free to hand out again (a handful: one per piece in flight). */
+  readonly #free: ArrayBuffer[] = [];
+  /** Arrays handed out and not back yet. */
+  readonly #lent = new Set<ArrayBufferLike>();
+
+  readonly output: EngineOutput = (length) => {
+    const at = this.#free.findIndex((buffer) => buffer.byteLength >= length);
+    const buffer = at >= 0 ? (this.#free.splice(at, 1)[0] as ArrayBuffer) : new ArrayBuffer(length);
+    this.#lent.add(buffer);
+    return new Uint8Array(buffer, 0, length);
+  };
+
+  /** Takes `bytes`' array back if it is one of ours and out (the sink is done with it). */
+  recycle(bytes: Uint8Array): void {
+    if (!this.#lent.delete(bytes.buffer)) return;
+    if (this.#free.length < RECYCLED_OUTPUTS_KEPT) this.#free.push(bytes.buffer as ArrayBuffer);
+  }
+}
+
+/** Free arrays {@link RecycledOutputs} keeps at most (more are left to the collector). */
+const RECYCLED_OUTPUTS_KEPT = 8;
 
 /**
  * The check of the stored length against the message. When the message states its size (v2), the

@@ -52,6 +52,26 @@ export interface MediaSink<T> {
   abort(reason: unknown): void | Promise<void>;
 }
 
+/**
+ * Marks a sink whose `write` is done with the array it was given once the call settled (it copies what
+ * it keeps, as Node's file sinks do into their write-behind): {@link sinkCopiesWrites}. Not part of the
+ * public API: an app's sink keeps its arrays, as {@link MediaSink.write} promises.
+ *
+ * @internal
+ */
+export const COPIES_WRITES: unique symbol = Symbol('happy-media.sinkCopiesWrites');
+
+/**
+ * Whether `sink` lets the download hand it the same arrays again once each `write` settled (see
+ * {@link COPIES_WRITES}): then the plaintext of a download goes through a few arrays reused in turn
+ * instead of a fresh one per network piece.
+ *
+ * @internal
+ */
+export function sinkCopiesWrites(sink: object): boolean {
+  return (sink as { [COPIES_WRITES]?: unknown })[COPIES_WRITES] === true;
+}
+
 /** Options of {@link memorySink}. */
 export interface MemorySinkOptions {
   /** Refuse more than this many bytes (`ERR_LIMIT_EXCEEDED`); default unlimited. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { mediaFileName } from '../../core/playback/media-names.js';
-import type { MediaSink } from '../../core/playback/media-sink.js';
+import { COPIES_WRITES, type MediaSink } from '../../core/playback/media-sink.js';
 import { AtomicFileWriter } from '../fs/atomic-file.js';
 import { WriteBehind } from '../fs/write-behind.js';
 import { detectContainerType } from '../media/mime.js';
@@ -69,7 +69,9 @@ export function privateFileSink(
   };
   const batches = new WriteBehind(async (parts) => (await open()).writeParts(parts));
   const hash = options.sha256 === false ? undefined : createHash('sha256');
-  return {
+  const sink: MediaSink<ProducedFile | UnhashedFile> & { readonly [COPIES_WRITES]: true } = {
+    // `write` copies the bytes into the write-behind before it resolves: the download may reuse the array.
+    [COPIES_WRITES]: true,
     async write(verifiedBytes) {
       hash?.update(verifiedBytes);
       await batches.add(verifiedBytes);
@@ -92,4 +94,5 @@ export function privateFileSink(
       if (writer) await (await writer.catch(() => undefined))?.abort();
     },
   };
+  return sink;
 }
