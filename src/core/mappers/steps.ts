@@ -38,3 +38,17 @@ export function eachStep<T>(items: readonly T[], each: (item: T) => Step | Promi
     if (step !== undefined) return step.then(() => eachStep(items, each, i + 1));
   }
 }
+
+/**
+ * An upload's promise as a step (its result is the writer's business, not the handler's).
+ *
+ * @example
+ * ```ts
+ * return uploadStep(writer.media(data, { role: 'agent' }, place));
+ * ```
+ */
+export function uploadStep(upload: Promise<unknown>): Promise<void> {
+  return upload.then(done);
+}
+
+function done(): void {}

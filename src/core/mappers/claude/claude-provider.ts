@@ -9,9 +9,11 @@ import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-pro
 import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
+import { afterStep, eachStep, type Step, uploadStep } from '../steps.js';
 import { MAX_DESCRIPTION_LENGTH } from '../titles.js';
 import { approximateJsonSize, WaitingRoom } from '../waiting-room.js';
 import {
+  type CanUseToolRequest,
   CLAUDE_PERMISSION_OPTIONS,
   isInterruptText,
   isRejectionText,
@@ -105,7 +107,7 @@ class ClaudeMapper implements ProviderMapper {
     this.#writer = writer;
   }
 
-  async push(event: unknown, context: EventContext): Promise<void> {
+  push(event: unknown, context: EventContext): Step {
     const e = jsonObject(event);
     if (e === undefined) {
       this.#writer.skips.skip(
@@ -114,50 +116,66 @@ class ClaudeMapper implements ProviderMapper {
       );
       return;
     }
-    await this.#dispatch(e, context);
+    return this.#dispatch(e, context);
   }
 
-  async end(): Promise<void> {
+  end(): Step {
     // What waited for something that never came: subagent messages go under their own agent without
     // parentId; results of calls never started are counted (unknown-call).
     this.#flushing = true;
+    return afterStep(this.#releaseEveryWaiting(), () =>
+      eachStep(this.#waitingResults.releaseAll(), ({ block, place }) => this.#toolResult(block, place)),
+    );
+  }
+
+  /** Dispatches every waiting event, a queue at a time, until none waits. */
+  #releaseEveryWaiting(): Step {
     for (
       let queue = this.#waiting.releaseFirst();
       queue !== undefined;
       queue = this.#waiting.releaseFirst()
     ) {
-      for (const { event, context } of queue) await this.#dispatch(event, context);
+      const step = eachStep(queue, ({ event, context }) => this.#dispatch(event, context));
+      if (step !== undefined) return step.then(() => this.#releaseEveryWaiting());
     }
-    for (const { block, place } of this.#waitingResults.releaseAll()) await this.#toolResult(block, place);
   }
 
   /** Dispatches the events that waited for `key`. */
-  async #release(key: string): Promise<void> {
-    for (const { event, context } of this.#waiting.release(key)) await this.#dispatch(event, context);
+  #release(key: string): Step {
+    return eachStep(this.#waiting.release(key), ({ event, context }) => this.#dispatch(event, context));
   }
 
   /**
    * Reads what the waiting rooms let go to stay within their bounds as at the end of the input: an
    * event without what it waited for, a result without its call (counted `unknown-call`).
    */
-  async #readLetGo(
+  #readLetGo(
     events: { event: Json; context: EventContext }[],
     results: { block: Json; place: Placement }[],
-  ): Promise<void> {
+  ): Step {
     if (events.length === 0 && results.length === 0) return;
     const flushing = this.#flushing;
     this.#flushing = true;
-    try {
-      for (const { event, context } of events) await this.#dispatch(event, context);
-      for (const { block, place } of results) await this.#toolResult(block, place);
-    } finally {
+    const restore = () => {
       this.#flushing = flushing;
+    };
+    let step: Step;
+    try {
+      step = afterStep(
+        eachStep(events, ({ event, context }) => this.#dispatch(event, context)),
+        () => eachStep(results, ({ block, place }) => this.#toolResult(block, place)),
+      );
+    } catch (error) {
+      restore();
+      throw error;
     }
+    if (step === undefined) restore();
+    else return step.finally(restore);
   }
 
   // --- dispatch ---
 
-  async #dispatch(event: Json, context: EventContext): Promise<void> {
+  #dispatch(event: Json, context: EventContext): Step {
     const type = typeof event.type === 'string' ? event.type : undefined;
     const uuid = nonEmptyString(event.uuid);
     if (uuid !== undefined && this.#seenUuids.has(uuid)) {
@@ -175,15 +193,13 @@ class ClaudeMapper implements ProviderMapper {
             { event, context },
             approximateJsonSize(event),
           );
-          await this.#readLetGo(letGo, []);
-          return;
+          return this.#readLetGo(letGo, []);
         }
         if (uuid !== undefined) this.#seenUuids.add(uuid);
         const place: Placement = { ...attribution, ...(time === undefined ? {} : { time }) };
-        if (type === 'assistant') await this.#assistant(event, place);
-        else await this.#user(event, place);
-        if (uuid !== undefined && this.#waiting.size > 0) await this.#release(`uuid:${uuid}`);
-        return;
+        const step = type === 'assistant' ? this.#assistant(event, place) : this.#user(event, place);
+        if (uuid === undefined || (step === undefined && this.#waiting.size === 0)) return step;
+        return afterStep(step, () => (this.#waiting.size > 0 ? this.#release(`uuid:${uuid}`) : undefined));
       }
       case 'system':
         this.#system(event, time);
@@ -195,8 +211,7 @@ class ClaudeMapper implements ProviderMapper {
         this.#attachment(event, time);
         break;
       case 'control_request':
-        await this.#controlRequest(event, time);
-        break;
+        return afterStep(this.#controlRequest(event, time), () => this.#read(uuid));
       case 'control_response':
         this.#controlResponse(event, time);
         break;
@@ -217,10 +232,14 @@ class ClaudeMapper implements ProviderMapper {
         // Its uuid still counts as seen: a sidechain line may continue from it.
         break;
     }
-    if (uuid !== undefined) {
-      this.#seenUuids.add(uuid);
-      if (this.#waiting.size > 0) await this.#release(`uuid:${uuid}`);
-    }
+    return this.#read(uuid);
+  }
+
+  /** An event other than a message was read: its uuid is seen, and what waited for it follows it. */
+  #read(uuid: string | undefined): Step {
+    if (uuid === undefined) return;
+    this.#seenUuids.add(uuid);
+    if (this.#waiting.size > 0) return this.#release(`uuid:${uuid}`);
   }
 
   #time(event: Json, context: EventContext): number | undefined {
@@ -310,7 +329,7 @@ class ClaudeMapper implements ProviderMapper {
 
   // --- assistant ---
 
-  async #assistant(event: Json, place: Placement): Promise<void> {
+  #assistant(event: Json, place: Placement): Step {
     const message = jsonObject(event.message);
     const isApiError =
       event.isApiErrorMessage === true ||
@@ -329,17 +348,17 @@ class ClaudeMapper implements ProviderMapper {
       return;
     }
     const messageId = nonEmptyString(message?.id);
-    for (const item of content) {
+    return eachStep(content, (item) => {
       const block = jsonObject(item);
       if (block === undefined) {
         this.#writer.skips.skip('malformed-event', 'a content block that is not an object');
-        continue;
+        return;
       }
-      await this.#assistantBlock(block, messageId, place);
-    }
+      return this.#assistantBlock(block, messageId, place);
+    });
   }
 
-  async #assistantBlock(block: Json, messageId: string | undefined, place: Placement): Promise<void> {
+  #assistantBlock(block: Json, messageId: string | undefined, place: Placement): Step {
     const type = typeof block.type === 'string' ? block.type : '';
     switch (type) {
       case 'text':
@@ -360,20 +379,21 @@ class ClaudeMapper implements ProviderMapper {
           this.#writer.skips.skip('malformed-event', `a ${type} block without id or name`);
           return;
         }
-        await this.#startTool(key, name, block.input, place);
-        return;
+        return this.#startTool(key, name, block.input, place);
       }
       case 'image': {
         const media = inlineMedia(block);
-        if (media === 'unsupported')
+        if (media === 'unsupported') {
           this.#writer.skips.skip('unsupported-content', 'an image that is not inline base64');
-        else
-          await this.#writer.media(
+          return;
+        }
+        return uploadStep(
+          this.#writer.media(
             media.data,
             { role: 'agent', noun: media.noun, ...(media.mimeType ? { mimeType: media.mimeType } : {}) },
             place,
-          );
-        return;
+          ),
+        );
       }
       default:
         break;
@@ -427,7 +447,7 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   /** Starts a Claude tool call; a subagent call then gets the SDK messages that came before it. */
-  async #startTool(key: string, name: string, input: unknown, place: Placement): Promise<void> {
+  #startTool(key: string, name: string, input: unknown, place: Placement): Step {
     const args = jsonObject(input) ?? (input === undefined ? {} : { input });
     const summary = summarizeClaudeTool(name, args);
     const callId = this.#writer.startCall(
@@ -444,24 +464,20 @@ class ClaudeMapper implements ProviderMapper {
     if (callId === undefined) return;
     // Most calls have nothing waiting for them: no promise to wait on then.
     const waiting = this.#waiting.size > 0 || this.#waitingResults.size > 0;
-    if (!isSubagentTool(name)) {
-      if (waiting) await this.#releaseCall(key);
-      return;
-    }
+    if (!isSubagentTool(name)) return waiting ? this.#releaseCall(key) : undefined;
     const prompt = typeof args.prompt === 'string' ? normalizePrompt(args.prompt) : '';
-    if (prompt.length > 0) {
-      const queue = this.#taskPrompts.get(prompt) ?? [];
-      queue.push(key);
-      this.#taskPrompts.set(prompt, queue);
-      await this.#release(`prompt:${prompt}`);
-    }
-    await this.#releaseCall(key);
+    if (prompt.length === 0) return this.#releaseCall(key);
+    const queue = this.#taskPrompts.get(prompt) ?? [];
+    queue.push(key);
+    this.#taskPrompts.set(prompt, queue);
+    return afterStep(this.#release(`prompt:${prompt}`), () => this.#releaseCall(key));
   }
 
   /** A call started: the subagent messages and results that came before it follow it now. */
-  async #releaseCall(key: string): Promise<void> {
-    if (this.#waiting.size > 0) await this.#release(`call:${key}`);
-    for (const { block, place } of this.#waitingResults.release(key)) await this.#toolResult(block, place);
+  #releaseCall(key: string): Step {
+    return afterStep(this.#waiting.size > 0 ? this.#release(`call:${key}`) : undefined, () =>
+      eachStep(this.#waitingResults.release(key), ({ block, place }) => this.#toolResult(block, place)),
+    );
   }
 
   #apiError(event: Json, content: unknown, place: Placement): void {
@@ -488,11 +504,8 @@ class ClaudeMapper implements ProviderMapper {
 
   // --- user ---
 
-  async #user(event: Json, place: Placement): Promise<void> {
-    if (event.isMeta === true || event.isSynthetic === true) {
-      await this.#contextMessage(event, place);
-      return;
-    }
+  #user(event: Json, place: Placement): Step {
+    if (event.isMeta === true || event.isSynthetic === true) return this.#contextMessage(event, place);
     if (event.isCompactSummary === true) {
       this.#writer.skips.skip('not-displayed', 'the summary a compaction left for the model');
       return;
@@ -502,7 +515,7 @@ class ClaudeMapper implements ProviderMapper {
     if (typeof content === 'string') {
       if (isInterruptText(content)) this.#interrupt(place);
       else if (inSubagent) this.#writer.agentText(content, place);
-      else await this.#prompt([{ type: 'text', text: content }], place);
+      else return this.#prompt([{ type: 'text', text: content }], place);
       return;
     }
     if (!Array.isArray(content)) {
@@ -511,13 +524,13 @@ class ClaudeMapper implements ProviderMapper {
     }
     const blocks = content.map((item) => jsonObject(item) ?? {});
     if (!inSubagent && !blocks.some((block) => block.type === 'tool_result')) {
-      await this.#prompt(blocks, place);
-      return;
+      return this.#prompt(blocks, place);
     }
-    for (const block of blocks) {
-      if (block.type === 'tool_result') await this.#toolResult(block, place);
-      else await this.#userBlock(block, inSubagent ? 'agent' : 'user', place);
-    }
+    return eachStep(blocks, (block) =>
+      block.type === 'tool_result'
+        ? this.#toolResult(block, place)
+        : this.#userBlock(block, inSubagent ? 'agent' : 'user', place),
+    );
   }
 
   /**
@@ -525,7 +538,7 @@ class ClaudeMapper implements ProviderMapper {
    * hook's context): its text is not displayed, but images in it are the user's (an image pasted into a
    * slash command is sent with the expansion) and are kept as the user's photos.
    */
-  async #contextMessage(event: Json, place: Placement): Promise<void> {
+  #contextMessage(event: Json, place: Placement): Step {
     const content = jsonObject(event.message)?.content;
     const media = Array.isArray(content)
       ? content
@@ -535,12 +548,12 @@ class ClaudeMapper implements ProviderMapper {
     if (media.length === 0 || (Array.isArray(content) && media.length < content.length)) {
       this.#writer.skips.skip('not-displayed', 'a context message for the model (isMeta)');
     }
-    for (const block of media)
-      await this.#userBlock(block, place.agentId === undefined ? 'user' : 'agent', place);
+    const role = place.agentId === undefined ? 'user' : 'agent';
+    return eachStep(media, (block) => this.#userBlock(block, role, place));
   }
 
   /** A prompt: ends the turn before it (the agent answered it), then the user's text and media. */
-  async #prompt(blocks: Json[], place: Placement): Promise<void> {
+  #prompt(blocks: Json[], place: Placement): Step {
     const texts = blocks.filter((block) => block.type === 'text' && typeof block.text === 'string');
     if (
       texts.length > 0 &&
@@ -551,8 +564,12 @@ class ClaudeMapper implements ProviderMapper {
       return;
     }
     this.#writer.endTurn('completed', place);
-    for (const block of blocks) await this.#userBlock(block, 'user', place);
-    this.#afterPrompt = this.#writer.messageCount;
+    return afterStep(
+      eachStep(blocks, (block) => this.#userBlock(block, 'user', place)),
+      () => {
+        this.#afterPrompt = this.#writer.messageCount;
+      },
+    );
   }
 
   /** True when a prompt was written and nothing after it: the agent has not begun to answer. */
@@ -561,7 +578,7 @@ class ClaudeMapper implements ProviderMapper {
   }
 
   /** A text, image or document block on the user side (`role`: `agent` inside a subagent). */
-  async #userBlock(block: Json, role: 'user' | 'agent', place: Placement): Promise<void> {
+  #userBlock(block: Json, role: 'user' | 'agent', place: Placement): Step {
     if (block.type === 'text') {
       const text = block.text;
       if (typeof text !== 'string') this.#writer.skips.skip('malformed-event', 'a text block without text');
@@ -575,19 +592,20 @@ class ClaudeMapper implements ProviderMapper {
       const media = inlineMedia(block);
       if (media === 'unsupported') {
         this.#writer.skips.skip('unsupported-content', `a ${String(block.type)} that is not inline base64`);
-      } else {
-        await this.#writer.media(
+        return;
+      }
+      return uploadStep(
+        this.#writer.media(
           media.data,
           { role, noun: media.noun, ...(media.mimeType ? { mimeType: media.mimeType } : {}) },
           place,
-        );
-      }
-      return;
+        ),
+      );
     }
     this.#writer.skips.skip('unsupported-content', `user block "${String(block.type).slice(0, 40)}"`);
   }
 
-  async #toolResult(block: Json, place: Placement): Promise<void> {
+  #toolResult(block: Json, place: Placement): Step {
     const key = nonEmptyString(block.tool_use_id);
     if (key === undefined) {
       this.#writer.skips.skip('malformed-event', 'a tool_result without tool_use_id');
@@ -595,8 +613,10 @@ class ClaudeMapper implements ProviderMapper {
     }
     if (this.#writer.callIdOf(key) === undefined && !this.#flushing) {
       // Stored records can arrive out of order: the result waits for its call.
-      await this.#readLetGo([], this.#waitingResults.hold(key, { block, place }, approximateJsonSize(block)));
-      return;
+      return this.#readLetGo(
+        [],
+        this.#waitingResults.hold(key, { block, place }, approximateJsonSize(block)),
+      );
     }
     const texts: string[] = [];
     const media: InlineMedia[] = [];
@@ -620,15 +640,19 @@ class ClaudeMapper implements ProviderMapper {
     const text = texts.join('\n');
     const isError = block.is_error === true;
     this.#permissionFromResult(key, text, isError, block.permissions, place);
+    const end = () => {
+      this.#writer.endCall(key, isError ? { ...place, error: errorText(text) } : place);
+    };
+    if (media.length === 0) return end();
     const inCall: Placement = { ...place, parent: key };
-    for (const item of media) {
-      await this.#writer.media(
+    const uploads = eachStep(media, (item) =>
+      this.#writer.media(
         item.data,
         { role: 'agent', noun: item.noun, ...(item.mimeType ? { mimeType: item.mimeType } : {}) },
         inCall,
-      );
-    }
-    this.#writer.endCall(key, { ...place, ...(isError ? { error: errorText(text) } : {}) });
+      ),
+    );
+    return afterStep(uploads, end);
   }
 
   /**
@@ -780,24 +804,31 @@ class ClaudeMapper implements ProviderMapper {
 
   // --- permissions (stream-json control protocol) ---
 
-  async #controlRequest(event: Json, time: number | undefined): Promise<void> {
+  #controlRequest(event: Json, time: number | undefined): Step {
     const request = parseCanUseTool(event);
     if (request === undefined) {
       this.#writer.skips.skip('not-displayed', 'a control request other than can_use_tool');
       return;
     }
     const at: Placement = time === undefined ? {} : { time };
-    let key = request.toolUseId;
+    const key = request.toolUseId;
     if (key === undefined) {
       // Older Claude Code: the newest open call of that tool is the one asking.
-      key = this.#writer
+      const open = this.#writer
         .openCalls()
         .reverse()
         .find((open) => this.#writer.toolNameOf(open) === request.toolName);
-    } else if (this.#writer.callIdOf(key) === undefined) {
-      // The request came before the assistant message naming the call: start it from the request.
-      await this.#startTool(key, request.toolName, request.input, at);
+      return this.#askPermission(request, open, at);
     }
+    if (this.#writer.callIdOf(key) !== undefined) return this.#askPermission(request, key, at);
+    // The request came before the assistant message naming the call: start it from the request.
+    return afterStep(this.#startTool(key, request.toolName, request.input, at), () =>
+      this.#askPermission(request, key, at),
+    );
+  }
+
+  /** The permission request of a `can_use_tool` control request, inside the call known by `key`. */
+  #askPermission(request: CanUseToolRequest, key: string | undefined, at: Placement): void {
     if (key === undefined) {
       this.#writer.skips.skip(
         'unmatched-permission',
