@@ -7,6 +7,7 @@
  */
 import { typeName } from '../provider-json.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
+import { type Step, uploadStep } from '../steps.js';
 import type { ContentBlock } from './acp-events.js';
 
 /** The last segment of a URI's path, decoded, as a display file name (or `undefined`). */
@@ -39,30 +40,35 @@ function localPath(uri: string): string | undefined {
 }
 
 /** Writes a non-text content block as media, a file reference, or a counted skip. */
-export async function writeContentBlock(
+export function writeContentBlock(
   writer: SessionWriter,
   block: ContentBlock,
   role: 'user' | 'agent',
   place: Placement,
-): Promise<void> {
+): Step {
   switch (block.type) {
     case 'image':
     case 'audio':
       if (typeof block.data === 'string' && block.data.length > 0) {
-        await writer.media(
-          block.data,
-          {
-            role,
-            ...(block.mimeType ? { mimeType: block.mimeType } : {}),
-            ...(block.type === 'audio' ? { noun: 'file' as const } : {}),
-          },
-          place,
+        return uploadStep(
+          writer.media(
+            block.data,
+            {
+              role,
+              ...(block.mimeType ? { mimeType: block.mimeType } : {}),
+              ...(block.type === 'audio' ? { noun: 'file' as const } : {}),
+            },
+            place,
+          ),
         );
-      } else writer.skips.skip('unsupported-content', `an ${block.type} by URI only`);
+      }
+      writer.skips.skip('unsupported-content', `an ${block.type} by URI only`);
       return;
-    case 'resource':
-      if (await writeResource(writer, block, role, place)) return;
+    case 'resource': {
+      const upload = writeResource(writer, block, role, place);
+      if (upload !== undefined) return upload;
       break;
+    }
     case 'resource_link':
       writeResourceLink(writer, block, role, place);
       return;
@@ -73,15 +79,15 @@ export async function writeContentBlock(
   writer.skips.skip('malformed-event', `content block ${typeName(block.type)}`);
 }
 
-/** An embedded resource (text or base64 blob), uploaded as a file; false when it holds neither. */
-async function writeResource(
+/** An embedded resource (text or base64 blob), uploaded as a file; `undefined` when it holds neither. */
+function writeResource(
   writer: SessionWriter,
   block: ContentBlock,
   role: 'user' | 'agent',
   place: Placement,
-): Promise<boolean> {
+): Promise<void> | undefined {
   const resource = block.resource;
-  if (resource === undefined) return false;
+  if (resource === undefined) return undefined;
   const name = fileNameOf(resource.uri);
   const data =
     typeof resource.blob === 'string'
@@ -89,14 +95,15 @@ async function writeResource(
       : typeof resource.text === 'string'
         ? new TextEncoder().encode(resource.text)
         : undefined;
-  if (data === undefined) return false;
+  if (data === undefined) return undefined;
   const mimeType = resource.mimeType ?? (typeof resource.text === 'string' ? 'text/plain' : undefined);
-  await writer.media(
-    data,
-    { role, noun: 'file', ...(mimeType ? { mimeType } : {}), ...(name ? { name } : {}) },
-    place,
+  return uploadStep(
+    writer.media(
+      data,
+      { role, noun: 'file', ...(mimeType ? { mimeType } : {}), ...(name ? { name } : {}) },
+      place,
+    ),
   );
-  return true;
 }
 
 /** A link to a local file of known size: a `file` message naming the machine's file; nothing is uploaded. */

@@ -27,6 +27,7 @@ import { PlanNotes, planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
+import { afterStep, eachStep, type Step } from '../steps.js';
 import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
 import { writeContentBlock } from './acp-content.js';
 import {
@@ -119,7 +120,7 @@ class AcpMapper implements ProviderMapper {
     this.#calls = new AcpToolCalls(writer, () => this.#agentOutput());
   }
 
-  async push(event: unknown, context: EventContext): Promise<void> {
+  push(event: unknown, context: EventContext): Step {
     const writer = this.#writer;
     const place: Placement = { time: context.time };
     if (!isJsonObject(event)) {
@@ -127,36 +128,27 @@ class AcpMapper implements ProviderMapper {
       return;
     }
     // A bare update (`{ sessionUpdate, … }`) or notification params (`{ sessionId, update }`), as some recorders log them.
-    if (typeof event.sessionUpdate === 'string') {
-      await this.#update(event, place);
-      return;
-    }
-    if (event.method === undefined && isJsonObject(event.update)) {
-      await this.#update(event.update, place);
-      return;
-    }
+    if (typeof event.sessionUpdate === 'string') return this.#update(event, place);
+    if (event.method === undefined && isJsonObject(event.update)) return this.#update(event.update, place);
     const message = readJsonRpcMessage(event);
     if (message === undefined) {
       writer.skips.skip('unknown-event', 'not a JSON-RPC message');
       return;
     }
     const id = message.id === undefined || message.id === null ? undefined : String(message.id);
-    if (typeof message.method === 'string') {
-      await this.#request(message.method, id, message.params, place);
-      return;
-    }
+    if (typeof message.method === 'string') return this.#request(message.method, id, message.params, place);
     if (id !== undefined && ('result' in event || message.error !== undefined)) {
-      await this.#response(id, message.result, message.error, place);
+      this.#response(id, message.result, message.error, place);
       return;
     }
     writer.skips.skip('unknown-event', 'a JSON-RPC message that is neither a request nor a response');
   }
 
-  async pushLegacy(data: unknown, context: EventContext): Promise<void> {
+  pushLegacy(data: unknown, context: EventContext): void {
     readLegacyAcpRecord(this.#writer, data, { time: context.time });
   }
 
-  async end(): Promise<void> {
+  end(): void {
     this.#flushText();
     this.#calls.writeHeld();
     if (this.#cancelRequested && this.#writer.openTurn !== undefined) this.#writer.endTurn('cancelled');
@@ -164,7 +156,7 @@ class AcpMapper implements ProviderMapper {
 
   // --- requests and responses ---
 
-  async #request(method: string, id: string | undefined, params: unknown, place: Placement): Promise<void> {
+  #request(method: string, id: string | undefined, params: unknown, place: Placement): Step {
     const writer = this.#writer;
     switch (method) {
       case 'session/update': {
@@ -173,15 +165,12 @@ class AcpMapper implements ProviderMapper {
           writer.skips.skip('malformed-event', 'session/update');
           return;
         }
-        await this.#update(update, place);
-        return;
+        return this.#update(update, place);
       }
       case 'session/prompt':
-        await this.#prompt(id, params, place);
-        return;
+        return this.#prompt(id, params, place);
       case 'session/request_permission':
-        await this.#requestPermission(id, params, place);
-        return;
+        return this.#requestPermission(id, params, place);
       case 'session/cancel':
         this.#cancelRequested = true;
         writer.skips.skip('not-displayed', 'session/cancel (the turn ends cancelled)');
@@ -200,12 +189,7 @@ class AcpMapper implements ProviderMapper {
     }
   }
 
-  async #response(
-    id: string,
-    result: unknown,
-    error: { message: string } | undefined,
-    place: Placement,
-  ): Promise<void> {
+  #response(id: string, result: unknown, error: { message: string } | undefined, place: Placement): void {
     const writer = this.#writer;
     // Both sides number their own requests, so an id alone is ambiguous: the result's shape decides.
     const prompt = PromptResultSchema.safeParse(result);
@@ -270,7 +254,7 @@ class AcpMapper implements ProviderMapper {
     if (this.#writer.openTurn === undefined) this.#inferredTurn = true;
   }
 
-  async #prompt(id: string | undefined, params: unknown, place: Placement): Promise<void> {
+  #prompt(id: string | undefined, params: unknown, place: Placement): Step {
     const writer = this.#writer;
     const prompt = PromptRequestSchema.safeParse(params);
     if (!prompt.success) {
@@ -284,25 +268,27 @@ class AcpMapper implements ProviderMapper {
       this.#endTurn(cancelled ? 'cancelled' : 'completed', place);
     }
     let text = '';
-    for (const block of prompt.data.prompt) {
+    const blocks = eachStep(prompt.data.prompt, (block) => {
       if (block.type === 'text' && typeof block.text === 'string') {
         text = text.length > 0 ? `${text}\n\n${block.text}` : block.text;
-        continue;
+        return;
       }
       if (text.length > 0) writer.userText(text, place);
       text = '';
-      await writeContentBlock(writer, block, 'user', place);
-    }
-    if (text.length > 0) writer.userText(text, place);
-    writer.startTurn(place);
-    this.#inferredTurn = false;
-    this.#cancelRequested = false;
-    if (id !== undefined) this.#prompts.add(id);
+      return writeContentBlock(writer, block, 'user', place);
+    });
+    return afterStep(blocks, () => {
+      if (text.length > 0) writer.userText(text, place);
+      writer.startTurn(place);
+      this.#inferredTurn = false;
+      this.#cancelRequested = false;
+      if (id !== undefined) this.#prompts.add(id);
+    });
   }
 
   // --- session/update ---
 
-  async #update(update: JsonObject, place: Placement): Promise<void> {
+  #update(update: JsonObject, place: Placement): Step {
     const writer = this.#writer;
     const kind = update.sessionUpdate;
     switch (kind) {
@@ -316,8 +302,7 @@ class AcpMapper implements ProviderMapper {
         }
         const chunkKind: ChunkKind =
           kind === 'user_message_chunk' ? 'user' : kind === 'agent_message_chunk' ? 'agent' : 'thought';
-        await this.#chunk(chunkKind, chunk.data.content, chunk.data.messageId ?? undefined, place);
-        return;
+        return this.#chunk(chunkKind, chunk.data.content, chunk.data.messageId ?? undefined, place);
       }
       case 'tool_call':
       case 'tool_call_update': {
@@ -327,8 +312,7 @@ class AcpMapper implements ProviderMapper {
           return;
         }
         this.#flushText();
-        await this.#calls.update(kind, fields.data, place);
-        return;
+        return this.#calls.update(kind, fields.data, place);
       }
       case 'plan': {
         const plan = PlanUpdateSchema.safeParse(update);
@@ -353,12 +337,7 @@ class AcpMapper implements ProviderMapper {
     }
   }
 
-  async #chunk(
-    kind: ChunkKind,
-    content: ContentBlock,
-    messageId: string | undefined,
-    place: Placement,
-  ): Promise<void> {
+  #chunk(kind: ChunkKind, content: ContentBlock, messageId: string | undefined, place: Placement): Step {
     const buffer = this.#buffer;
     const continues =
       buffer !== undefined &&
@@ -377,7 +356,7 @@ class AcpMapper implements ProviderMapper {
     }
     this.#flushText();
     if (kind !== 'user') this.#agentOutput();
-    await writeContentBlock(this.#writer, content, kind === 'user' ? 'user' : 'agent', place);
+    return writeContentBlock(this.#writer, content, kind === 'user' ? 'user' : 'agent', place);
   }
 
   #flushText(): void {
@@ -398,7 +377,7 @@ class AcpMapper implements ProviderMapper {
 
   // --- permissions ---
 
-  async #requestPermission(id: string | undefined, params: unknown, place: Placement): Promise<void> {
+  #requestPermission(id: string | undefined, params: unknown, place: Placement): Step {
     const writer = this.#writer;
     const request = RequestPermissionSchema.safeParse(params);
     if (!request.success) {
@@ -407,9 +386,22 @@ class AcpMapper implements ProviderMapper {
     }
     this.#flushText();
     const { toolCall } = request.data;
-    const key = toolCall.toolCallId;
-    if (!(await this.#calls.asked(toolCall, place))) return;
-    const options = permissionOptions(request.data.options);
+    const asked = this.#calls.asked(toolCall, place);
+    if (asked === false) return;
+    const options = request.data.options;
+    if (asked === undefined) this.#askPermission(id, toolCall.toolCallId, options, place);
+    else return asked.then(() => this.#askPermission(id, toolCall.toolCallId, options, place));
+  }
+
+  /** The permission request inside its (written) call. */
+  #askPermission(
+    id: string | undefined,
+    key: string,
+    acpOptions: readonly unknown[],
+    place: Placement,
+  ): void {
+    const writer = this.#writer;
+    const options = permissionOptions(acpOptions);
     if (options.length === 0) {
       writer.skips.skip('unmatched-permission', 'a permission request without an option v2 can carry');
       return;

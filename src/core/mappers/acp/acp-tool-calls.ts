@@ -8,9 +8,10 @@
  */
 import { isJsonObject, type JsonObject } from '../provider-json.js';
 import type { CallFields, Placement, SessionWriter } from '../session-writer.js';
+import { eachStep, type Step } from '../steps.js';
 import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
 import { writeContentBlock } from './acp-content.js';
-import type { ToolCallFields } from './acp-events.js';
+import type { ToolCallContent, ToolCallFields } from './acp-events.js';
 
 /** A cheap fingerprint of base64 data, to upload an image a tool call repeats (content is replaced, not appended) once. */
 function fingerprint(data: string): string {
@@ -96,24 +97,17 @@ export class AcpToolCalls {
   }
 
   /** A `tool_call` or `tool_call_update`. */
-  async update(
-    kind: 'tool_call' | 'tool_call_update',
-    fields: ToolCallFields,
-    place: Placement,
-  ): Promise<void> {
+  update(kind: 'tool_call' | 'tool_call_update', fields: ToolCallFields, place: Placement): Step {
     const writer = this.#writer;
     const key = fields.toolCallId;
     const pending = this.#pending.get(key);
     if (pending !== undefined) {
       const merged = mergeFields(pending, fields);
       this.#pending.set(key, merged);
-      if (mustStart(merged)) await this.#materialize(key, place);
+      if (mustStart(merged)) return this.#materialize(key, place);
       return;
     }
-    if (writer.isCallOpen(key)) {
-      await this.#apply(key, fields, place);
-      return;
-    }
+    if (writer.isCallOpen(key)) return this.#apply(key, fields, place);
     if (kind === 'tool_call_update' && (writer.callIdOf(key) !== undefined || !fields.title)) {
       // An update for a call that ended (or that was never announced and says too little to show).
       writer.skips.skip(
@@ -124,29 +118,30 @@ export class AcpToolCalls {
     }
     // A new call (agents also announce a call by its first update): held while its input may still stream.
     this.#pending.set(key, fields);
-    if (mustStart(fields)) await this.#materialize(key, place);
+    if (mustStart(fields)) return this.#materialize(key, place);
   }
 
   /**
    * A permission request names its call: a held call is written with what the request adds, a call
-   * never announced starts from the request. False (counted) when the call has already ended.
+   * never announced starts from the request. False (counted) when the call has already ended; else
+   * what writing it waits for, if anything.
    */
-  async asked(fields: ToolCallFields, place: Placement): Promise<boolean> {
+  asked(fields: ToolCallFields, place: Placement): Step | false {
     const writer = this.#writer;
     const key = fields.toolCallId;
     const pending = this.#pending.get(key);
     if (pending !== undefined) {
       this.#pending.set(key, mergeFields(pending, fields));
-      await this.#materialize(key, place);
-    } else if (!writer.isCallOpen(key)) {
+      return this.#materialize(key, place);
+    }
+    if (!writer.isCallOpen(key)) {
       if (writer.callIdOf(key) !== undefined) {
         writer.skips.skip('unmatched-permission', 'a permission request for a call that ended');
         return false;
       }
       this.#pending.set(key, fields);
-      await this.#materialize(key, place);
+      return this.#materialize(key, place);
     }
-    return true;
   }
 
   /** Held calls at the end of their turn: written, so the turn's end closes them. */
@@ -163,36 +158,48 @@ export class AcpToolCalls {
     this.#images.clear();
   }
 
-  async #materialize(key: string, place: Placement): Promise<void> {
+  #materialize(key: string, place: Placement): Step {
     const fields = this.#pending.get(key);
     if (fields === undefined) return;
     this.#pending.delete(key);
     this.#beforeOutput();
     if (this.#writer.startCall(key, callFields(fields), { ...place, ifEnded: 'new-call' }) === undefined)
       return;
-    await this.#apply(key, fields, place);
+    return this.#apply(key, fields, place);
   }
 
   /** What an update of an open call says: new media in its content, and its end. */
-  async #apply(key: string, fields: ToolCallFields, place: Placement): Promise<void> {
-    const writer = this.#writer;
-    for (const item of fields.content ?? []) {
-      const block = item.type === 'content' ? item.content : undefined;
-      if (block === undefined || block.type === 'text') continue;
-      const data = block.data ?? block.resource?.blob;
-      if (typeof data === 'string') {
-        let seen = this.#images.get(key);
-        if (seen === undefined) {
-          seen = new Set();
-          this.#images.set(key, seen);
-        }
-        const print = fingerprint(data);
-        if (seen.has(print)) continue; // the same content again: updates replace the list
-        seen.add(print);
+  #apply(key: string, fields: ToolCallFields, place: Placement): Step {
+    const content = fields.content;
+    const step =
+      content === undefined || content.length === 0
+        ? undefined
+        : eachStep(content, (item) => this.#applyContent(key, item, place));
+    if (step === undefined) this.#endIfDone(key, fields, place);
+    else return step.then(() => this.#endIfDone(key, fields, place));
+  }
+
+  /** A `completed` or `failed` status ends the call. */
+  #endIfDone(key: string, fields: ToolCallFields, place: Placement): void {
+    if (fields.status === 'completed') this.#writer.endCall(key, place);
+    else if (fields.status === 'failed') this.#writer.endCall(key, { ...place, error: failureText(fields) });
+  }
+
+  /** One item of an open call's content: its media, once, inside the call. */
+  #applyContent(key: string, item: ToolCallContent, place: Placement): Step {
+    const block = item.type === 'content' ? item.content : undefined;
+    if (block === undefined || block.type === 'text') return;
+    const data = block.data ?? block.resource?.blob;
+    if (typeof data === 'string') {
+      let seen = this.#images.get(key);
+      if (seen === undefined) {
+        seen = new Set();
+        this.#images.set(key, seen);
       }
-      await writeContentBlock(writer, block, 'agent', { ...place, parent: key });
+      const print = fingerprint(data);
+      if (seen.has(print)) return; // the same content again: updates replace the list
+      seen.add(print);
     }
-    if (fields.status === 'completed') writer.endCall(key, place);
-    else if (fields.status === 'failed') writer.endCall(key, { ...place, error: failureText(fields) });
+    return writeContentBlock(this.#writer, block, 'agent', { ...place, parent: key });
   }
 }
