@@ -88,9 +88,12 @@ export { childEnvironment } from './process/child-environment.js';
 export { forwardSignalsToChildren } from './process/child-processes.js';
 // Node's runtime and its AES-GCM, to reinstall or force (tests, benchmarks).
 export { nodeAesGcm, nodeRuntime } from './runtime/index.js';
-// The send pipeline: probe, encrypt, upload, build the message; the metadata strip's refusals.
+// The send pipeline: probe, encrypt, upload, build the message; the metadata strip's refusals; the bytes
+// a send reads from a file (what playback gives back).
 export {
   isMetadataStripRefusal,
+  type ReadSentFileOptions,
+  readSentFile,
   type SendBytesInput,
   type SendMediaHandlerOptions,
   type SendOptions,

@@ -218,6 +218,7 @@ const NODE_ONLY = [
   'privateFileSink',
   'probeMedia',
   'readHappyCredentialsFile',
+  'readSentFile',
   'sendMedia',
   'sendMediaHandler',
   'sendToSession',

@@ -8,9 +8,8 @@
  * @module
  */
 import { hostname, platform } from 'node:os';
-import { HappyApi } from '../../core/happy/happy-api.js';
-import { createAccountSecret, HappyClient, type HappySession } from '../../core/happy/index.js';
-import { requestToken } from '../../core/happy/sign-in.js';
+import { createAccountSecret } from '../../happy.js';
+import { HappyClient, type HappySession } from '../../index.js';
 
 /** What {@link createHappyAccount} made. */
 export interface HappyAccount {
@@ -18,8 +17,6 @@ export interface HappyAccount {
   url: string;
   /** The account secret (32 bytes): Happy's app signs in with it. A secret: never log it. */
   secret: Uint8Array;
-  /** A bearer token of the account on this server (a secret too). */
-  token: string;
   /** The new session's id. */
   sessionId: string;
   /** The signed-in client. */
@@ -43,12 +40,10 @@ export async function createHappyAccount(
   options: { tag?: string; name?: string } = {},
 ): Promise<HappyAccount> {
   const secret = createAccountSecret();
-  // One sign-in, whose token is also handed out (HappyServerStore tests and `--env` use it).
-  const token = await requestToken(new HappyApi({ url }), secret);
-  const client = await HappyClient.connect({ url, credentials: { kind: 'secret', secret }, token });
+  const client = await HappyClient.connect({ url, credentials: { kind: 'secret', secret } });
   const session = await client.createSession({
     metadata: { path: process.cwd(), host: hostname(), os: platform(), name: options.name ?? 'happy-media' },
     ...(options.tag === undefined ? {} : { tag: options.tag }),
   });
-  return { url: client.url, secret, token, sessionId: session.id, client, session };
+  return { url: client.url, secret, sessionId: session.id, client, session };
 }

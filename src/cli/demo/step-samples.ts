@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ffmpegAvailability } from '../../node/index.js';
-import { sentFilePlaintext } from '../../node/send/file-plaintext.js';
+import { ffmpegAvailability, readSentFile } from '../../node/index.js';
 import type { DemoItem } from './demo-state.js';
 import { kib } from './describe.js';
 import type { DemoRecorder } from './report.js';
@@ -16,8 +15,7 @@ import { createDemoSamples, type DemoSamples, type DemoTools } from './samples.j
 /** SHA-256 (hex) of the bytes `sendMedia` sends for a file. */
 async function sentSha256(path: string): Promise<string> {
   const hash = createHash('sha256');
-  const { size } = await stat(path);
-  const reader = (await (await sentFilePlaintext(path, size)).read(0, size)).getReader();
+  const reader = (await readSentFile(path)).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return hash.digest('hex');

@@ -6,12 +6,14 @@
  *
  * @module
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { applyMetadataPlan, planMetadataStrip } from '../../core/media/strip/strip-metadata.js';
 import type { PlaintextSource } from '../../core/send/plaintext-source.js';
+import { unreadableInput } from '../../core/unreadable-input.js';
 import { fileRangeSource } from '../blob/file-range-source.js';
+import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** Bytes read per pull: 1 MiB, the piece the encryptor works on best. */
@@ -83,4 +85,47 @@ export async function sentFilePlaintext(
       return (await file.read(offset, length, signal)).pipeThrough(applyMetadataPlan(plan, offset));
     },
   };
+}
+
+/** Options of {@link readSentFile}. */
+export interface ReadSentFileOptions {
+  /** Read the file as it is, as `sendMedia` with `keepMetadata` sends it. Default `false`. */
+  keepMetadata?: boolean;
+  /** Stops the read. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The bytes `sendMedia` sends for the file at `path`, as a stream: by default with its location and
+ * identifying metadata neutralised in place as `sendMedia` does it (the same size; see its `keepMetadata`
+ * option), or as they are with `keepMetadata`. They are what the sent blob decrypts to and
+ * what playback gives back: hash them to check a round trip, or save them to keep a copy of exactly what
+ * was sent.
+ *
+ * @throws {ProbeError} `ERR_UNREADABLE_INPUT` when `path` is missing, unreadable or not a regular file.
+ * @throws {LimitError} `ERR_LIMIT_EXCEEDED` for a video index or HEIF `meta` box over 64 MiB (a refusal of
+ *   the strip: `isMetadataStripRefusal` tells it; `keepMetadata` avoids it).
+ * @throws (from the stream) {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when the file changes size while
+ *   it is read; `ERR_DISK` when it cannot be read.
+ * @example
+ * ```ts
+ * const sent = await readSentFile('IMG_0001.JPG');
+ * const bytes = new Uint8Array(await new Response(sent).arrayBuffer()); // what playback gives back
+ * ```
+ */
+export async function readSentFile(
+  path: string,
+  options: ReadSentFileOptions = {},
+): Promise<ReadableStream<Uint8Array>> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw unreadableInput(path, readFailureReason(error), error);
+  }
+  // Checked before any read: opening a named pipe would block until a writer appears.
+  if (!info.isFile()) throw unreadableInput(path, NOT_A_REGULAR_FILE);
+  const size = info.size;
+  const source = await sentFilePlaintext(path, size, { keepMetadata: options.keepMetadata === true });
+  return source.read(0, size, options.signal);
 }

@@ -21,7 +21,7 @@ import { isMetadataStripRefusal } from '../../../src/core/media/strip/strip-refu
 import { sendPickedMedia } from '../../../src/core/send/index.js';
 import { locateBinary } from '../../../src/node/media/ffmpeg-binaries.js';
 import { probeMedia } from '../../../src/node/media/index.js';
-import { sendMedia } from '../../../src/node/send/index.js';
+import { readSentFile, sendMedia } from '../../../src/node/send/index.js';
 import { LocalBlobStore } from '../../../src/node/storage/index.js';
 import { runCli } from '../../helpers/cli.js';
 import { rejectionCodeOf } from '../../helpers/errors.js';
@@ -456,5 +456,25 @@ describe('sending: stripped by default, kept on request', () => {
       expect(noSecrets(bytes).length === 0).toBe(!keeps);
       expect(bytes.length).toBe(photo.length);
     }
+  });
+
+  it('readSentFile: the bytes sendMedia sends, stripped or kept; a missing path is ERR_UNREADABLE_INPUT', async () => {
+    const path = join(tmp.dir, 'read-as-sent.jpg');
+    const photo = new Uint8Array(await scene(120, 80).withExif(EXIF).jpeg().toBuffer());
+    await writeFile(path, photo);
+    const store = new LocalBlobStore(join(tmp.dir, 'blobs'));
+    for (const keepMetadata of [false, true]) {
+      const result = await sendMedia(path, { store, blobKey, keepMetadata });
+      const stored = new Uint8Array(await readFile(join(tmp.dir, 'blobs', result.ref)));
+      const sent = await decryptBlob(stored, blobKey, { context: mediaBlobContext(result.ref) });
+      const read = new Uint8Array(
+        await new Response(await readSentFile(path, { keepMetadata })).arrayBuffer(),
+      );
+      expect(Buffer.from(read).equals(Buffer.from(sent))).toBe(true);
+      expect(noSecrets(read).length === 0).toBe(!keepMetadata);
+    }
+    await expect(rejectionCodeOf(readSentFile(join(tmp.dir, 'missing.jpg')))).resolves.toBe(
+      'ERR_UNREADABLE_INPUT',
+    );
   });
 });

@@ -7,7 +7,6 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createHappyAccount } from '../../../../src/cli/demo/happy-account.js';
 import { toBase64 } from '../../../../src/core/bytes.js';
 import {
   createAgentMapper,
@@ -31,6 +30,7 @@ import {
   toolUse,
   userBlocks,
 } from '../../../core/mappers/claude-fixtures.js';
+import { newHappyAccount } from '../../../helpers/happy-account.js';
 import { makeMp4, makePng } from '../../playback/helpers/samples.js';
 
 /**
@@ -65,7 +65,7 @@ async function sentBytes(path: string, size: number): Promise<Uint8Array> {
 /** Writes the session on the server at `url`; `dir` is a private temp dir for the files sent. */
 export async function writeAdoptionSession(url: string, dir: string): Promise<AdoptionSession> {
   resetFixtures();
-  const { secret, token, client, session } = await createHappyAccount(url, { name: 'v2 adoption' });
+  const { secret, token, client, session } = await newHappyAccount(url, { name: 'v2 adoption' });
   const media: AdoptionMedia = {
     screenshot: await makePng(96, 64),
     video: await makeMp4(dir, 1),
