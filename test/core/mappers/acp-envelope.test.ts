@@ -1,14 +1,19 @@
 /**
- * The ACP mapper reads the JSON-RPC envelope and the `session/update` params by hand: on any JSON it
- * says yes exactly when the schemas that state ACP's shapes do, and reads the same fields.
+ * The ACP mapper reads the JSON-RPC envelope, the `session/update` params, message chunks and tool call
+ * updates by hand: on any JSON it says yes exactly when the schemas that state ACP's shapes do, and reads
+ * the same fields.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  ContentChunkSchema,
   JsonRpcMessageSchema,
+  readContentChunk,
   readJsonRpcMessage,
   readSessionUpdate,
+  readToolCallFields,
   SessionNotificationSchema,
+  ToolCallFieldsSchema,
 } from '../../../src/core/mappers/acp/acp-events.js';
 
 /** Values that sit on either side of each field's type. */
@@ -68,6 +73,66 @@ describe('the ACP envelope read by hand', () => {
         const read = readSessionUpdate(value);
         expect(read !== undefined).toBe(parsed.success);
         if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data.update);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // A content block's fields, each absent, of its type, or of another.
+  const block = fc.oneof(
+    field,
+    fc
+      .tuple(
+        objectOf(['type', 'text', 'data', 'mimeType', 'uri', 'name', 'title', 'size'], field),
+        fc.oneof(field, objectOf(['uri', 'mimeType', 'text', 'blob'], field)),
+      )
+      .map(([object, resource]) => (resource === undefined ? object : { ...object, resource })),
+    fc.record({ type: fc.constantFrom('text', 'image', 'resource'), text: fc.string(), data: fc.string() }),
+  );
+
+  it('a message chunk: accepted when the schema accepts it, with the same fields', () => {
+    const chunk = fc
+      .tuple(objectOf(['sessionUpdate', 'messageId'], field), fc.option(block, { nil: undefined }))
+      .map(([object, content]) => (content === undefined ? object : { ...object, content }));
+    fc.assert(
+      fc.property(fc.oneof(field, chunk), (value) => {
+        const parsed = ContentChunkSchema.safeParse(value);
+        const read = readContentChunk(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a tool call or its update: accepted when the schema accepts it, with the same fields', () => {
+    const content = fc.oneof(
+      field,
+      fc
+        .tuple(
+          objectOf(['type', 'path', 'oldText', 'newText', 'terminalId'], field),
+          fc.option(block, { nil: undefined }),
+        )
+        .map(([object, inner]) => (inner === undefined ? object : { ...object, content: inner })),
+    );
+    const location = fc.oneof(field, objectOf(['path', 'line'], field));
+    const update = fc
+      .tuple(
+        objectOf(['toolCallId', 'title', 'kind', 'status', 'rawInput', 'rawOutput'], field),
+        fc.oneof(field, fc.array(content, { maxLength: 4 })),
+        fc.oneof(field, fc.array(location, { maxLength: 4 })),
+      )
+      .map(([object, items, locations]) => ({
+        ...object,
+        ...(items === undefined ? {} : { content: items }),
+        ...(locations === undefined ? {} : { locations }),
+      }));
+    fc.assert(
+      fc.property(fc.oneof(field, update), (value) => {
+        const parsed = ToolCallFieldsSchema.safeParse(value);
+        const read = readToolCallFields(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
       }),
       { numRuns: 3000 },
     );

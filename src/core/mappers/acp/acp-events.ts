@@ -120,6 +120,131 @@ export const ToolCallFieldsSchema = z.object({
 /** A tool call or a tool call update. */
 export type ToolCallFields = z.infer<typeof ToolCallFieldsSchema>;
 
+// --- the same, read by hand ----------------------------------------------------------------------
+//
+// The updates every line of a session carries (message chunks, tool calls and their updates) are read
+// by the functions below instead of their zod schemas: on JSON they accept exactly what the schemas
+// accept and read the same fields (a property test holds them to the schemas), without the cost of a
+// zod parse per update. A field the schema would set to `undefined` (absent or malformed) is left out.
+
+/** A string, else `undefined` (a lenient string field). */
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A string or `null`, else `undefined` (a lenient nullable string field). */
+function nullableString(value: unknown): string | null | undefined {
+  return typeof value === 'string' || value === null ? value : undefined;
+}
+
+/** A finite number or `null` (zod's numbers are finite), else `undefined`. */
+function nullableNumber(value: unknown): number | null | undefined {
+  return (typeof value === 'number' && Number.isFinite(value)) || value === null ? value : undefined;
+}
+
+/** An embedded resource as the schema's lenient `resource` field reads it. */
+function readResource(value: unknown): ContentBlock['resource'] {
+  if (!isJsonObject(value) || typeof value.uri !== 'string') return undefined;
+  const resource: NonNullable<ContentBlock['resource']> = { uri: value.uri };
+  const mimeType = nullableString(value.mimeType);
+  if (mimeType !== undefined) resource.mimeType = mimeType;
+  const text = optionalString(value.text);
+  if (text !== undefined) resource.text = text;
+  const blob = optionalString(value.blob);
+  if (blob !== undefined) resource.blob = blob;
+  return resource;
+}
+
+/** `value` as {@link ContentBlockSchema} reads it, or `undefined` when the schema refuses it. */
+export function readContentBlock(value: unknown): ContentBlock | undefined {
+  if (!isJsonObject(value) || typeof value.type !== 'string') return undefined;
+  const block: ContentBlock = { type: value.type };
+  const { text, data, mimeType, uri, name, title, size, resource } = value;
+  if (typeof text === 'string') block.text = text;
+  if (typeof data === 'string') block.data = data;
+  const mime = nullableString(mimeType);
+  if (mime !== undefined) block.mimeType = mime;
+  const link = nullableString(uri);
+  if (link !== undefined) block.uri = link;
+  if (typeof name === 'string') block.name = name;
+  const heading = nullableString(title);
+  if (heading !== undefined) block.title = heading;
+  const bytes = nullableNumber(size);
+  if (bytes !== undefined) block.size = bytes;
+  if (resource !== undefined) {
+    const embedded = readResource(resource);
+    if (embedded !== undefined) block.resource = embedded;
+  }
+  return block;
+}
+
+/** `value` as {@link ToolCallContentSchema} reads it, or `undefined` when the schema refuses it. */
+function readToolCallContent(value: unknown): ToolCallContent | undefined {
+  if (!isJsonObject(value) || typeof value.type !== 'string') return undefined;
+  const item: ToolCallContent = { type: value.type };
+  const { content, path, oldText, newText, terminalId } = value;
+  if (content !== undefined) {
+    const block = readContentBlock(content);
+    if (block !== undefined) item.content = block;
+  }
+  if (typeof path === 'string') item.path = path;
+  const old = nullableString(oldText);
+  if (old !== undefined) item.oldText = old;
+  if (typeof newText === 'string') item.newText = newText;
+  if (typeof terminalId === 'string') item.terminalId = terminalId;
+  return item;
+}
+
+/** `value` as {@link ToolCallLocationSchema} reads it, or `undefined` when the schema refuses it. */
+function readToolCallLocation(value: unknown): z.infer<typeof ToolCallLocationSchema> | undefined {
+  if (!isJsonObject(value) || typeof value.path !== 'string') return undefined;
+  const line = nullableNumber(value.line);
+  return line === undefined ? { path: value.path } : { path: value.path, line };
+}
+
+/** The items of a list `read` accepts, the others left out; `undefined` for a value that is not a list. */
+function readItems<T>(value: unknown, read: (item: unknown) => T | undefined): T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const kept: T[] = [];
+  for (const item of value) {
+    const parsed = read(item);
+    if (parsed !== undefined) kept.push(parsed);
+  }
+  return kept;
+}
+
+/** `value` as {@link ToolCallFieldsSchema} reads it, or `undefined` when the schema refuses it. */
+export function readToolCallFields(value: unknown): ToolCallFields | undefined {
+  if (!isJsonObject(value) || typeof value.toolCallId !== 'string') return undefined;
+  const { title, kind, status, content, locations, rawInput, rawOutput } = value;
+  // `content` and `locations` are always there, `undefined` when unchanged (as the schema's type says).
+  const fields: ToolCallFields = {
+    toolCallId: value.toolCallId,
+    content: readItems(content, readToolCallContent),
+    locations: readItems(locations, readToolCallLocation),
+  };
+  const heading = nullableString(title);
+  if (heading !== undefined) fields.title = heading;
+  const toolKind = nullableString(kind);
+  if (toolKind !== undefined) fields.kind = toolKind;
+  const state = nullableString(status);
+  if (state !== undefined) fields.status = state;
+  if (rawInput !== undefined) fields.rawInput = rawInput;
+  if (rawOutput !== undefined) fields.rawOutput = rawOutput;
+  return fields;
+}
+
+/** `value` as {@link ContentChunkSchema} reads it, or `undefined` when the schema refuses it. */
+export function readContentChunk(value: unknown): ContentChunk | undefined {
+  if (!isJsonObject(value) || typeof value.sessionUpdate !== 'string') return undefined;
+  const content = readContentBlock(value.content);
+  if (content === undefined) return undefined;
+  const messageId = nullableString(value.messageId);
+  return messageId === undefined
+    ? { sessionUpdate: value.sessionUpdate, content }
+    : { sessionUpdate: value.sessionUpdate, content, messageId };
+}
+
 // --- session/update ------------------------------------------------------------------------------
 
 /** `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`: one block of a streamed message. */

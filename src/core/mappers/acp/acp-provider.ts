@@ -32,16 +32,16 @@ import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
 import { writeContentBlock } from './acp-content.js';
 import {
   type ContentBlock,
-  ContentChunkSchema,
   IGNORED_SESSION_UPDATES,
   PlanUpdateSchema,
   PromptRequestSchema,
   PromptResultSchema,
   RequestPermissionResultSchema,
   RequestPermissionSchema,
+  readContentChunk,
   readJsonRpcMessage,
   readSessionUpdate,
-  ToolCallFieldsSchema,
+  readToolCallFields,
 } from './acp-events.js';
 import { readLegacyAcpRecord } from './acp-legacy.js';
 import { permissionOptions } from './acp-permissions.js';
@@ -295,24 +295,24 @@ class AcpMapper implements ProviderMapper {
       case 'user_message_chunk':
       case 'agent_message_chunk':
       case 'agent_thought_chunk': {
-        const chunk = ContentChunkSchema.safeParse(update);
-        if (!chunk.success) {
+        const chunk = readContentChunk(update);
+        if (chunk === undefined) {
           writer.skips.skip('malformed-event', `${kind}`);
           return;
         }
         const chunkKind: ChunkKind =
           kind === 'user_message_chunk' ? 'user' : kind === 'agent_message_chunk' ? 'agent' : 'thought';
-        return this.#chunk(chunkKind, chunk.data.content, chunk.data.messageId ?? undefined, place);
+        return this.#chunk(chunkKind, chunk.content, chunk.messageId ?? undefined, place);
       }
       case 'tool_call':
       case 'tool_call_update': {
-        const fields = ToolCallFieldsSchema.safeParse(update);
-        if (!fields.success) {
+        const fields = readToolCallFields(update);
+        if (fields === undefined) {
           writer.skips.skip('malformed-event', `${kind}`);
           return;
         }
         this.#flushText();
-        return this.#calls.update(kind, fields.data, place);
+        return this.#calls.update(kind, fields, place);
       }
       case 'plan': {
         const plan = PlanUpdateSchema.safeParse(update);
