@@ -372,3 +372,121 @@ export const ApprovalSubmissionSchema = z.object({
 });
 /** An approval answer. */
 export type ApprovalSubmission = z.infer<typeof ApprovalSubmissionSchema>;
+
+// --- the same, read by hand ------------------------------------------------------------------------
+//
+// The response items and events every turn of a rollout carries are read by the functions below
+// instead of their zod schemas: on JSON they accept exactly what the schemas accept and read the same
+// fields (a property test holds them to the schemas), without the cost of a zod parse per line. The
+// rarer kinds are still read by their schemas.
+
+/** `value` when absent (`fallback`) or a string; `undefined` when it is something else. */
+function stringOr(value: unknown, fallback: string): string | undefined {
+  return value === undefined ? fallback : typeof value === 'string' ? value : undefined;
+}
+
+/** The items of a list each read by `read`; `undefined` when it is not a list or one item is refused. */
+function everyItem<T>(value: unknown, read: (item: unknown) => T | undefined): T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items: T[] = [];
+  for (const item of value) {
+    const parsed = read(item);
+    if (parsed === undefined) return undefined;
+    items.push(parsed);
+  }
+  return items;
+}
+
+type ContentItem = z.infer<typeof ContentItemSchema>;
+
+function readContentItem(value: unknown): ContentItem | undefined {
+  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  const { text, image_url } = value;
+  if (
+    (text !== undefined && typeof text !== 'string') ||
+    (image_url !== undefined && typeof image_url !== 'string')
+  )
+    return undefined;
+  const item: ContentItem = { type: value.type };
+  if (text !== undefined) item.text = text;
+  if (image_url !== undefined) item.image_url = image_url;
+  return item;
+}
+
+function readReasoningPart(value: unknown): { type: string; text: string } | undefined {
+  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  const text = stringOr(value.text, '');
+  return text === undefined ? undefined : { type: value.type, text };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Readers of the common response items, by `type`: each returns the item as its schema in
+ * {@link RESPONSE_ITEM_SCHEMAS} reads it, or `undefined` when the schema refuses it.
+ */
+export const RESPONSE_ITEM_READERS: Readonly<
+  Record<string, (raw: Record<string, unknown>) => ResponseItem | undefined>
+> = {
+  message(raw) {
+    if (typeof raw.role !== 'string') return undefined;
+    const content = raw.content === undefined ? [] : everyItem(raw.content, readContentItem);
+    return content === undefined ? undefined : { type: 'message', role: raw.role, content };
+  },
+  reasoning(raw) {
+    const summary = raw.summary === undefined ? [] : everyItem(raw.summary, readReasoningPart);
+    if (summary === undefined) return undefined;
+    const content =
+      raw.content === undefined || raw.content === null ? [] : everyItem(raw.content, readReasoningPart);
+    return content === undefined ? undefined : { type: 'reasoning', summary, content };
+  },
+  function_call(raw) {
+    const args = stringOr(raw.arguments, '');
+    if (typeof raw.name !== 'string' || typeof raw.call_id !== 'string' || args === undefined)
+      return undefined;
+    return { type: 'function_call', name: raw.name, arguments: args, call_id: raw.call_id };
+  },
+  // The schemas' `output: z.unknown()` wants the key there, whatever its value.
+  function_call_output(raw) {
+    return typeof raw.call_id === 'string' && 'output' in raw
+      ? { type: 'function_call_output', call_id: raw.call_id, output: raw.output }
+      : undefined;
+  },
+  custom_tool_call(raw) {
+    const input = stringOr(raw.input, '');
+    if (typeof raw.name !== 'string' || typeof raw.call_id !== 'string' || input === undefined)
+      return undefined;
+    return { type: 'custom_tool_call', call_id: raw.call_id, name: raw.name, input };
+  },
+  custom_tool_call_output(raw) {
+    return typeof raw.call_id === 'string' && 'output' in raw
+      ? { type: 'custom_tool_call_output', call_id: raw.call_id, output: raw.output }
+      : undefined;
+  },
+};
+
+/**
+ * Readers of the events a rollout repeats on every turn, by `type`: each returns the event as its schema
+ * in {@link EVENT_MSG_SCHEMAS} reads it, or `undefined` when the schema refuses it.
+ */
+export const EVENT_MSG_READERS: Readonly<
+  Record<string, (raw: Record<string, unknown>) => EventMsg | undefined>
+> = {
+  agent_message(raw) {
+    return typeof raw.message === 'string' ? { type: 'agent_message', message: raw.message } : undefined;
+  },
+  agent_reasoning(raw) {
+    return typeof raw.text === 'string' ? { type: 'agent_reasoning', text: raw.text } : undefined;
+  },
+  user_message(raw) {
+    const message = stringOr(raw.message, '');
+    if (message === undefined) return undefined;
+    const images = raw.images;
+    if (images === undefined) return { type: 'user_message', message };
+    if (images === null) return { type: 'user_message', message, images };
+    const list = everyItem(images, (image) => (typeof image === 'string' ? image : undefined));
+    return list === undefined ? undefined : { type: 'user_message', message, images: list };
+  },
+};

@@ -76,25 +76,29 @@ export class CodexSession {
   /**
    * `raw` parsed by the schema its `type` names in `schemas`; `undefined` after counting a skip: a type
    * not in the table is `unknown-event` (or `not-displayed` when `ignored` says so), one that does not
-   * parse is `malformed-event`. `what` names the kind of record in the skip's detail.
+   * parse is `malformed-event`. `what` names the kind of record in the skip's detail. A type with a
+   * reader in `readers` (one that accepts what its schema accepts, without zod) is read by it instead.
    */
   parseTagged<Schemas extends Record<string, z.ZodType>>(
     schemas: Schemas,
     raw: unknown,
     what: string,
     ignored: (type: unknown) => boolean = () => false,
+    readers?: Readonly<Record<string, (raw: JsonObject) => z.infer<Schemas[keyof Schemas]> | undefined>>,
   ): z.infer<Schemas[keyof Schemas]> | undefined {
     const type = isJsonObject(raw) ? raw.type : undefined;
     if (typeof type !== 'string' || !Object.hasOwn(schemas, type)) {
       this.writer.skips.skip(ignored(type) ? 'not-displayed' : 'unknown-event', `${what} ${typeName(type)}`);
       return undefined;
     }
-    const parsed = schemas[type as keyof Schemas]!.safeParse(raw);
-    if (!parsed.success) {
-      this.writer.skips.skip('malformed-event', `${what} ${typeName(type)}`);
-      return undefined;
+    let data: z.infer<Schemas[keyof Schemas]> | undefined;
+    if (readers !== undefined && Object.hasOwn(readers, type)) data = readers[type]!(raw as JsonObject);
+    else {
+      const parsed = schemas[type as keyof Schemas]!.safeParse(raw);
+      data = parsed.success ? (parsed.data as z.infer<Schemas[keyof Schemas]>) : undefined;
     }
-    return parsed.data as z.infer<Schemas[keyof Schemas]>;
+    if (data === undefined) this.writer.skips.skip('malformed-event', `${what} ${typeName(type)}`);
+    return data;
   }
 
   // --- turns ---

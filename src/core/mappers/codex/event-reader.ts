@@ -10,7 +10,12 @@ import { type JsonObject, typeName } from '../provider-json.js';
 import type { Placement } from '../session-writer.js';
 import { afterStep, eachStep, type Step } from '../steps.js';
 import { MAX_DESCRIPTION_LENGTH, shortText } from '../titles.js';
-import { EVENT_MSG_SCHEMAS, type EventMsg, IGNORED_EVENT_MSG_TYPES } from './codex-events.js';
+import {
+  EVENT_MSG_READERS,
+  EVENT_MSG_SCHEMAS,
+  type EventMsg,
+  IGNORED_EVENT_MSG_TYPES,
+} from './codex-events.js';
 import { type CodexSession, execApprovalOptions, PATCH_APPROVAL_OPTIONS } from './codex-session.js';
 import {
   agentStatusError,
@@ -115,8 +120,12 @@ export class EventReader {
       this.#collab(type, raw, place);
       return undefined;
     }
-    return this.#session.parseTagged(EVENT_MSG_SCHEMAS, raw, 'event', (name) =>
-      IGNORED_EVENT_MSG_TYPES.has(name as string),
+    return this.#session.parseTagged(
+      EVENT_MSG_SCHEMAS,
+      raw,
+      'event',
+      (name) => IGNORED_EVENT_MSG_TYPES.has(name as string),
+      EVENT_MSG_READERS,
     );
   }
 

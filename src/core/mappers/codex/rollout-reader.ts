@@ -11,7 +11,12 @@ import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentSet } from '../recent.js';
 import type { Placement } from '../session-writer.js';
 import { afterStep, eachStep, type Step } from '../steps.js';
-import { CompactedSchema, RESPONSE_ITEM_SCHEMAS, type ResponseItem } from './codex-events.js';
+import {
+  CompactedSchema,
+  RESPONSE_ITEM_READERS,
+  RESPONSE_ITEM_SCHEMAS,
+  type ResponseItem,
+} from './codex-events.js';
 import type { CodexSession } from './codex-session.js';
 import {
   bashCall,
@@ -95,6 +100,7 @@ export class RolloutReader {
       payload,
       'response item',
       (type) => type === 'ghost_snapshot' || type === 'compaction' || type === 'other',
+      RESPONSE_ITEM_READERS,
     );
     if (item === undefined) return;
     switch (item.type) {
