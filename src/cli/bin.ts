@@ -1,10 +1,6 @@
 #!/usr/bin/env node
-import { forwardSignalsToChildren } from '../node/index.js';
 import { diskError } from './file-errors.js';
 import { main } from './main.js';
-
-// SIGTERM, SIGINT and SIGHUP kill ffprobe/ffmpeg before the CLI dies by them (only while one runs).
-forwardSignalsToChildren();
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // `happy-media --help | head` closes stdout early; that is the reader's choice, not a failure.

@@ -5,8 +5,9 @@
  * the S3 client and ffmpeg glue into `happy-media validate` and `--help` (most of a start's CPU time),
  * so the top-level listing uses the summaries below and a command's own module (its options,
  * its `--help`, its action) is imported only when that command is named. The same holds for the crash
- * sweep (it loads the Node entry) and the error formatting (it loads the library's
- * errors): both are imported on demand, so the top-level `--help` loads commander and nothing else.
+ * sweep and the forwarding of signals to ffmpeg children (they load the Node entry) and the error
+ * formatting (it loads the library's errors): all are imported on demand, so the top-level `--help` loads
+ * commander and the error classes its stdout guard needs, not the library.
  *
  * @module
  */
@@ -149,8 +150,12 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     commander = await loadCommander();
     const named = commandNamed(argv.slice(2));
     if (named !== undefined) {
-      // Before the command runs: plaintext a killed run left behind must not survive this one. Only
-      // when a command is named; the top-level `--help` runs nothing and loads no library.
+      // Before the command runs: SIGTERM, SIGINT and SIGHUP kill ffprobe/ffmpeg before the CLI dies by
+      // them (only while one runs), and plaintext a killed run left behind must not survive this one.
+      // Only when a command is named: both load the Node entry, and the top-level `--help` starts no
+      // child and loads no library.
+      const { forwardSignalsToChildren } = await import('../node/index.js');
+      forwardSignalsToChildren();
       const { sweepCrashLeftovers } = await import('./crash-sweep.js');
       sweepCrashLeftovers();
     }
