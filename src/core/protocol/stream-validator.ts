@@ -125,6 +125,11 @@ class StreamRuleChecker implements StreamValidator {
   readonly #idIndex = new Map<string, number>();
   readonly #seenTurns = new Set<string>();
   readonly #calls = new Map<string, CallState>();
+  /**
+   * The calls open now, in start order: a turn's end looks only at these, not at every call of the
+   * stream (which made validating a long stream quadratic in its length).
+   */
+  readonly #openCalls = new Map<string, CallState>();
   #index = -1;
   #latestTime: number | undefined;
   #openTurn: string | undefined;
@@ -217,11 +222,12 @@ class StreamRuleChecker implements StreamValidator {
 
   #closeCallsOfTurn(turn: string): string[] {
     const leftOpen: string[] = [];
-    for (const [callId, call] of this.#calls) {
-      if (call.open && call.turn === turn) {
+    for (const [callId, call] of this.#openCalls) {
+      if (call.turn === turn) {
         leftOpen.push(callId);
         call.open = false;
         call.pending = undefined;
+        this.#openCalls.delete(callId);
       }
     }
     return leftOpen;
@@ -357,7 +363,7 @@ class StreamRuleChecker implements StreamValidator {
       );
       return;
     }
-    this.#calls.set(message.callId, {
+    const call: CallState = {
       // After a turn violation (already reported) the call joins the open turn, so its permission
       // round and end are judged on their own instead of cascading.
       turn: this.#openTurn ?? message.turn,
@@ -365,7 +371,9 @@ class StreamRuleChecker implements StreamValidator {
       agentId: message.agentId,
       open: true,
       pending: undefined,
-    });
+    };
+    this.#calls.set(message.callId, call);
+    this.#openCalls.set(message.callId, call);
   }
 
   /** tool-call-end: CALL_NOT_OPEN, CALL_CONTEXT_MISMATCH. */
@@ -388,6 +396,7 @@ class StreamRuleChecker implements StreamValidator {
     }
     call.open = false;
     call.pending = undefined;
+    this.#openCalls.delete(message.callId);
   }
 
   /** permission-request: PERMISSION_OUTSIDE_CALL, PERMISSION_ALREADY_PENDING. */
