@@ -286,7 +286,9 @@ async function mapToStdout(file: string, options: MapCliOptions): Promise<void> 
   const stopped = await untilStopped(file, options.follow, async (signal, opened) => {
     const input = await openEvents(file, options, signal, counts);
     opened(input.close);
-    const writerOptions = { ...(media ? { media } : {}), signal, verify: true };
+    // No `verify`: each builder checks its message and the writer's state keeps the stream's rules; the
+    // stream validator would check every message a second time and remember every id of the stream.
+    const writerOptions = { ...(media ? { media } : {}), signal };
     const interrupted = () => new AbortedError('interrupted: the output stops mid-stream');
     const emit = async (messages: SessionMessage[]) => {
       // Ctrl-C stops the run (the signal also cancels an upload under way).
