@@ -174,9 +174,7 @@ export async function uploadMediaBlob(
   const writes: WriteOptions = {
     ...(signal ? { signal } : {}),
     // A wait the store imposes (Happy's 60 new attachments a minute) is said, with its length.
-    ...(onNotice
-      ? { onWait: ({ ms, reason }) => onNotice(`${reason}: waiting ${Math.max(1, Math.ceil(ms / 1000))} s`) }
-      : {}),
+    ...(onNotice ? { onWait: waitNotices(onNotice) } : {}),
   };
   // The largest attachment this send makes: the store's cap, or the part size the caller chose.
   const partBytes =
@@ -348,6 +346,37 @@ function resumable(
     return { why: 'the record of an interrupted send is unreadable; starting over' };
   }
   return { record };
+}
+
+/**
+ * How long after a wait another one still belongs to the same stall (ms): Happy's window frees one
+ * attachment at a time, so a big send waits about a second before each part once the window is full.
+ */
+const STALL_GAP_MS = 5_000;
+
+/** How often a stall that goes on is said again (ms). */
+const STALL_REMINDER_MS = 30_000;
+
+/**
+ * The `onWait` of a send: says a wait when a stall begins (with its length), then again only every
+ * {@link STALL_REMINDER_MS} while waits follow each other, instead of once per part (a 1 GiB send into
+ * Happy waits before each of its last forty parts).
+ */
+function waitNotices(onNotice: (text: string) => void): NonNullable<WriteOptions['onWait']> {
+  let stallEnds = Number.NEGATIVE_INFINITY;
+  let saidAt = Number.NEGATIVE_INFINITY;
+  return ({ ms, reason }) => {
+    const now = Date.now();
+    const seconds = Math.max(1, Math.ceil(ms / 1000));
+    if (now > stallEnds + STALL_GAP_MS) {
+      onNotice(`${reason}: waiting ${seconds} s`);
+      saidAt = now;
+    } else if (now - saidAt >= STALL_REMINDER_MS) {
+      onNotice(`${reason}: still waiting, ${seconds} s before the next attachment`);
+      saidAt = now;
+    }
+    stallEnds = Math.max(stallEnds, now + ms);
+  };
 }
 
 /** Parts a send in parts stores at once. */

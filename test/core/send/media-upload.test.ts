@@ -5,7 +5,7 @@
  * (its stamp, or the content of a part already sent) starts over with a fresh salt and says so. The
  * journal never holds the key or plaintext.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bytesStream, equalBytes, randomBytes, toBase64 } from '../../../src/core/bytes.js';
 import { StorageError } from '../../../src/core/errors.js';
 import { downloadMedia, memorySink } from '../../../src/core/playback/index.js';
@@ -188,5 +188,63 @@ describe('uploadMediaBlob: resuming a send in parts', () => {
     expect(store.blobs.size).toBe(0);
     // Two parts, the ref the failed one was given, and the part stored beside it.
     expect(store.deleted).toHaveLength(4);
+  });
+});
+
+describe('uploadMediaBlob: waits the store imposes', () => {
+  const plain = randomBytes(9 * 65536 + 4321); // 10 parts of 4 chunks
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A store that makes every create wait (as Happy's full window does) before it stores. */
+  function waitingStore(ms: number, advance = 0) {
+    const store = memoryStore();
+    const create = store.create.bind(store);
+    store.create = async (size, body, options) => {
+      options?.onWait?.({
+        ms,
+        reason: "Happy's server takes at most 60 new attachments a minute per account",
+      });
+      vi.setSystemTime(Date.now() + advance);
+      return create(size, body, options);
+    };
+    return store;
+  }
+
+  it('says a stall once when it begins, not once per part', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const notices: string[] = [];
+    const store = waitingStore(1000, 1000);
+    await uploadMediaBlob(store, fileSource(plain), key, {
+      chunksPerPart: CHUNKS,
+      onNotice: (t: string) => notices.push(t),
+    });
+    expect(notices).toEqual([
+      "Happy's server takes at most 60 new attachments a minute per account: waiting 1 s",
+    ]);
+  });
+
+  it('says it again while the stall goes on (every 30 s) and when a new one begins', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const notices: string[] = [];
+    // Each wait is 1 s, and 16 s pass between them: every wait begins a new stall.
+    await uploadMediaBlob(waitingStore(1000, 16_000), fileSource(plain), key, {
+      chunksPerPart: CHUNKS,
+      onNotice: (t: string) => notices.push(t),
+    });
+    expect(notices).toHaveLength(11); // ten parts and the manifest
+    notices.length = 0;
+    // Waits of 20 s, 15 s apart: one stall; said when it begins, then every 30 s.
+    await uploadMediaBlob(waitingStore(20_000, 15_000), fileSource(plain), key, {
+      chunksPerPart: CHUNKS,
+      onNotice: (t: string) => notices.push(t),
+    });
+    expect(notices[0]).toMatch(/: waiting 20 s$/);
+    expect(notices.slice(1).every((t) => /still waiting, 20 s before the next attachment$/.test(t))).toBe(
+      true,
+    );
+    expect(notices.length).toBeGreaterThanOrEqual(5);
+    expect(notices.length).toBeLessThanOrEqual(7);
   });
 });
