@@ -283,19 +283,17 @@ class RangeReader implements BlobReader {
     assertBytes(out, 'out');
     assertRange(offset, 0, this.plaintextSize);
     const length = Math.min(out.length, this.plaintextSize - offset);
-    if (this.#keptInUse) {
-      // Another readInto of this reader is running: this one gets an array of its own.
-      const plain = await this.read(offset, length, signal);
-      out.set(plain);
-      return length;
-    }
-    this.#keptInUse = true;
+    // While another readInto of this reader uses the kept array, this one gets an array of its own.
+    const keeps = !this.#keptInUse;
+    if (keeps) this.#keptInUse = true;
     try {
-      const plain = await this.#decrypt(offset, length, signal, (size) => this.#keptArray(size));
+      const plain = await this.#decrypt(offset, length, signal, (size) =>
+        keeps ? this.#keptArray(size) : getRuntime().alloc.output(size),
+      );
       out.set(plain);
       return length;
     } finally {
-      this.#keptInUse = false;
+      if (keeps) this.#keptInUse = false;
     }
   }
 
