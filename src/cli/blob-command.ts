@@ -184,13 +184,7 @@ export async function readWholeInput(path: string, maxBytes: number): Promise<Ui
     }
     parts.push(piece);
   }
-  const whole = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
+  return Buffer.concat(parts, total);
 }
 
 /**
