@@ -15,6 +15,7 @@ import {
   SessionNotificationSchema,
   ToolCallFieldsSchema,
 } from '../../../src/core/mappers/acp/acp-events.js';
+import { objectOf } from '../../helpers/json-arbitraries.js';
 
 /** Values that sit on either side of each field's type. */
 const field = fc.oneof(
@@ -28,20 +29,6 @@ const field = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 const rpcError = fc.oneof(field, fc.record({ code: field, message: field }, { requiredKeys: [] }));
-
-/** An object with each of `keys` absent or set to one of `value`'s values. */
-function objectOf(keys: string[], value: fc.Arbitrary<unknown>): fc.Arbitrary<Record<string, unknown>> {
-  return fc
-    .tuple(...keys.map(() => fc.option(value, { nil: undefined })), fc.boolean())
-    .map(([...values]) => {
-      const present = values.pop() as boolean;
-      const object: Record<string, unknown> = {};
-      keys.forEach((key, i) => {
-        if (values[i] !== undefined || present) object[key] = values[i];
-      });
-      return object;
-    });
-}
 
 describe('the ACP envelope read by hand', () => {
   it('a JSON-RPC message: accepted when the schema accepts it, with the same fields', () => {

@@ -10,6 +10,7 @@ import {
   RESPONSE_ITEM_READERS,
   RESPONSE_ITEM_SCHEMAS,
 } from '../../../src/core/mappers/codex/codex-events.js';
+import { objectOf } from '../../helpers/json-arbitraries.js';
 
 /** Values that sit on either side of each field's type. */
 const scalar = fc.oneof(
@@ -21,20 +22,6 @@ const scalar = fc.oneof(
   fc.constant([]),
   fc.jsonValue({ maxDepth: 2 }),
 );
-
-/** An object with each of `keys` absent or set to one of `value`'s values. */
-function objectOf(keys: string[], value: fc.Arbitrary<unknown>): fc.Arbitrary<Record<string, unknown>> {
-  return fc
-    .tuple(...keys.map(() => fc.option(value, { nil: undefined })), fc.boolean())
-    .map(([...values]) => {
-      const present = values.pop() as boolean;
-      const object: Record<string, unknown> = {};
-      keys.forEach((key, i) => {
-        if (values[i] !== undefined || present) object[key] = values[i];
-      });
-      return object;
-    });
-}
 
 /** Lists of parts (a message's content, reasoning's summary), mostly well formed. */
 const part = fc.oneof(
