@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -101,7 +101,10 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         summary: summarize(plain.result.ms.map((ms) => megabytesPerSecond(size, ms))),
       });
       rec.compare(o, r);
-      if (size === sizes.at(-1)) await seekTimes(rec, store, encRef, plainRef, key, size, ctx.quick ? 5 : 9);
+      if (size === sizes.at(-1)) {
+        await seekTimes(rec, store, encRef, plainRef, key, size, ctx.quick ? 5 : 9);
+        await distantSeekTimes(rec, server.url, encRef, plainRef, key, size, ctx.quick ? 5 : 9);
+      }
       await store.delete(encRef);
       await store.delete(plainRef);
     }
@@ -241,6 +244,120 @@ async function seekTimes(
     await endpoint.close();
     await new Promise((resolve) => proxy.server.close(resolve));
   }
+}
+
+/** Each direction's delay of the relay that puts the store {@link STORE_DISTANCE_MS} ms of round trip away. */
+const STORE_DISTANCE_MS = 20;
+
+/**
+ * Seek with the store where a real one is: across a network, {@link STORE_DISTANCE_MS} ms of round trip
+ * away (a relay delays each direction half of it), while the player and `serveMedia` share the machine as
+ * they do in `happy-media play --serve`. The loopback rows above put the store, `serveMedia` and the player
+ * on one thread, where the second HTTP hop is most of the time; here it is a part of a seek as a user
+ * waits for it. Same ranges, same rotation, first and last byte.
+ */
+async function distantSeekTimes(
+  rec: SuiteRecorder,
+  storeUrl: string,
+  encRef: string,
+  plainRef: string,
+  key: Uint8Array,
+  size: number,
+  runs: number,
+): Promise<void> {
+  const relay = await delayingRelay(new URL(storeUrl), STORE_DISTANCE_MS / 2);
+  const store = new HttpBlobStore(relay.url);
+  const span = 256 * 1024;
+  const tag = formatBytes(size);
+  let endpoint: Awaited<ReturnType<typeof serveMedia>> | undefined;
+  try {
+    endpoint = await serveMedia({ ref: encRef, mimeType: 'video/mp4', size }, { store, blobKey: key });
+    const url = endpoint.url;
+    const ours = async (offset: number) => {
+      const res = await fetch(url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
+      if (res.status !== 206 || !res.body) throw new Error(`serveMedia answered ${res.status} to a range`);
+      return drain(res.body);
+    };
+    const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
+    const offsets = Array.from({ length: runs + 1 }, () =>
+      Math.floor(size / 2 + Math.random() * (size / 2 - span)),
+    );
+    if ((await ours(offsets[0]!)).bytes !== span || (await plain(offsets[0]!)).bytes !== span)
+      throw new Error('a seek range through the relay came back with the wrong length');
+    rec.check(`seek into ${tag}, store ${STORE_DISTANCE_MS} ms away: both return ${span}-byte ranges`);
+    const last = { ours: [] as number[], plain: [] as number[] };
+    const first = { ours: [] as number[], plain: [] as number[] };
+    for (const [i, offset] of offsets.slice(1).entries()) {
+      for (const which of i % 2 === 0 ? (['ours', 'plain'] as const) : (['plain', 'ours'] as const)) {
+        const start = performance.now();
+        const { firstAt } = await (which === 'ours' ? ours : plain)(offset);
+        last[which].push(performance.now() - start);
+        first[which].push(firstAt - start);
+      }
+    }
+    for (const [end, times] of [
+      ['first byte', first],
+      ['last byte', last],
+    ] as const) {
+      const slug = end === 'first byte' ? 'first' : 'last';
+      rec.compare(
+        rec.add({
+          id: `playback.seek.distant.${slug}.${size}`,
+          suite: 'playback',
+          label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, store ${STORE_DISTANCE_MS} ms away, ${end}`,
+          unit: 'ms',
+          summary: summarize(times.ours),
+        }),
+        rec.add({
+          id: `ref.playback.seek.distant.${slug}.${size}`,
+          suite: 'playback',
+          label: `plain range GET of the same 256 KiB from the store ${STORE_DISTANCE_MS} ms away, ${end}`,
+          unit: 'ms',
+          reference: true,
+          summary: summarize(times.plain),
+        }),
+      );
+    }
+  } finally {
+    await endpoint?.close();
+    await relay.close();
+  }
+}
+
+/** The loopback address the relay listens on (the store listens on 127.0.0.1). */
+const RELAY_HOST = '127.0.0.2';
+
+/**
+ * A TCP relay to `target` that holds every piece `delayMs` before passing it on, in each direction: a
+ * store that far away (order kept: equal timeouts fire in the order they were set). It listens on
+ * another loopback address with the store's own port, so the `Host` a client sends still names the store
+ * (the media server answers only to its own host and port).
+ */
+async function delayingRelay(target: URL, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const pass = (from: Socket, to: Socket) => {
+    from.on('data', (piece) => setTimeout(() => to.write(piece), delayMs));
+    from.on('end', () => setTimeout(() => to.end(), delayMs));
+    from.on('error', () => to.destroy());
+    from.on('close', () => setTimeout(() => to.destroy(), delayMs));
+  };
+  const server = createNetServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    pass(client, upstream);
+    pass(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(Number(target.port), RELAY_HOST, resolve));
+  return {
+    url: `http://${RELAY_HOST}:${target.port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /**
