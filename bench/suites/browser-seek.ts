@@ -23,6 +23,7 @@ import type { openStreamingMedia, registerMediaServiceWorker } from 'happy-media
 import type { Browser, Page } from 'playwright-core';
 import type { BenchContext, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, writeRandomFile } from '../harness/data.js';
+import { STORE_DISTANCE_MS } from '../harness/distance.js';
 import { summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 
@@ -84,6 +85,7 @@ const SEEK_REF = 'media/benchseekvideo';
 async function openInWorker(job: {
   keyHex: string;
   ref: string;
+  source: string;
 }): Promise<{ url: string; size: number; registerMs: number; openMs: number }> {
   const api = (
     globalThis as unknown as {
@@ -100,7 +102,7 @@ async function openInWorker(job: {
   const media = await api.openStreamingMedia(
     registration,
     { ref: job.ref, mimeType: 'video/mp4' },
-    { source: '/blobs/video.enc', blobKey: key },
+    { source: job.source, blobKey: key },
   );
   return { url: media.url, size: media.size, registerMs: t1 - t0, openMs: performance.now() - t1 };
 }
@@ -172,7 +174,10 @@ export async function serviceWorkerSeekTimes(
 
   const routes = await seekPages(ctx, esbuild);
   const server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0] ?? '';
+    const asked = (req.url ?? '').split('?')[0] ?? '';
+    // /far/…: the same files from a store STORE_DISTANCE_MS of round trip away (answered that much later).
+    const far = asked.startsWith('/far/');
+    const path = far ? asked.slice('/far'.length) : asked;
     const file =
       path === '/blobs/video.enc'
         ? [encPath, encSize]
@@ -180,7 +185,10 @@ export async function serviceWorkerSeekTimes(
           ? [plainPath, size]
           : undefined;
     if (file) {
-      sendFile(req, res, file[0] as string, file[1] as number).catch(() => res.destroy());
+      setTimeout(
+        () => sendFile(req, res, file[0] as string, file[1] as number).catch(() => res.destroy()),
+        far ? STORE_DISTANCE_MS : 0,
+      );
       return;
     }
     const route = routes[path];
@@ -198,9 +206,11 @@ export async function serviceWorkerSeekTimes(
     const controlled: Page = await context.newPage();
     await controlled.goto(`${origin}/sw/page.html`);
     await controlled.waitForFunction(() => 'happySeek' in globalThis, undefined, { timeout: 30_000 });
+    const keyHex = Buffer.from(key).toString('hex');
     const opened = await controlled.evaluate(openInWorker, {
-      keyHex: Buffer.from(key).toString('hex'),
+      keyHex,
       ref: SEEK_REF,
+      source: '/blobs/video.enc',
     });
     if (opened.size !== size) throw new Error(`the Service Worker opened ${opened.size} bytes, not ${size}`);
     const plain: Page = await context.newPage();
@@ -209,11 +219,22 @@ export async function serviceWorkerSeekTimes(
       throw new Error('the reference page is controlled by the Service Worker');
     }
 
-    const timings = await timeSeeks({ controlled, plain, url: opened.url, origin, plainPath, size, runs });
+    const seeks = { controlled, plain, origin, plainPath, size, runs };
+    const timings = await timeSeeks({ ...seeks, url: opened.url, blobs: '/blobs' });
     rec.check(
       `seek into ${tag} in Chromium: ${runs + 1} ranges of ${SEEK_SPAN} bytes through the Service Worker, plain GETs and the worker proxy equal the plaintext (SHA-256, 206, Content-Range)`,
     );
     recordSeeks(rec, timings, { size, openMs: opened.openMs });
+    const farOpened = await controlled.evaluate(openInWorker, {
+      keyHex,
+      ref: SEEK_REF,
+      source: '/far/blobs/video.enc',
+    });
+    const farTimings = await timeSeeks({ ...seeks, url: farOpened.url, blobs: '/far/blobs' });
+    rec.check(
+      `seek into ${tag} in Chromium, store ${STORE_DISTANCE_MS} ms away: the Service Worker's ranges and the plain GETs equal the plaintext`,
+    );
+    recordDistantSeeks(rec, farTimings, size);
   } finally {
     await context.close();
     server.closeAllConnections();
@@ -281,6 +302,7 @@ async function timeSeeks({
   plain,
   url,
   origin,
+  blobs,
   plainPath,
   size,
   runs,
@@ -289,6 +311,8 @@ async function timeSeeks({
   plain: Page;
   url: string;
   origin: string;
+  /** Where the server answers the blobs: `/blobs` on loopback, `/far/blobs` from a distance (no proxy row there). */
+  blobs: string;
   plainPath: string;
   size: number;
   runs: number;
@@ -298,21 +322,22 @@ async function timeSeeks({
   );
   const ours = (offset: number) => controlled.evaluate(timeRange, { url, offset, span: SEEK_SPAN });
   const reference = (offset: number) =>
-    plain.evaluate(timeRange, { url: `${origin}/blobs/video.bin`, offset, span: SEEK_SPAN });
+    plain.evaluate(timeRange, { url: `${origin}${blobs}/video.bin`, offset, span: SEEK_SPAN });
   const proxied = (offset: number) =>
     controlled.evaluate(timeRange, { url: `${origin}/sw/proxy/video.bin`, offset, span: SEEK_SPAN });
-  const paths = { ours, reference, proxied };
-  const timings: Record<keyof typeof paths, RangeTiming[]> = { ours: [], reference: [], proxied: [] };
+  const paths: Partial<Record<keyof SeekTimings, typeof ours>> =
+    blobs === '/blobs' ? { ours, reference, proxied } : { ours, reference };
+  const timings: SeekTimings = { ours: [], reference: [], proxied: [] };
   for (const [i, offset] of offsets.entries()) {
     const want = await sha256Range(plainPath, offset, SEEK_SPAN);
     const wantRange = `bytes ${offset}-${offset + SEEK_SPAN - 1}/${size}`;
     // A fresh random order per offset so load hits all alike; the first offset is the untimed warm-up.
-    const order = (Object.keys(paths) as (keyof typeof paths)[])
+    const order = (Object.keys(paths) as (keyof SeekTimings)[])
       .map((k) => [Math.random(), k] as const)
       .sort((a, b) => a[0] - b[0])
       .map(([, k]) => k);
     for (const which of order) {
-      const t = await paths[which](offset);
+      const t = await paths[which]!(offset);
       if (t.status !== 206 || t.contentRange !== wantRange || t.sha !== want) {
         throw new Error(
           `seek at ${offset} (${which}): ${t.status} ${t.contentRange}, body differs from the plaintext: ${t.sha !== want}`,
@@ -372,4 +397,31 @@ function recordSeeks(
       true,
     ),
   );
+}
+
+/** The seek figures with the store {@link STORE_DISTANCE_MS} ms away: first and last byte beside the plain GET's. */
+function recordDistantSeeks(rec: SuiteRecorder, timings: SeekTimings, size: number): void {
+  const where = `at a random offset of ${formatBytes(size)}`;
+  for (const [end, slug, of] of [
+    ['first byte', 'first', (t: RangeTiming) => t.firstMs],
+    ['last byte', 'last', (t: RangeTiming) => t.totalMs],
+  ] as const) {
+    rec.compare(
+      rec.add({
+        id: `browser.seek.sw.distant.${slug}.${size}`,
+        suite: 'browser',
+        label: `seek: 256 KiB range ${where} via the Service Worker, store ${STORE_DISTANCE_MS} ms away, ${end}`,
+        unit: 'ms',
+        summary: summarize(timings.ours.map(of)),
+      }),
+      rec.add({
+        id: `ref.browser.seek.distant.${slug}.${size}`,
+        suite: 'browser',
+        label: `plain range GET of the same 256 KiB in Chromium, store ${STORE_DISTANCE_MS} ms away, ${end}`,
+        unit: 'ms',
+        reference: true,
+        summary: summarize(timings.reference.map(of)),
+      }),
+    );
+  }
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -21,6 +21,7 @@ import { encryptFile, HttpBlobStore, openMedia, serveMedia, startMediaServer } f
 import { runChild } from '../harness/child.js';
 import type { BenchContext, Suite, SuiteRecorder } from '../harness/context.js';
 import { GiB, MiB, sha256File, writeRandomFile } from '../harness/data.js';
+import { delayingRelay, STORE_DISTANCE_MS } from '../harness/distance.js';
 import { megabytesPerSecond, summarize } from '../harness/stats.js';
 import { formatBytes } from '../harness/table.js';
 import { fileStream } from './send.js';
@@ -246,9 +247,6 @@ async function seekTimes(
   }
 }
 
-/** Each direction's delay of the relay that puts the store {@link STORE_DISTANCE_MS} ms of round trip away. */
-const STORE_DISTANCE_MS = 20;
-
 /**
  * Seek with the store where a real one is: across a network, {@link STORE_DISTANCE_MS} ms of round trip
  * away (a relay delays each direction half of it), while the player and `serveMedia` share the machine as
@@ -322,42 +320,6 @@ async function distantSeekTimes(
     await endpoint?.close();
     await relay.close();
   }
-}
-
-/** The loopback address the relay listens on (the store listens on 127.0.0.1). */
-const RELAY_HOST = '127.0.0.2';
-
-/**
- * A TCP relay to `target` that holds every piece `delayMs` before passing it on, in each direction: a
- * store that far away (order kept: equal timeouts fire in the order they were set). It listens on
- * another loopback address with the store's own port, so the `Host` a client sends still names the store
- * (the media server answers only to its own host and port).
- */
-async function delayingRelay(target: URL, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const pass = (from: Socket, to: Socket) => {
-    from.on('data', (piece) => setTimeout(() => to.write(piece), delayMs));
-    from.on('end', () => setTimeout(() => to.end(), delayMs));
-    from.on('error', () => to.destroy());
-    from.on('close', () => setTimeout(() => to.destroy(), delayMs));
-  };
-  const server = createNetServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    pass(client, upstream);
-    pass(upstream, client);
-  });
-  await new Promise<void>((resolve) => server.listen(Number(target.port), RELAY_HOST, resolve));
-  return {
-    url: `http://${RELAY_HOST}:${target.port}`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 /**
