@@ -52,7 +52,9 @@ export interface SyncAesGcm<K = unknown> {
   sealInto?(key: K, nonce: Uint8Array, plaintext: Uint8Array, out: Uint8Array, at: number): void;
   /**
    * Optional fast path: {@link SyncAesGcm.open} written into `out` from `at` on (`sealed.length - 16`
-   * bytes). When it throws, what it wrote there is unverified: the caller wipes it and releases none of it.
+   * bytes). It should write only once the tag verified (node:crypto's does): random access may open chunks
+   * straight into a caller's array. When it throws, the caller wipes what it wrote there and releases none
+   * of it.
    *
    * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when the tag does not verify.
    */

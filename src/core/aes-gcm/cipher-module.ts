@@ -94,11 +94,12 @@ function openIntoWith(module: CipherModule): NonNullable<SyncAesGcm<Uint8Array>[
       const decipher = module.createDecipheriv(AES_256_GCM, key, nonce, TAG_OPTIONS);
       decipher.setAuthTag(sealed.subarray(bodyLength));
       body = decipher.update(sealed.subarray(0, bodyLength));
-      out.set(body, at);
-      // Throws on a bad tag: the caller then wipes what was written into `out`.
+      // Throws on a bad tag. Only then is anything written: `out` may be a caller's array (random access
+      // into a player's buffer), which must never hold an unverified byte, and the copy costs the same.
       const rest = decipher.final();
-      if (rest.length > 0) out.set(rest, at + body.length);
       if (body.length + rest.length !== bodyLength) throw new DecryptionError();
+      out.set(body, at);
+      if (rest.length > 0) out.set(rest, at + body.length);
     } catch {
       // The module's message is dropped so every failure is alike; its unverified output is wiped.
       body?.fill(0);

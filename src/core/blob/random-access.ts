@@ -18,6 +18,7 @@ import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
 import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
+import { openClipped } from './clipped-open.js';
 import {
   BLOB_BATCH_CHUNKS,
   BLOB_CHUNK_SIZE,
@@ -59,12 +60,6 @@ const LATER_WINDOW_CHUNKS = BLOB_BATCH_CHUNKS;
  */
 const KEPT_READ_ARRAYS = 3;
 
-/**
- * The largest plaintext array a reader keeps for `readInto` (8 MiB): a player's reads are a megabyte or
- * so; a bigger range gets an array of its own, dropped after the call.
- */
-const MAX_KEPT_PLAINTEXT = 8 * 1024 * 1024;
-
 /** Reads byte ranges of a ciphertext: a buffer, a file handle, an HTTP Range reader, a storage ref. */
 export interface RangeSource {
   /** Total ciphertext length in bytes. */
@@ -92,10 +87,9 @@ export interface BlobReader {
   readonly plaintextSize: number;
   /**
    * Decrypts plaintext bytes `[offset, offset + length)`, reading only the chunks they lie in; each
-   * chunk is verified before any of its bytes is returned. The result may be a view into an array that
-   * also holds the rest of the chunks it lies in (verified plaintext of the same blob, at most 32 KiB
-   * more): copy it (`.slice()`) before transferring its `.buffer`. Reads that
-   * follow one another (each starting where the last ended) have the next range read ahead.
+   * chunk is verified before any of its bytes is returned. The result may be a view into a larger array
+   * (of verified plaintext of the same blob): copy it (`.slice()`) before transferring its `.buffer`.
+   * Reads that follow one another (each starting where the last ended) have the next range read ahead.
    *
    * @throws {InvalidArgumentError} when the range is not inside `[0, plaintextSize]`.
    * @throws {DecryptionError} when a chunk does not verify or the source returns short data.
@@ -105,9 +99,10 @@ export interface BlobReader {
   /**
    * {@link BlobReader.read} into the caller's array: decrypts the `out.length` plaintext bytes at `offset`
    * (fewer at the end of the plaintext) into `out` and resolves with how many. For a caller that reads on
-   * into the same array (a player's buffer), no array is made per read: the reader decrypts into one it
-   * keeps (verified plaintext of this blob only, wiped on failure) and copies the range out; `out` is
-   * written only once every chunk of the range verified, and left as it was on failure.
+   * into the same array (a player's buffer), no array is made per read: the chunks are decrypted
+   * straight into `out`, each chunk's bytes written only once its tag verified. On failure the bytes of
+   * `out` the range would have filled are zeroed (some may have held verified plaintext by then, none
+   * ever an unverified byte); nothing past them is touched.
    *
    * @throws {InvalidArgumentError} when `out` is not a `Uint8Array` or `offset` is not inside `[0, plaintextSize]`.
    * @throws {DecryptionError} when a chunk does not verify or the source returns short data.
@@ -246,6 +241,12 @@ function covering(offset: number, length: number, finalIndex: number): Covering 
   return { first, last, count: Math.max(0, Math.min(last, finalIndex - 1) - first + 1) };
 }
 
+/** Where a read's plaintext goes: `array` holds the blob's plaintext from offset `start` on. */
+interface PlainTarget {
+  readonly array: Uint8Array;
+  readonly start: number;
+}
+
 /** A {@link BlobReader} over an opened blob. */
 class RangeReader implements BlobReader {
   readonly plaintextSize: number;
@@ -256,9 +257,6 @@ class RangeReader implements BlobReader {
   #ahead: SealedLoad | undefined;
   /** The arrays a source with `readInto` reads windows into, reused from read to read. */
   readonly #arrays = new ReadArrays();
-  /** The plaintext array `readInto` decrypts into, kept from call to call (one call uses it at a time). */
-  #kept: Uint8Array | undefined;
-  #keptInUse = false;
 
   constructor(blob: OpenBlobParts, plaintextSize: number) {
     this.#blob = blob;
@@ -276,131 +274,127 @@ class RangeReader implements BlobReader {
 
   async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     assertRange(offset, length, this.plaintextSize);
-    return await this.#decrypt(offset, length, signal, (size) => getRuntime().alloc.output(size));
+    // The covering chunks whole: none is cut, so each is opened straight into the result (opening a cut
+    // chunk costs an array of its own, slower than the spare 32 KiB at most).
+    const { array, start } = await this.#decrypt(offset, length, signal, (range) => ({
+      array: getRuntime().alloc.output(this.#plaintextOf(range)),
+      start: range.first * BLOB_CHUNK_SIZE,
+    }));
+    return array.subarray(offset - start, offset - start + length);
   }
 
   async readInto(offset: number, out: Uint8Array, signal?: AbortSignal): Promise<number> {
     assertBytes(out, 'out');
     assertRange(offset, 0, this.plaintextSize);
     const length = Math.min(out.length, this.plaintextSize - offset);
-    // While another readInto of this reader uses the kept array, this one gets an array of its own.
-    const keeps = !this.#keptInUse;
-    if (keeps) this.#keptInUse = true;
-    try {
-      const plain = await this.#decrypt(offset, length, signal, (size) =>
-        keeps ? this.#keptArray(size) : getRuntime().alloc.output(size),
-      );
-      out.set(plain);
-      return length;
-    } finally {
-      if (keeps) this.#keptInUse = false;
-    }
+    // Straight into `out`, from the offset on: only the cut first and last chunk go through arrays of
+    // their own, and no array of whole chunks is made (or copied out of) per read.
+    await this.#decrypt(offset, length, signal, () => ({ array: out.subarray(0, length), start: offset }));
+    return length;
   }
 
-  /** The kept array, grown to `size` when needed (a range over {@link MAX_KEPT_PLAINTEXT} gets its own). */
-  #keptArray(size: number): Uint8Array {
-    if (size > MAX_KEPT_PLAINTEXT) return getRuntime().alloc.output(size);
-    if (this.#kept === undefined || this.#kept.length < size) this.#kept = getRuntime().alloc.output(size);
-    return this.#kept.subarray(0, size);
+  /** The plaintext length of the chunks of `range`. */
+  #plaintextOf(range: Covering): number {
+    return (
+      range.count * BLOB_CHUNK_SIZE +
+      (range.last === this.#blob.finalIndex ? this.#blob.finalPlain.length : 0)
+    );
   }
 
   /**
-   * The plaintext `[offset, offset + length)` (a checked range), decrypted into an array from `allocate`
-   * (given the covering chunks' plaintext size), as a view of it.
+   * Decrypts the plaintext `[offset, offset + length)` (a checked range) into the array `target` gives
+   * (asked for once, when the first chunks are there to be opened; it holds the plaintext from `start`
+   * on, at most `offset`, and at least to the range's end), which is returned; zeroed on failure.
    */
   async #decrypt(
     offset: number,
     length: number,
     signal: AbortSignal | undefined,
-    allocate: (size: number) => Uint8Array,
-  ): Promise<Uint8Array> {
+    target: (range: Covering) => PlainTarget,
+  ): Promise<PlainTarget> {
     const ahead = this.#ahead;
     this.#ahead = undefined;
     if (length === 0) {
       ahead?.abandon();
-      return new Uint8Array(0);
+      return { array: new Uint8Array(0), start: offset };
     }
     const { finalIndex, finalPlain, source } = this.#blob;
     const range = covering(offset, length, finalIndex);
-    const from = offset - range.first * BLOB_CHUNK_SIZE;
-    let plain: Uint8Array;
-    if (range.count === 0) {
-      ahead?.abandon();
-      return finalPlain.slice(from, from + length);
-    }
-    if (source.readInto === undefined) {
-      plain = await this.#readSpans(range, signal, allocate);
-    } else {
-      let load = ahead;
-      if (!load?.serves(range)) {
-        load?.abandon();
-        load = new SealedLoad(source, range, this.#arrays, signal);
+    let out: PlainTarget | undefined;
+    // Every byte of it is written below (the runtime's output arrays may be uninitialised).
+    const into = () => (out ??= target(range));
+    try {
+      if (range.count === 0) ahead?.abandon();
+      else if (source.readInto === undefined) await this.#readSpans(range, signal, into);
+      else {
+        let load = ahead;
+        if (!load?.serves(range)) {
+          load?.abandon();
+          load = new SealedLoad(source, range, this.#arrays, signal);
+        }
+        await this.#openWindows(load, range, signal, into);
+        const sequential = offset === this.#lastEnd;
+        this.#lastEnd = offset + length;
+        if (sequential) this.#readAhead(offset + length, length);
       }
-      plain = await this.#openWindows(load, range, signal, allocate);
-      const sequential = offset === this.#lastEnd;
-      this.#lastEnd = offset + length;
-      if (sequential) this.#readAhead(offset + length, length);
+    } catch (error) {
+      out?.array.fill(0);
+      throw error;
     }
-    return plain.subarray(from, from + length);
+    const result = into();
+    if (range.last === finalIndex) {
+      const { array, start } = result;
+      const at = finalIndex * BLOB_CHUNK_SIZE - start;
+      const skip = Math.max(0, -at);
+      array.set(finalPlain.subarray(skip, Math.min(finalPlain.length, array.length - at)), at + skip);
+    }
+    return result;
   }
 
   /**
-   * Decrypts the chunks of `range` from the windows `load` reads, window by window as they arrive, into one
-   * array of their plaintext, made once the first window arrived: the reads go into the reader's reused
-   * arrays, so a read allocates only its result, and the result is young when it is returned (an array
-   * that lives across several reads of the thread pool is promoted by the garbage collector, and freed
-   * only by its full collections). Wiped on any failure. `signal` is checked as each window arrives (the
-   * load's reads may have started before it was aborted, or for an earlier read: read ahead).
+   * Decrypts the chunks of `range` from the windows `load` reads, window by window as they arrive, into
+   * the target array, asked of `into` once the first window arrived: the reads
+   * go into the reader's reused arrays, so a read allocates only its result (none for `readInto`), and
+   * the result is young when it is returned (an array that lives across several reads of the thread pool
+   * is promoted by the garbage collector, and freed only by its full collections). `signal` is checked as
+   * each window arrives (the load's reads may have started before it was aborted, or for an earlier read:
+   * read ahead).
    */
   async #openWindows(
     load: SealedLoad,
     range: Covering,
     signal: AbortSignal | undefined,
-    allocate: (size: number) => Uint8Array,
-  ): Promise<Uint8Array> {
-    const { cipher, finalIndex, finalPlain } = this.#blob;
-    let out: Uint8Array | undefined;
+    into: () => PlainTarget,
+  ): Promise<void> {
+    const { cipher } = this.#blob;
     try {
       for (const window of load.windows) {
         if (window.start >= range.count) break;
         const sealed = await window.arrived;
         if (signal?.aborted) throw new AbortedError();
         const end = Math.min(range.count, window.end);
-        // Every byte of it is written below (the runtime's output arrays may be uninitialised).
-        out ??= allocate(range.count * BLOB_CHUNK_SIZE + (range.last === finalIndex ? finalPlain.length : 0));
-        await cipher.openInto(
+        const { array, start } = into();
+        await openClipped(
+          cipher,
           range.first + window.start,
           sealedChunks(sealed.subarray(0, (end - window.start) * BLOB_SEALED_CHUNK_SIZE)),
-          out,
-          window.start * BLOB_CHUNK_SIZE,
+          array,
+          start,
         );
         load.done(window, sealed);
       }
-    } catch (error) {
-      out?.fill(0);
-      throw error;
     } finally {
       load.abandon();
     }
-    // The range has at least one window to read (its count is positive), so the result was made.
-    const result = out as Uint8Array;
-    if (range.last === finalIndex) result.set(finalPlain, range.count * BLOB_CHUNK_SIZE);
-    return result;
   }
 
   /**
-   * Decrypts the chunks of `range` from a source that only `read`s into one array of their plaintext: one
-   * source read per span (not per batch), the next span read while this one is decrypted.
+   * Decrypts the chunks of `range` from a source that only `read`s into the target array (from `into`):
+   * one source read per span (not per batch), the next span read while this one is decrypted.
    */
-  async #readSpans(
-    range: Covering,
-    signal: AbortSignal | undefined,
-    allocate: (size: number) => Uint8Array,
-  ): Promise<Uint8Array> {
-    const { source, cipher, finalIndex, finalPlain } = this.#blob;
-    const finalPart = range.last === finalIndex ? finalPlain.length : 0;
-    // Every byte of it is written below (the runtime's output arrays may be uninitialised).
-    const out = allocate(range.count * BLOB_CHUNK_SIZE + finalPart);
+  async #readSpans(range: Covering, signal: AbortSignal | undefined, into: () => PlainTarget): Promise<void> {
+    const { source, cipher } = this.#blob;
+    const { array: out, start: outStart } = into();
     const lastRead = range.first + range.count - 1;
     const readSpan = (start: number) =>
       readExactly(
@@ -415,21 +409,20 @@ class RangeReader implements BlobReader {
         const sealed = sealedChunks(await pending);
         pending = start + READ_SPAN_CHUNKS <= lastRead ? readSpan(start + READ_SPAN_CHUNKS) : undefined;
         // Batches of a span are opened together: concurrently for an asynchronous AES-GCM (WebCrypto).
+        // Every one settles before a failure is reported: none writes into `out` after it was wiped.
         const opening: (void | Promise<void>)[] = [];
         for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
-          const at = (start + b - range.first) * BLOB_CHUNK_SIZE;
-          opening.push(cipher.openInto(start + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS), out, at));
+          opening.push(openClipped(cipher, start + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS), out, outStart));
         }
-        await Promise.all(opening);
+        for (const result of await Promise.allSettled(opening)) {
+          if (result.status === 'rejected') throw result.reason;
+        }
       }
     } catch (error) {
       // The prefetched span is abandoned; keep its failure from surfacing as an unhandled rejection.
       pending?.catch(() => undefined);
-      out.fill(0);
       throw error;
     }
-    if (finalPart > 0) out.set(finalPlain, range.count * BLOB_CHUNK_SIZE);
-    return out;
   }
 
   /** Starts reading the ciphertext of `[offset, offset + length)` (cut at the end) for the next read. */

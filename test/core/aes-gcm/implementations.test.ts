@@ -140,14 +140,17 @@ describe('the Cipher-API fast paths', () => {
     );
   });
 
-  it('openInto refuses a bad tag with ERR_DECRYPTION_FAILED (the caller wipes what it wrote)', () => {
+  it('openInto refuses a bad tag with ERR_DECRYPTION_FAILED and writes nothing of the chunk', () => {
     const key = foreign.importKey(new Uint8Array(32));
     const sealed = foreign.seal(key, new Uint8Array(12), new Uint8Array(64).fill(1));
     sealed[70]! ^= 1;
-    const out = new Uint8Array(64);
+    const out = new Uint8Array(64).fill(0xa5);
     expect(codeOf(() => foreign.openInto?.(key, new Uint8Array(12), sealed, out, 0))).toBe(
       'ERR_DECRYPTION_FAILED',
     );
+    // The body is decrypted before the tag is checked, but it reaches `out` only after: a random-access
+    // read opens chunks straight into the caller's array.
+    expect(out.every((b) => b === 0xa5)).toBe(true);
     expect(codeOf(() => foreign.openInto?.(key, new Uint8Array(12), sealed.subarray(0, 10), out, 0))).toBe(
       'ERR_DECRYPTION_FAILED',
     );

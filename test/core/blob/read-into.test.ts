@@ -1,12 +1,13 @@
 /**
  * BlobReader.readInto: random access into the caller's array. The bytes written equal the plaintext, the
- * count is what is left at the end, nothing past the count is touched, nothing is written when a chunk
+ * count is what is left at the end, nothing past the count is touched, the range is zeroed when a chunk
  * fails to verify, a player's loop over one array rebuilds the whole plaintext, and two calls at once on
  * one reader both get their own bytes — over a source that only `read`s (a buffer, an HTTP range) and one
  * that reads into the reader's arrays (a file), with every AES-GCM implementation.
  */
 import { describe, expect, it } from 'vitest';
 import type { AesGcm } from '../../../src/core/aes-gcm/aes-gcm.js';
+import { expoCryptoAesGcm } from '../../../src/core/aes-gcm/expo-crypto.js';
 import { nobleAesGcm } from '../../../src/core/aes-gcm/noble.js';
 import { webCryptoAesGcm } from '../../../src/core/aes-gcm/webcrypto.js';
 import {
@@ -17,10 +18,17 @@ import {
   unboundBlobContext,
 } from '../../../src/core/blob/index.js';
 import { nodeAesGcm } from '../../../src/node/runtime/node-aes-gcm.js';
+import { loadExpoCryptoAes } from '../../helpers/expo-crypto.js';
 import { prng, readIntoSource, testBytes } from './blob-test-utils.js';
 
 const key = testBytes(32, 41);
-const IMPLEMENTATIONS: AesGcm[] = [nodeAesGcm, webCryptoAesGcm, nobleAesGcm];
+const IMPLEMENTATIONS: { name: string; load: () => Promise<AesGcm> | AesGcm }[] = [
+  { name: 'node', load: () => nodeAesGcm },
+  { name: 'webcrypto', load: () => webCryptoAesGcm },
+  { name: 'noble', load: () => nobleAesGcm },
+  // An asynchronous implementation with its own arrays per call, as Happy's app has.
+  { name: 'expo', load: async () => expoCryptoAesGcm(await loadExpoCryptoAes()) },
+];
 const SOURCES: { name: string; of: (ct: Uint8Array) => RangeSource }[] = [
   { name: 'read-only source', of: (ct) => bufferRangeSource(ct) },
   { name: 'readInto source', of: (ct) => readIntoSource(ct).source },
@@ -34,9 +42,10 @@ describe('BlobReader.readInto', () => {
   // 90 chunks and a short final one: reads cross windows and spans.
   const plaintext = testBytes(90 * 16384 + 555, 42);
 
-  for (const aesGcm of IMPLEMENTATIONS) {
+  for (const implementation of IMPLEMENTATIONS) {
     for (const { name, of } of SOURCES) {
-      it(`${aesGcm.name}, ${name}: any offset and array size gives the plaintext and the count, nothing past it`, async () => {
+      it(`${implementation.name}, ${name}: any offset and array size gives the plaintext and the count, nothing past it`, async () => {
+        const aesGcm = await implementation.load();
         const ct = await encryptBlob(plaintext, key, { context: unboundBlobContext(), aesGcm });
         const reader = await openBlobRandomAccess(of(ct), key, { context: unboundBlobContext(), aesGcm });
         const random = prng(99);
@@ -86,16 +95,50 @@ describe('BlobReader.readInto', () => {
   });
 
   for (const { name, of } of SOURCES) {
-    it(`${name}: a chunk that fails to verify leaves the array as it was; the reader reads on`, async () => {
+    it(`${name}: a chunk that fails to verify leaves the range zeroed, nothing past it touched; the reader reads on`, async () => {
       const ct = await encryptBlob(plaintext, key, { context: unboundBlobContext() });
       const bad = ct.slice();
-      bad[56 + 40 * 16400 + 3] = (bad[56 + 40 * 16400 + 3] as number) ^ 1;
-      const reader = await openBlobRandomAccess(of(bad), key, { context: unboundBlobContext() });
-      const out = filled(30 * 16384);
-      await expect(reader.readInto(30 * 16384 + 9, out)).rejects.toMatchObject({
+      // Chunk 60: the chunks before it in the range (from 2, the whole first window) verify and are
+      // written, then wiped with the rest of the range.
+      bad[56 + 60 * 16400 + 3] = (bad[56 + 60 * 16400 + 3] as number) ^ 1;
+      const out = filled(89 * 16384);
+      const offset = 2 * 16384 + 9;
+      // Whenever the reader goes back to its source (between windows and spans), each byte of `out` is
+      // still the sentinel or already its plaintext: never a byte of the tampered chunk.
+      const checked = of(bad);
+      let checks = 0;
+      let watching = false;
+      const check = () => {
+        if (!watching) return;
+        checks++;
+        for (let i = 0; i < out.length; i++) {
+          const byte = out[i];
+          if (byte !== SENTINEL && byte !== plaintext[offset + i]) throw new Error(`byte ${i} unverified`);
+        }
+      };
+      const source: RangeSource = {
+        size: () => checked.size(),
+        read: (at, length) => {
+          check();
+          return checked.read(at, length);
+        },
+        ...(checked.readInto && {
+          readInto: (at, into) => {
+            check();
+            return checked.readInto!(at, into);
+          },
+        }),
+      };
+      const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
+      const rangeLength = plaintext.length - offset;
+      watching = true;
+      await expect(reader.readInto(offset, out)).rejects.toMatchObject({
         code: 'ERR_DECRYPTION_FAILED',
       });
-      expect(out.every((byte) => byte === SENTINEL)).toBe(true);
+      watching = false;
+      expect(checks).toBeGreaterThan(0);
+      expect(out.subarray(0, rangeLength).every((byte) => byte === 0)).toBe(true);
+      expect(out.subarray(rangeLength).every((byte) => byte === SENTINEL)).toBe(true);
       const count = await reader.readInto(5, out.subarray(0, 16384));
       expect(Buffer.from(out.subarray(0, count)).equals(plaintext.subarray(5, 5 + count))).toBe(true);
     });
@@ -111,7 +154,7 @@ describe('BlobReader.readInto', () => {
     });
   }
 
-  it('a range larger than the array the reader keeps (8 MiB) is read too', async () => {
+  it('a range of several megabytes (many windows) is read whole', async () => {
     const big = testBytes(9 * 1024 * 1024 + 17, 43);
     const ct = await encryptBlob(big, key, { context: unboundBlobContext() });
     const reader = await openBlobRandomAccess(readIntoSource(ct).source, key, {
