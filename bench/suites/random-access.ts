@@ -1,7 +1,8 @@
 /**
  * Random access: 1 MiB reads at random offsets of an encrypted blob file (1 GiB; quick: 64 MiB) through
  * `openBlobRandomAccess(fileRangeSource)` (`read`, a fresh array per read, and `readInto` one array, as
- * the plain reference reads into one buffer), beside reading the same ranges from the plaintext file.
+ * the plain reference reads into one buffer; and `readInto` over a source with `blockingReads`), beside
+ * reading the same ranges from the plaintext file.
  *
  * @module
  */
@@ -28,6 +29,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   await encryptFile(plainPath, encPath, key, { context: unboundBlobContext() });
 
   const source = fileRangeSource(encPath);
+  // Reads on the main thread, as a command-line tool may choose: no hand-over to the thread pool.
+  const blockingSource = fileRangeSource(encPath, { blockingReads: true });
   const plain = await open(plainPath, 'r');
   try {
     const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
@@ -57,13 +60,16 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
     });
     // A player's reads into one array of its own, as the plain reference reads into one buffer.
     const into = new Uint8Array(MiB);
+    const blocking = await openBlobRandomAccess(blockingSource, key, { context: unboundBlobContext() });
     for (const offset of offsets.slice(0, 4)) {
-      await reader.readInto(offset, into);
-      if (!Buffer.from(into.buffer, into.byteOffset, into.length).equals(await readPlain(offset))) {
-        throw new Error(`random-access readInto at ${offset} differs from the plaintext`);
+      for (const r of [reader, blocking]) {
+        await r.readInto(offset, into);
+        if (!Buffer.from(into.buffer, into.byteOffset, into.length).equals(await readPlain(offset))) {
+          throw new Error(`random-access readInto at ${offset} differs from the plaintext`);
+        }
       }
     }
-    const [oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs] = await timeInterleaved(
+    const [oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs, blockingMs] = await timeInterleaved(
       [
         async () => {
           for (const o of offsets) await reader.read(o, MiB);
@@ -79,13 +85,21 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         async () => {
           for (const o of offsets) await reader.readInto(o, into);
         },
+        async () => {
+          for (const o of offsets) await blocking.readInto(o, into);
+        },
       ],
       plan,
     );
-    recordReads(rec, { reads, size }, { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs });
+    recordReads(
+      rec,
+      { reads, size },
+      { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs, blockingMs },
+    );
   } finally {
     await plain.close();
-    await (source as { close?: () => Promise<void> }).close?.();
+    await source.close();
+    await blockingSource.close();
   }
 }
 
@@ -126,11 +140,11 @@ function recordReads(
   rec: SuiteRecorder,
   { reads, size }: { reads: number; size: number },
   times: Record<
-    'oursMs' | 'refMs' | 'perChunkMs' | 'oneCipherMs' | 'inMemoryMs' | 'intoMs',
+    'oursMs' | 'refMs' | 'perChunkMs' | 'oneCipherMs' | 'inMemoryMs' | 'intoMs' | 'blockingMs',
     number[] | undefined
   >,
 ): void {
-  const { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs } = times;
+  const { oursMs, refMs, perChunkMs, oneCipherMs, inMemoryMs, intoMs, blockingMs } = times;
   const bytes = reads * MiB;
   const ours = rec.add({
     id: 'random-access.read',
@@ -176,8 +190,16 @@ function recordReads(
     unit: 'MB/s',
     summary: summarize(intoMs!.map((ms) => megabytesPerSecond(bytes, ms))),
   });
+  const intoBlocking = rec.add({
+    id: 'random-access.read-into.blocking',
+    suite: 'random-access',
+    label: `${reads}× 1 MiB random readInto one array, blockingReads source`,
+    unit: 'MB/s',
+    summary: summarize(blockingMs!.map((ms) => megabytesPerSecond(bytes, ms))),
+  });
   rec.compare(ours, perChunk);
   rec.compare(intoOne, perChunk);
+  rec.compare(intoBlocking, perChunk);
   rec.compare(intoOne, ref);
   rec.compare(memory, perChunk);
   rec.compare(

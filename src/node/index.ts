@@ -26,6 +26,7 @@ export {
   encryptFile,
   encryptFileParallel,
   type FileRangeSource,
+  type FileRangeSourceOptions,
   fileRangeSource,
   PARALLEL_FILE_THRESHOLD,
   type ParallelFileOptions,

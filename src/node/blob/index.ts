@@ -6,7 +6,7 @@
  * @module
  */
 
-export { type FileRangeSource, fileRangeSource } from './file-range-source.js';
+export { type FileRangeSource, type FileRangeSourceOptions, fileRangeSource } from './file-range-source.js';
 export { type DecryptFileOptions, decryptFile, encryptFile } from './files.js';
 export { createNodeDecryptStream, createNodeEncryptStream } from './node-streams.js';
 export {

@@ -154,6 +154,31 @@ describe('fileRangeSource', () => {
     await expect(source.read(0, 1)).rejects.toMatchObject({ code: 'ERR_DISK' });
     await expect(fileRangeSource(join(dir, 'missing')).size()).rejects.toMatchObject({ code: 'ERR_DISK' });
   });
+
+  it('blockingReads: the same bytes by read, readInto and random access; closed and missing files are ERR_DISK', async () => {
+    const source = fileRangeSource(join(dir, 'blob.bin'), { blockingReads: true });
+    const blob = await readFile(join(dir, 'blob.bin'));
+    try {
+      const reader = await openBlobRandomAccess(source, key, { context: unboundBlobContext() });
+      const out = new Uint8Array(70_000);
+      expect(await reader.readInto(123_456, out)).toBe(70_000);
+      expect(Buffer.from(out).equals(Buffer.from(plaintext.subarray(123_456, 193_456)))).toBe(true);
+      const into = new Uint8Array(100).fill(7);
+      expect(await source.readInto?.(blob.length - 4, into)).toBe(4);
+      expect(Buffer.from(into.subarray(0, 4)).equals(blob.subarray(blob.length - 4))).toBe(true);
+      expect(into.subarray(4).every((byte) => byte === 7)).toBe(true);
+      expect(Buffer.from(await source.read(1000, 5000)).equals(blob.subarray(1000, 6000))).toBe(true);
+    } finally {
+      await source.close();
+    }
+    await expect(source.readInto?.(0, new Uint8Array(1))).rejects.toMatchObject({ code: 'ERR_DISK' });
+    await expect(
+      fileRangeSource(join(dir, 'missing'), { blockingReads: true }).read(0, 1),
+    ).rejects.toMatchObject({ code: 'ERR_DISK' });
+    expect(() => fileRangeSource(join(dir, 'blob.bin'), { blockingReads: 'yes' as never })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
+  });
 });
 
 describe('Node streams', () => {
