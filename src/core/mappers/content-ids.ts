@@ -90,12 +90,13 @@ function absorbEvent(state: Int32Array, event: unknown, recordId: string | undef
   let n = 0;
   words[n++] = recordId === undefined ? 0x45564e54 : 0x52454354;
   if (recordId !== undefined) n = stringWords(words, n, recordId);
-  // No recursion: any depth costs the same.
+  // No recursion: any depth costs the same. The queue is a fixed array filled from 0 by index (only
+  // the first `end` slots are read, so what an event whose getter threw left behind is never read):
+  // emptying it with `length = 0` let go of its storage, which every event then grew again.
   const queue = SAMPLE;
-  // Emptied first too: an event whose getter threw left its values behind.
-  queue.length = 0;
-  queue.push(event);
-  for (let at = 0; at < queue.length; at++) {
+  let end = 0;
+  queue[end++] = event;
+  for (let at = 0; at < end; at++) {
     const value = queue[at];
     switch (typeof value) {
       case 'string':
@@ -116,14 +117,14 @@ function absorbEvent(state: Int32Array, event: unknown, recordId: string | undef
         else if (Array.isArray(value)) {
           words[n++] = 6;
           words[n++] = value.length;
-          for (let i = 0; i < value.length && queue.length < MAX_SAMPLED_VALUES; i++) queue.push(value[i]);
+          for (let i = 0; i < value.length && end < MAX_SAMPLED_VALUES; i++) queue[end++] = value[i];
         } else {
           words[n++] = 7;
           for (const key in value) {
-            if (queue.length >= MAX_SAMPLED_VALUES) break;
+            if (end >= MAX_SAMPLED_VALUES) break;
             words[n++] = key.length;
             words[n++] = key.charCodeAt(0);
-            queue.push((value as Record<string, unknown>)[key]);
+            queue[end++] = (value as Record<string, unknown>)[key];
           }
         }
         break;
@@ -134,7 +135,8 @@ function absorbEvent(state: Int32Array, event: unknown, recordId: string | undef
         words[n++] = 8;
     }
   }
-  queue.length = 0;
+  // The event's values are not kept alive until the next event.
+  queue.fill(undefined, 0, end);
   let a = state[0]!;
   let b = state[1]!;
   let c = state[2]!;
@@ -172,7 +174,7 @@ function stringWords(words: Int32Array, n: number, text: string): number {
 }
 
 /** The values being sampled: one array for every chain (absorbing never yields, so chains never share it at once). */
-const SAMPLE: unknown[] = [];
+const SAMPLE: unknown[] = new Array<unknown>(MAX_SAMPLED_VALUES).fill(undefined);
 /**
  * The words of the sample being absorbed, reused. The most a sample gives: the record id's tag, length
  * and edges, then per sampled value at most a string's tag, length and edges, and two words per key
