@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseTimestamp } from '../iso-time.js';
 import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
 import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
@@ -244,7 +245,7 @@ class ClaudeMapper implements ProviderMapper {
 
   #time(event: Json, context: EventContext): number | undefined {
     if (typeof event.timestamp === 'string') {
-      const parsed = Date.parse(event.timestamp);
+      const parsed = parseTimestamp(event.timestamp);
       if (Number.isFinite(parsed)) return parsed;
     }
     return context.time;

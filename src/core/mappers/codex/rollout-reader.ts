@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { parseTimestamp } from '../iso-time.js';
 import { planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentSet } from '../recent.js';
@@ -66,7 +67,7 @@ export class RolloutReader {
   read(line: RolloutLine): Step {
     const session = this.#session;
     const skips = session.writer.skips;
-    const parsedTime = Date.parse(line.timestamp);
+    const parsedTime = parseTimestamp(line.timestamp);
     const place: Placement = Number.isNaN(parsedTime) ? {} : { time: parsedTime };
     const payload = line.payload;
     const type = line.type;
