@@ -66,8 +66,9 @@ export class ContentIds {
       d ^= a;
     }
     const first = a >>> 0;
-    CODES[0] = DIGIT_CODES[10 + (first % 26)]!;
-    digits(Math.floor(first / 26), 1, 5);
+    const rest = (first / 26) >>> 0;
+    CODES[0] = DIGIT_CODES[10 + (first - rest * 26)]!;
+    digits(rest, 1, 5);
     digits(b >>> 0, 6, 6);
     digits(c >>> 0, 12, 6);
     digits(d >>> 0, 18, 6);
@@ -191,10 +192,15 @@ const FLOAT_WORDS = new Uint32Array(FLOAT.buffer);
 const CODES: number[] = new Array<number>(24).fill(0);
 const DIGIT_CODES = Array.from(DIGITS, (digit) => digit.charCodeAt(0));
 
-/** The low `count` base-36 digits of `value` into {@link CODES} from `at` (higher digits dropped). */
+/**
+ * The low `count` base-36 digits of `value` (an unsigned 32-bit integer) into {@link CODES} from `at`
+ * (higher digits dropped). In 32-bit integer steps: `Math.floor(value / 36)` and `value % 36` on
+ * doubles made this most of an id's cost.
+ */
 function digits(value: number, at: number, count: number): void {
   for (let i = at + count - 1; i >= at; i--) {
-    CODES[i] = DIGIT_CODES[value % 36]!;
-    value = Math.floor(value / 36);
+    const quotient = (value / 36) >>> 0;
+    CODES[i] = DIGIT_CODES[value - quotient * 36]!;
+    value = quotient;
   }
 }
