@@ -57,6 +57,7 @@ import {
   mediaFileName,
   sniffInlineMimeType,
 } from './media.js';
+import { placeWith } from './place-with.js';
 import { isJsonObject, nestsDeeperThan } from './provider-json.js';
 import { IdFilter, RecentMap, RecentSet } from './recent.js';
 import { type MapperSkip, SkipCounter } from './skips.js';
@@ -842,7 +843,7 @@ export class SessionWriter {
       case 'text':
         if (m.role === 'user') this.userText(m.text, place);
         else
-          this.agentText(m.text, { ...place, ...(m.thinking === undefined ? {} : { thinking: m.thinking }) });
+          this.agentText(m.text, placeWith(place, m.thinking === undefined ? {} : { thinking: m.thinking }));
         return true;
       case 'tool-call-start':
         return (
@@ -859,7 +860,7 @@ export class SessionWriter {
           ) !== undefined
         );
       case 'tool-call-end':
-        return this.endCall(m.callId, { ...place, ...(m.error === undefined ? {} : { error: m.error }) });
+        return this.endCall(m.callId, placeWith(place, m.error === undefined ? {} : { error: m.error }));
       case 'permission-request':
         return this.requestPermission(
           m.callId,

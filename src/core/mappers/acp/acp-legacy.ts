@@ -6,6 +6,7 @@
  * @module
  */
 import type { PermissionOption } from '../../protocol/index.js';
+import { placeWith } from '../place-with.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
 import { codeSpan, MAX_DESCRIPTION_LENGTH, shortPath, shortText } from '../titles.js';
@@ -82,7 +83,7 @@ function text(writer: SessionWriter, record: LegacyRecord, place: Placement): bo
   const value = record.type === 'thinking' ? record.text('text') : record.text('message');
   if (value === undefined) return false;
   if (value.length === 0) writer.skips.skip('not-displayed', `an empty legacy acp ${record.type}`);
-  else writer.agentText(value, { ...place, ...(record.type === 'message' ? {} : { thinking: true }) });
+  else writer.agentText(value, placeWith(place, record.type === 'message' ? {} : { thinking: true }));
   return true;
 }
 
@@ -104,7 +105,7 @@ function toolResult(writer: SessionWriter, record: LegacyRecord, place: Placemen
     record.data.isError === true
       ? shortText(outputText(record.data.output) ?? 'The tool call failed', MAX_DESCRIPTION_LENGTH)
       : undefined;
-  writer.endCall(callId, { ...place, ...(error === undefined ? {} : { error }) });
+  writer.endCall(callId, placeWith(place, error === undefined ? {} : { error }));
   return true;
 }
 

@@ -23,6 +23,7 @@
  */
 import type { TurnStatus } from '../../protocol/index.js';
 import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
+import { placeWith } from '../place-with.js';
 import { PlanNotes, planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
@@ -210,7 +211,7 @@ class AcpMapper implements ProviderMapper {
       if (answer.outcome === 'selected' && answer.optionId !== undefined) {
         writer.respondPermission(key, answer.optionId, place);
       } else if (writer.isCallOpen(key)) {
-        writer.service('The permission request was cancelled', { ...place, parent: key });
+        writer.service('The permission request was cancelled', placeWith(place, { parent: key }));
       } else writer.skips.skip('unmatched-permission', 'a cancelled permission request of a call that ended');
       return;
     }
@@ -219,7 +220,7 @@ class AcpMapper implements ProviderMapper {
         const key = this.#permissions.get(id)!;
         this.#permissions.delete(id);
         if (writer.isCallOpen(key))
-          writer.service('The permission request failed', { ...place, parent: key });
+          writer.service('The permission request failed', placeWith(place, { parent: key }));
         return;
       }
       if (this.#prompts.has(id)) {

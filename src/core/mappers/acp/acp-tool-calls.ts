@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { placeWith } from '../place-with.js';
 import { isJsonObject, type JsonObject } from '../provider-json.js';
 import type { CallFields, Placement, SessionWriter } from '../session-writer.js';
 import { eachStep, type Step } from '../steps.js';
@@ -163,7 +164,9 @@ export class AcpToolCalls {
     if (fields === undefined) return;
     this.#pending.delete(key);
     this.#beforeOutput();
-    if (this.#writer.startCall(key, callFields(fields), { ...place, ifEnded: 'new-call' }) === undefined)
+    if (
+      this.#writer.startCall(key, callFields(fields), placeWith(place, { ifEnded: 'new-call' })) === undefined
+    )
       return;
     return this.#apply(key, fields, place);
   }
@@ -182,7 +185,8 @@ export class AcpToolCalls {
   /** A `completed` or `failed` status ends the call. */
   #endIfDone(key: string, fields: ToolCallFields, place: Placement): void {
     if (fields.status === 'completed') this.#writer.endCall(key, place);
-    else if (fields.status === 'failed') this.#writer.endCall(key, { ...place, error: failureText(fields) });
+    else if (fields.status === 'failed')
+      this.#writer.endCall(key, placeWith(place, { error: failureText(fields) }));
   }
 
   /** One item of an open call's content: its media, once, inside the call. */
@@ -200,6 +204,6 @@ export class AcpToolCalls {
       if (seen.has(print)) return; // the same content again: updates replace the list
       seen.add(print);
     }
-    return writeContentBlock(this.#writer, block, 'agent', { ...place, parent: key });
+    return writeContentBlock(this.#writer, block, 'agent', placeWith(place, { parent: key }));
   }
 }

@@ -7,6 +7,7 @@
  */
 import { parseTimestamp } from '../iso-time.js';
 import type { EventContext, MapperProvider, ProviderMapper } from '../mapper-provider.js';
+import { placeWith } from '../place-with.js';
 import { type JsonObject, jsonObject, nonEmptyString } from '../provider-json.js';
 import { RecentMap, RecentSet } from '../recent.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
@@ -197,7 +198,7 @@ class ClaudeMapper implements ProviderMapper {
           return this.#readLetGo(letGo, []);
         }
         if (uuid !== undefined) this.#seenUuids.add(uuid);
-        const place: Placement = { ...attribution, ...(time === undefined ? {} : { time }) };
+        const place: Placement = placeWith(attribution, time === undefined ? {} : { time });
         const step = type === 'assistant' ? this.#assistant(event, place) : this.#user(event, place);
         if (uuid === undefined || (step === undefined && this.#waiting.size === 0)) return step;
         return afterStep(step, () => (this.#waiting.size > 0 ? this.#release(`uuid:${uuid}`) : undefined));
@@ -444,7 +445,7 @@ class ClaudeMapper implements ProviderMapper {
       }
       seen.add(key);
     }
-    this.#writer.agentText(value, thinking ? { ...place, thinking } : place);
+    this.#writer.agentText(value, thinking ? placeWith(place, { thinking }) : place);
   }
 
   /** Starts a Claude tool call; a subagent call then gets the SDK messages that came before it. */
@@ -642,10 +643,10 @@ class ClaudeMapper implements ProviderMapper {
     const isError = block.is_error === true;
     this.#permissionFromResult(key, text, isError, block.permissions, place);
     const end = () => {
-      this.#writer.endCall(key, isError ? { ...place, error: errorText(text) } : place);
+      this.#writer.endCall(key, isError ? placeWith(place, { error: errorText(text) }) : place);
     };
     if (media.length === 0) return end();
-    const inCall: Placement = { ...place, parent: key };
+    const inCall: Placement = placeWith(place, { parent: key });
     const uploads = eachStep(media, (item) =>
       this.#writer.media(
         item.data,

@@ -9,6 +9,7 @@
  */
 import type * as z from 'zod';
 import type { PermissionOption, TurnStatus } from '../../protocol/index.js';
+import { placeWith } from '../place-with.js';
 import { PlanNotes } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import type { CallFields, Placement, SessionWriter } from '../session-writer.js';
@@ -263,7 +264,7 @@ export class CodexSession {
     if (!writer.respondPermission(key, optionId, place)) return;
     this.#approvals.delete(key);
     if (optionId === 'denied' || optionId === 'abort') {
-      writer.endCall(key, { ...place, error: `Rejected by the user (${optionId})` });
+      writer.endCall(key, placeWith(place, { error: `Rejected by the user (${optionId})` }));
     }
   }
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { placeWith } from '../place-with.js';
 import { planStepStatus } from '../plan.js';
 import { type JsonObject, typeName } from '../provider-json.js';
 import type { Placement } from '../session-writer.js';
@@ -183,7 +184,7 @@ export class EventReader {
         return;
       case 'agent_reasoning':
       case 'agent_reasoning_raw_content':
-        writer.agentText(event.text, { ...place, thinking: true });
+        writer.agentText(event.text, placeWith(place, { thinking: true }));
         return;
       case 'user_message':
         if (event.message.length > 0) writer.userText(event.message, place);
@@ -201,7 +202,7 @@ export class EventReader {
       case 'exec_command_end': {
         const error = exitCodeError(event.exit_code);
         session.callEnded(event.call_id);
-        session.writer.endCall(event.call_id, { ...place, ...(error === undefined ? {} : { error }) });
+        session.writer.endCall(event.call_id, placeWith(place, error === undefined ? {} : { error }));
         return;
       }
       case 'patch_apply_begin':
@@ -264,11 +265,11 @@ export class EventReader {
       writer.media(
         image.data,
         { role: 'agent', ...(image.mimeType ? { mimeType: image.mimeType } : {}) },
-        { ...place, parent: key },
+        placeWith(place, { parent: key }),
       ),
     );
     return afterStep(uploads, () => {
-      writer.endCall(key, { ...place, ...(error === undefined ? {} : { error }) });
+      writer.endCall(key, placeWith(place, error === undefined ? {} : { error }));
     });
   }
 
@@ -314,6 +315,6 @@ export class EventReader {
       return;
     }
     const error = agentStatusError(raw.status);
-    session.writer.endCall(key, { ...place, ...(error === undefined ? {} : { error }) });
+    session.writer.endCall(key, placeWith(place, error === undefined ? {} : { error }));
   }
 }

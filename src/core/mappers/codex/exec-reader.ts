@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { placeWith } from '../place-with.js';
 import { type JsonObject, typeName } from '../provider-json.js';
 import { RecentMap } from '../recent.js';
 import type { CallFields, Placement } from '../session-writer.js';
@@ -117,7 +118,7 @@ export class ExecReader {
     if (writer.isCallOpen(key)) return true;
     // The same id in a later run is a new call; in the same run it is a repeated event.
     const ifEnded = this.#itemRuns.get(key) === this.#run ? 'duplicate' : 'new-call';
-    if (writer.startCall(key, fields, { ...place, ifEnded }) === undefined) return false;
+    if (writer.startCall(key, fields, placeWith(place, { ifEnded })) === undefined) return false;
     this.#itemRuns.set(key, this.#run);
     return true;
   }
@@ -129,7 +130,7 @@ export class ExecReader {
       return;
     }
     this.#session.wroteOutput();
-    writer.agentText(item.text, { ...place, ...(item.type === 'reasoning' ? { thinking: true } : {}) });
+    writer.agentText(item.text, placeWith(place, item.type === 'reasoning' ? { thinking: true } : {}));
   }
 
   #command(phase: Phase, item: ItemOf<'command_execution'>, place: Placement): void {
@@ -146,7 +147,7 @@ export class ExecReader {
             ? `Command exited with code ${item.exit_code}`
             : 'The command failed'
           : undefined;
-    this.#session.writer.endCall(item.id, { ...place, ...(error === undefined ? {} : { error }) });
+    this.#session.writer.endCall(item.id, placeWith(place, error === undefined ? {} : { error }));
   }
 
   #mcpCall(phase: Phase, item: ItemOf<'mcp_tool_call'>, place: Placement): Step {
@@ -161,13 +162,13 @@ export class ExecReader {
       writer.media(
         image.data,
         { role: 'agent', ...(image.mimeType ? { mimeType: image.mimeType } : {}) },
-        { ...place, parent: item.id },
+        placeWith(place, { parent: item.id }),
       ),
     );
     return afterStep(images, () => {
       const error =
         item.error?.message ?? (item.status === 'failed' ? 'The MCP tool call failed' : undefined);
-      writer.endCall(item.id, { ...place, ...(error === undefined ? {} : { error }) });
+      writer.endCall(item.id, placeWith(place, error === undefined ? {} : { error }));
     });
   }
 

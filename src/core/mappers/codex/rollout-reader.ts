@@ -7,6 +7,7 @@
  * @module
  */
 import { parseTimestamp } from '../iso-time.js';
+import { placeWith } from '../place-with.js';
 import { planStepStatus } from '../plan.js';
 import { isJsonObject, type JsonObject, typeName } from '../provider-json.js';
 import { RecentSet } from '../recent.js';
@@ -180,7 +181,7 @@ export class RolloutReader {
       return;
     }
     this.#session.wroteOutput();
-    this.#session.writer.agentText(text, { ...place, thinking: true });
+    this.#session.writer.agentText(text, placeWith(place, { thinking: true }));
   }
 
   #functionCall(item: ItemOf<'function_call'>, place: Placement): void {
@@ -231,12 +232,14 @@ export class RolloutReader {
     }
     const end = () => {
       const error = outputError(item.output);
-      writer.endCall(item.call_id, error === undefined ? place : { ...place, error });
+      writer.endCall(item.call_id, error === undefined ? place : placeWith(place, { error }));
     };
     const images = outputImages(item.output);
     if (images.length === 0) return end();
     return afterStep(
-      eachStep(images, (image) => writer.media(image, { role: 'agent' }, { ...place, parent: item.call_id })),
+      eachStep(images, (image) =>
+        writer.media(image, { role: 'agent' }, placeWith(place, { parent: item.call_id })),
+      ),
       end,
     );
   }
@@ -247,7 +250,9 @@ export class RolloutReader {
     const query = item.action?.query ?? '';
     const key = item.id ?? `web-search-${writer.messageCount}`;
     session.wroteOutput();
-    if (writer.startCall(key, webSearchCall(query), { ...place, ifEnded: 'new-call' }) !== undefined) {
+    if (
+      writer.startCall(key, webSearchCall(query), placeWith(place, { ifEnded: 'new-call' })) !== undefined
+    ) {
       writer.endCall(key, {
         ...place,
         ...(item.status === 'failed' ? { error: 'The search failed' } : {}),

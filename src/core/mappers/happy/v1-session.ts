@@ -12,6 +12,7 @@
  */
 import { StorageError } from '../../errors.js';
 import type { MediaDescription } from '../media.js';
+import { placeWith } from '../place-with.js';
 import type { Placement, SessionWriter } from '../session-writer.js';
 
 type Json = Record<string, unknown>;
@@ -116,12 +117,12 @@ export class V1SessionReader {
     const place: Placement =
       subagent === undefined
         ? base
-        : { ...base, parent: this.#parentOf(subagent, undefined, base), agentId: subagent };
+        : placeWith(base, { parent: this.#parentOf(subagent, undefined, base), agentId: subagent });
     switch (ev.t) {
       case 'text':
         if (typeof ev.text !== 'string') writer.skips.skip('malformed-event', 'a v1 text without text');
         else if (role === 'user') writer.userText(ev.text, place);
-        else writer.agentText(ev.text, ev.thinking === true ? { ...place, thinking: true } : place);
+        else writer.agentText(ev.text, ev.thinking === true ? placeWith(place, { thinking: true }) : place);
         return;
       case 'service':
         if (typeof ev.text === 'string') writer.service(ev.text, place);
