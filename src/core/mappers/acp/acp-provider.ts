@@ -370,10 +370,10 @@ class AcpMapper implements ProviderMapper {
       return;
     }
     this.#agentOutput();
-    this.#writer.agentText(buffer.text, {
-      ...buffer.place,
-      ...(buffer.kind === 'thought' ? { thinking: true } : {}),
-    });
+    this.#writer.agentText(
+      buffer.text,
+      placeWith(buffer.place, buffer.kind === 'thought' ? { thinking: true } : {}),
+    );
   }
 
   // --- permissions ---

@@ -284,10 +284,8 @@ class ClaudeMapper implements ProviderMapper {
     if (found === undefined) return {};
     const uuid = nonEmptyString(event.uuid);
     if (uuid !== undefined) this.#sidechains.set(uuid, found);
-    return {
-      ...(found.parent === undefined ? {} : { parent: found.parent }),
-      agentId: this.#writer.agentIdFor(found.agentKey),
-    };
+    const agentId = this.#writer.agentIdFor(found.agentKey);
+    return found.parent === undefined ? { agentId } : { parent: found.parent, agentId };
   }
 
   /**
@@ -407,12 +405,13 @@ class ClaudeMapper implements ProviderMapper {
       const failed =
         block.is_error === true ||
         (typeof resultContent?.type === 'string' && resultContent.type.endsWith('_error'));
-      this.#writer.endCall(serverResult, {
-        ...place,
-        ...(failed
-          ? { error: errorText(String(resultContent?.error_code ?? 'the server tool failed')) }
-          : {}),
-      });
+      this.#writer.endCall(
+        serverResult,
+        placeWith(
+          place,
+          failed ? { error: errorText(String(resultContent?.error_code ?? 'the server tool failed')) } : {},
+        ),
+      );
       return;
     }
     this.#writer.skips.skip('unsupported-content', `assistant block "${type.slice(0, 40)}"`);

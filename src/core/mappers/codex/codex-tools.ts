@@ -132,11 +132,11 @@ export function functionCall(name: string, args: unknown): CallFields {
     case 'local_shell':
     case 'shell_command': {
       const { command, workdir, ...rest } = fields;
-      return bashCall(command, { ...(workdir === undefined ? {} : { cwd: workdir }), ...rest });
+      return bashCall(command, workdir === undefined ? { ...rest } : { cwd: workdir, ...rest });
     }
     case 'exec_command': {
       const { cmd, workdir, ...rest } = fields;
-      return bashCall(cmd, { ...(workdir === undefined ? {} : { cwd: workdir }), ...rest });
+      return bashCall(cmd, workdir === undefined ? { ...rest } : { cwd: workdir, ...rest });
     }
     case 'apply_patch': {
       const patch = typeof fields.input === 'string' ? fields.input : '';
@@ -168,10 +168,10 @@ export function commandExtras(event: {
   cwd?: string | undefined;
   parsed_cmd?: unknown[] | undefined;
 }): JsonObject {
-  return {
-    ...(event.cwd === undefined ? {} : { cwd: event.cwd }),
-    ...(event.parsed_cmd === undefined ? {} : { parsed_cmd: event.parsed_cmd }),
-  };
+  const extras: JsonObject = {};
+  if (event.cwd !== undefined) extras.cwd = event.cwd;
+  if (event.parsed_cmd !== undefined) extras.parsed_cmd = event.parsed_cmd;
+  return extras;
 }
 
 /** A legacy Happy codex `tool-call` (names Happy's CLI used: CodexBash, CodexPatch, …) as a call start. */

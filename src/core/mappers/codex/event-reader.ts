@@ -217,16 +217,19 @@ export class EventReader {
         return;
       case 'patch_apply_end':
         session.callEnded(event.call_id);
-        session.writer.endCall(event.call_id, {
-          ...place,
-          ...(event.success
-            ? {}
-            : {
-                error: event.stderr
-                  ? shortText(event.stderr, MAX_DESCRIPTION_LENGTH)
-                  : 'The patch could not be applied',
-              }),
-        });
+        session.writer.endCall(
+          event.call_id,
+          placeWith(
+            place,
+            event.success
+              ? {}
+              : {
+                  error: event.stderr
+                    ? shortText(event.stderr, MAX_DESCRIPTION_LENGTH)
+                    : 'The patch could not be applied',
+                },
+          ),
+        );
         return;
       case 'web_search_begin':
         session.searchBegan(event.call_id, place);

@@ -184,19 +184,19 @@ export class ExecReader {
       ...(item.prompt ? { prompt: item.prompt } : {}),
     });
     if (!this.#startOnce(item.id, fields, place) || phase !== 'completed') return;
-    writer.endCall(item.id, {
-      ...place,
-      ...(item.status === 'failed' ? { error: 'The subagent call failed' } : {}),
-    });
+    writer.endCall(
+      item.id,
+      placeWith(place, item.status === 'failed' ? { error: 'The subagent call failed' } : {}),
+    );
   }
 
   #fileChange(phase: Phase, item: ItemOf<'file_change'>, place: Placement): void {
     const changes: JsonObject = {};
     for (const change of item.changes) changes[change.path] = { type: change.kind };
     if (!this.#startOnce(item.id, patchCall(changes), place) || phase !== 'completed') return;
-    this.#session.writer.endCall(item.id, {
-      ...place,
-      ...(item.status === 'failed' ? { error: 'The patch could not be applied' } : {}),
-    });
+    this.#session.writer.endCall(
+      item.id,
+      placeWith(place, item.status === 'failed' ? { error: 'The patch could not be applied' } : {}),
+    );
   }
 }

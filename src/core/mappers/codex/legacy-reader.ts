@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { placeWith } from '../place-with.js';
 import { isJsonObject, typeName } from '../provider-json.js';
 import type { Placement } from '../session-writer.js';
 import type { CodexSession } from './codex-session.js';
@@ -21,10 +22,7 @@ export function readLegacyCodexRecord(session: CodexSession, data: unknown, plac
     case 'reasoning':
       if (typeof data.message !== 'string') break;
       if (data.message.length > 0) {
-        writer.agentText(data.message, {
-          ...place,
-          ...(data.type === 'reasoning' ? { thinking: true } : {}),
-        });
+        writer.agentText(data.message, placeWith(place, data.type === 'reasoning' ? { thinking: true } : {}));
       } else writer.skips.skip('not-displayed', `an empty legacy codex ${data.type}`);
       return;
     case 'tool-call':
@@ -35,10 +33,10 @@ export function readLegacyCodexRecord(session: CodexSession, data: unknown, plac
       if (typeof data.callId !== 'string') break;
       const output = isJsonObject(data.output) ? data.output : {};
       const cancelled = output.status === 'canceled' || output.status === 'cancelled';
-      writer.endCall(data.callId, {
-        ...place,
-        ...(cancelled ? { error: 'The tool call was cancelled' } : {}),
-      });
+      writer.endCall(
+        data.callId,
+        placeWith(place, cancelled ? { error: 'The tool call was cancelled' } : {}),
+      );
       return;
     }
     default:

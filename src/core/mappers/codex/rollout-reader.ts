@@ -253,10 +253,7 @@ export class RolloutReader {
     if (
       writer.startCall(key, webSearchCall(query), placeWith(place, { ifEnded: 'new-call' })) !== undefined
     ) {
-      writer.endCall(key, {
-        ...place,
-        ...(item.status === 'failed' ? { error: 'The search failed' } : {}),
-      });
+      writer.endCall(key, placeWith(place, item.status === 'failed' ? { error: 'The search failed' } : {}));
     }
   }
 }
