@@ -3,8 +3,9 @@
  *
  * @module
  */
+
+import { isId } from '../../protocol/fields.js';
 import type { PermissionOption, PermissionOptionKind } from '../../protocol/index.js';
-import { IdSchema } from '../../protocol/index.js';
 import { AcpPermissionOptionSchema } from './acp-events.js';
 
 const PERMISSION_KINDS: Record<string, PermissionOptionKind> = {
@@ -32,7 +33,7 @@ export function permissionOptions(options: readonly unknown[]): PermissionOption
     if (!option.success) continue;
     const kind = permissionKind(option.data.kind);
     const id = option.data.optionId;
-    if (kind === undefined || seen.has(id) || !IdSchema.safeParse(id).success) continue;
+    if (kind === undefined || seen.has(id) || !isId(id)) continue;
     seen.add(id);
     mapped.push({ id, label: option.data.name, kind });
   }

@@ -193,8 +193,10 @@ class AcpMapper implements ProviderMapper {
   #response(id: string, result: unknown, error: { message: string } | undefined, place: Placement): void {
     const writer = this.#writer;
     // Both sides number their own requests, so an id alone is ambiguous: the result's shape decides.
-    const prompt = PromptResultSchema.safeParse(result);
-    if (prompt.success && this.#prompts.has(id)) {
+    // Each shape is parsed only when a request of its kind waits under this id (a zod parse that fails
+    // cost more than the rest of the response), and at the end when neither did.
+    const prompt = this.#prompts.has(id) ? PromptResultSchema.safeParse(result) : undefined;
+    if (prompt?.success) {
       this.#prompts.delete(id);
       const { status, note } = stopStatus(prompt.data.stopReason);
       this.#flushText();
@@ -202,8 +204,8 @@ class AcpMapper implements ProviderMapper {
       this.#endTurn(this.#cancelRequested && status === 'completed' ? 'cancelled' : status, place);
       return;
     }
-    const outcome = RequestPermissionResultSchema.safeParse(result);
-    if (outcome.success && this.#permissions.has(id)) {
+    const outcome = this.#permissions.has(id) ? RequestPermissionResultSchema.safeParse(result) : undefined;
+    if (outcome?.success) {
       const key = this.#permissions.get(id)!;
       this.#permissions.delete(id);
       this.#flushText();
@@ -232,7 +234,10 @@ class AcpMapper implements ProviderMapper {
         return;
       }
     }
-    if (prompt.success || outcome.success) {
+    if (
+      (prompt ?? PromptResultSchema.safeParse(result)).success ||
+      (outcome ?? RequestPermissionResultSchema.safeParse(result)).success
+    ) {
       writer.skips.skip('unmatched-permission', `a response to request ${typeName(id)} that is not pending`);
       return;
     }
