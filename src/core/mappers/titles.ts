@@ -10,6 +10,9 @@ export const MAX_TITLE_LENGTH = 80;
 /** Longest description the mappers write, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 300;
 
+/** Whitespace that collapsing changes: a run of two, or one that is not a plain space. */
+const NEEDS_COLLAPSE = /\s\s|[^\S ]/;
+
 /**
  * The first line of `text`, whitespace collapsed, cut to `max` characters with an ellipsis.
  *
@@ -19,9 +22,16 @@ export const MAX_DESCRIPTION_LENGTH = 300;
  * ```
  */
 export function shortText(text: string, max: number = MAX_TITLE_LENGTH): string {
-  const lines = text.trim().split(/\r?\n/);
-  let line = (lines[0] ?? '').replace(/\s+/g, ' ').trim();
-  const more = lines.length > 1;
+  // The first line is found, not split off: splitting a long text into all its lines cost more than the
+  // rest, and most titles are one short line whose spaces need no collapsing.
+  const trimmed = text.trim();
+  const newline = trimmed.indexOf('\n');
+  const more = newline >= 0;
+  let line = more
+    ? trimmed.slice(0, trimmed.charCodeAt(newline - 1) === 0x0d ? newline - 1 : newline)
+    : trimmed;
+  if (NEEDS_COLLAPSE.test(line)) line = line.replace(/\s+/g, ' ');
+  line = line.trim();
   if (line.length > max) line = `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
   else if (more) line = line.length + 2 > max ? `${line.slice(0, max - 2).trimEnd()} …` : `${line} …`;
   return line;
