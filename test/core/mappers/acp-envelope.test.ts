@@ -1,15 +1,21 @@
 /**
- * The ACP mapper reads the JSON-RPC envelope, the `session/update` params, message chunks and tool call
- * updates by hand: on any JSON it says yes exactly when the schemas that state ACP's shapes do, and reads
+ * The ACP mapper reads the JSON-RPC envelope, the `session/update` params, message chunks, tool call
+ * updates, prompts and permission requests by hand: on any JSON it says yes exactly when the schemas that state ACP's shapes do, and reads
  * the same fields.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AcpPermissionOptionSchema,
   ContentChunkSchema,
   JsonRpcMessageSchema,
+  PromptRequestSchema,
+  RequestPermissionSchema,
   readContentChunk,
   readJsonRpcMessage,
+  readPermissionOption,
+  readPromptRequest,
+  readRequestPermission,
   readSessionUpdate,
   readToolCallFields,
   SessionNotificationSchema,
@@ -118,6 +124,71 @@ describe('the ACP envelope read by hand', () => {
       fc.property(fc.oneof(field, update), (value) => {
         const parsed = ToolCallFieldsSchema.safeParse(value);
         const read = readToolCallFields(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  const option = fc.oneof(field, objectOf(['optionId', 'name', 'kind'], field));
+
+  it('a permission option: accepted when the schema accepts it, with the same fields', () => {
+    fc.assert(
+      fc.property(option, (value) => {
+        const parsed = AcpPermissionOptionSchema.safeParse(value);
+        const read = readPermissionOption(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('session/prompt params: accepted when the schema accepts them, with the same blocks', () => {
+    const params = fc.oneof(
+      field,
+      fc
+        .tuple(objectOf(['sessionId'], field), fc.oneof(field, fc.array(block, { maxLength: 4 })))
+        .map(([object, prompt]) => (prompt === undefined ? object : { ...object, prompt })),
+    );
+    fc.assert(
+      fc.property(params, (value) => {
+        const parsed = PromptRequestSchema.safeParse(value);
+        const read = readPromptRequest(value);
+        expect(read !== undefined).toBe(parsed.success);
+        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('session/request_permission params: accepted when the schema accepts them, with the same fields', () => {
+    const toolCall = fc.oneof(field, objectOf(['toolCallId', 'title', 'kind', 'status', 'rawInput'], field));
+    const params = fc.oneof(
+      field,
+      fc
+        .tuple(
+          objectOf(['sessionId'], field),
+          toolCall,
+          fc.oneof(
+            field,
+            fc.array(option, { maxLength: 4 }),
+            fc.array(fc.record({ optionId: fc.string(), name: fc.string(), kind: fc.string() }), {
+              maxLength: 4,
+            }),
+          ),
+        )
+        .map(([object, call, options]) => ({
+          ...object,
+          ...(call === undefined ? {} : { toolCall: call }),
+          ...(options === undefined ? {} : { options }),
+        })),
+    );
+    fc.assert(
+      fc.property(params, (value) => {
+        const parsed = RequestPermissionSchema.safeParse(value);
+        const read = readRequestPermission(value);
         expect(read !== undefined).toBe(parsed.success);
         if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
       }),

@@ -355,6 +355,47 @@ export const RequestPermissionSchema = z.object({
   options: z.array(AcpPermissionOptionSchema),
 });
 
+/** A permission option. */
+export type AcpPermissionOption = z.infer<typeof AcpPermissionOptionSchema>;
+
+// A prompt and a permission request come once per turn or call, not per line, but their zod parses still
+// cost more than the rest of reading them: they are read by hand too (the same property test holds them).
+
+/** `session/prompt` params as {@link PromptRequestSchema} reads them, or `undefined` when it refuses them. */
+export function readPromptRequest(params: unknown): z.infer<typeof PromptRequestSchema> | undefined {
+  if (!isJsonObject(params) || (params.sessionId !== undefined && typeof params.sessionId !== 'string'))
+    return undefined;
+  const prompt = readItems(params.prompt, readContentBlock);
+  if (prompt === undefined) return undefined;
+  return params.sessionId === undefined ? { prompt } : { sessionId: params.sessionId, prompt };
+}
+
+/** A permission option as {@link AcpPermissionOptionSchema} reads it, or `undefined` when it refuses it. */
+export function readPermissionOption(value: unknown): AcpPermissionOption | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { optionId, name, kind } = value;
+  return typeof optionId === 'string' && typeof name === 'string' && typeof kind === 'string'
+    ? { optionId, name, kind }
+    : undefined;
+}
+
+/** `session/request_permission` params as {@link RequestPermissionSchema} reads them, or `undefined` when it refuses them. */
+export function readRequestPermission(params: unknown): z.infer<typeof RequestPermissionSchema> | undefined {
+  if (!isJsonObject(params) || (params.sessionId !== undefined && typeof params.sessionId !== 'string'))
+    return undefined;
+  const toolCall = readToolCallFields(params.toolCall);
+  if (toolCall === undefined || !Array.isArray(params.options)) return undefined;
+  const options: AcpPermissionOption[] = [];
+  for (const item of params.options) {
+    const option = readPermissionOption(item);
+    if (option === undefined) return undefined;
+    options.push(option);
+  }
+  return params.sessionId === undefined
+    ? { toolCall, options }
+    : { sessionId: params.sessionId, toolCall, options };
+}
+
 /** The result of `session/request_permission`: an option was selected, or the request was cancelled. */
 export const RequestPermissionResultSchema = z.object({
   outcome: z.object({ outcome: z.string(), optionId: lenient(z.string()) }),

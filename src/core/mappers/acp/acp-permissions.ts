@@ -6,7 +6,7 @@
 
 import { isId } from '../../protocol/fields.js';
 import type { PermissionOption, PermissionOptionKind } from '../../protocol/index.js';
-import { AcpPermissionOptionSchema } from './acp-events.js';
+import { readPermissionOption } from './acp-events.js';
 
 const PERMISSION_KINDS: Record<string, PermissionOptionKind> = {
   allow_once: 'allow-once',
@@ -29,13 +29,13 @@ export function permissionOptions(options: readonly unknown[]): PermissionOption
   const mapped: PermissionOption[] = [];
   const seen = new Set<string>();
   for (const raw of options) {
-    const option = AcpPermissionOptionSchema.safeParse(raw);
-    if (!option.success) continue;
-    const kind = permissionKind(option.data.kind);
-    const id = option.data.optionId;
+    const option = readPermissionOption(raw);
+    if (option === undefined) continue;
+    const kind = permissionKind(option.kind);
+    const id = option.optionId;
     if (kind === undefined || seen.has(id) || !isId(id)) continue;
     seen.add(id);
-    mapped.push({ id, label: option.data.name, kind });
+    mapped.push({ id, label: option.name, kind });
   }
   return mapped;
 }

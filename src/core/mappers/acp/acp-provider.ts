@@ -35,12 +35,12 @@ import {
   type ContentBlock,
   IGNORED_SESSION_UPDATES,
   PlanUpdateSchema,
-  PromptRequestSchema,
   PromptResultSchema,
   RequestPermissionResultSchema,
-  RequestPermissionSchema,
   readContentChunk,
   readJsonRpcMessage,
+  readPromptRequest,
+  readRequestPermission,
   readSessionUpdate,
   readToolCallFields,
 } from './acp-events.js';
@@ -262,8 +262,8 @@ class AcpMapper implements ProviderMapper {
 
   #prompt(id: string | undefined, params: unknown, place: Placement): Step {
     const writer = this.#writer;
-    const prompt = PromptRequestSchema.safeParse(params);
-    if (!prompt.success) {
+    const prompt = readPromptRequest(params);
+    if (prompt === undefined) {
       writer.skips.skip('malformed-event', 'session/prompt');
       return;
     }
@@ -274,7 +274,7 @@ class AcpMapper implements ProviderMapper {
       this.#endTurn(cancelled ? 'cancelled' : 'completed', place);
     }
     let text = '';
-    const blocks = eachStep(prompt.data.prompt, (block) => {
+    const blocks = eachStep(prompt.prompt, (block) => {
       if (block.type === 'text' && typeof block.text === 'string') {
         text = text.length > 0 ? `${text}\n\n${block.text}` : block.text;
         return;
@@ -385,16 +385,16 @@ class AcpMapper implements ProviderMapper {
 
   #requestPermission(id: string | undefined, params: unknown, place: Placement): Step {
     const writer = this.#writer;
-    const request = RequestPermissionSchema.safeParse(params);
-    if (!request.success) {
+    const request = readRequestPermission(params);
+    if (request === undefined) {
       writer.skips.skip('malformed-event', 'session/request_permission');
       return;
     }
     this.#flushText();
-    const { toolCall } = request.data;
+    const { toolCall } = request;
     const asked = this.#calls.asked(toolCall, place);
     if (asked === false) return;
-    const options = request.data.options;
+    const options = request.options;
     if (asked === undefined) this.#askPermission(id, toolCall.toolCallId, options, place);
     else return asked.then(() => this.#askPermission(id, toolCall.toolCallId, options, place));
   }
