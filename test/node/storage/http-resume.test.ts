@@ -7,7 +7,9 @@
  * answers: 409 for an offset that is not what the server holds, 413 over the limit, 400 past the end.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciphertextSize } from '../../../src/core/blob/index.js';
@@ -163,4 +165,70 @@ describe("the media server's resumable upload route, under the fault proxy", () 
     expect(stored[99]).toBe(7);
     expect(await (await fetch(url('size=100'))).json()).toEqual({ offset: 100, complete: true });
   });
+});
+
+describe('a completed resumable upload goes into the local store whole, and its held bytes go', () => {
+  /**
+   * Uploads `bytes` in two PATCH requests: the stored blob, what the upload directory still holds, the
+   * blob file's mode, and whether the held file itself became the blob.
+   */
+  async function uploadInTwo(uploadDir: string | undefined, bytes: Uint8Array) {
+    const tmp = await makeTempDir();
+    const server = await startMediaServer({
+      dir: join(tmp.dir, 'blobs'),
+      ...(uploadDir === undefined ? {} : { uploadDir }),
+    });
+    try {
+      const ref = 'media/resumablemovedorcopied01';
+      const url = (query: string) => `${server.url}/v1/uploads/${ref}?size=${bytes.length}&${query}`;
+      const half = bytes.length >> 1;
+      const heldDir = uploadDir ?? join(tmp.dir, 'blobs', '.uploads');
+      expect(
+        (await fetch(url('offset=0'), { method: 'PATCH', body: new Uint8Array(bytes.subarray(0, half)) }))
+          .status,
+      ).toBe(200);
+      const [partFile] = await readdir(heldDir);
+      const partInode = (await stat(join(heldDir, partFile ?? ''))).ino;
+      expect(
+        (await fetch(url(`offset=${half}`), { method: 'PATCH', body: new Uint8Array(bytes.subarray(half)) }))
+          .status,
+      ).toBe(201);
+      const stored = new Uint8Array(await (await fetch(`${server.url}/v1/blobs/${ref}`)).arrayBuffer());
+      const held = await readdir(heldDir);
+      const blobFile = await stat(join(tmp.dir, 'blobs', 'media', ref.slice('media/'.length)));
+      // The same inode: the held file itself became the blob (no second write of its bytes).
+      return { stored, held, mode: blobFile.mode & 0o777, moved: blobFile.ino === partInode };
+    } finally {
+      await server.close();
+      await tmp.cleanup();
+    }
+  }
+
+  it("on the store's file system (the default upload directory): moved, not copied", async () => {
+    const bytes = randomBytes(300_001);
+    const { stored, held, mode, moved } = await uploadInTwo(undefined, bytes);
+    expect(Buffer.from(stored).equals(bytes)).toBe(true);
+    expect(held).toEqual([]);
+    expect(moved).toBe(true);
+    expect(mode).toBe(0o600);
+  });
+
+  // /dev/shm is a tmpfs on Linux: another file system than the temp dir's, where a rename fails (EXDEV).
+  const otherFileSystem = '/dev/shm';
+  const canCross = existsSync(otherFileSystem) && statSync(otherFileSystem).dev !== statSync(tmpdir()).dev;
+  it.skipIf(!canCross)(
+    'with the upload directory on another file system: copied, then the held bytes removed',
+    async () => {
+      const uploadDir = mkdtempSync(join(otherFileSystem, 'happy-media-uploads-'));
+      try {
+        const bytes = randomBytes(300_001);
+        const { stored, held, moved } = await uploadInTwo(uploadDir, bytes);
+        expect(Buffer.from(stored).equals(bytes)).toBe(true);
+        expect(held).toEqual([]);
+        expect(moved).toBe(false);
+      } finally {
+        rmSync(uploadDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
