@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { settleAllThenThrow } from '../settle-all.js';
 import type { ChunkCipher } from './chunk-cipher.js';
 import { BLOB_CHUNK_SIZE, BLOB_TAG_SIZE } from './format.js';
 
@@ -42,9 +43,7 @@ export function openClipped(
   if (to > from) steps.push(cipher.openInto(first + from, sealed.slice(from, to), out, at(from)));
   if (!steps.some((step) => step instanceof Promise)) return;
   // Every call settles before the failure is reported: none writes into `out` after the caller wiped it.
-  return Promise.allSettled(steps).then((settled) => {
-    for (const result of settled) if (result.status === 'rejected') throw result.reason;
-  });
+  return settleAllThenThrow(steps);
 }
 
 /** Opens one chunk the range cuts, and copies its part inside `out` (the chunk starts at `at` there). */

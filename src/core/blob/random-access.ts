@@ -17,6 +17,7 @@
 import { assertBytes, assertNonNegativeInteger } from '../bytes.js';
 import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
+import { settleAllThenThrow } from '../settle-all.js';
 import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
 import { openClipped } from './clipped-open.js';
 import {
@@ -414,9 +415,7 @@ class RangeReader implements BlobReader {
         for (let b = 0; b < sealed.length; b += BLOB_BATCH_CHUNKS) {
           opening.push(openClipped(cipher, start + b, sealed.slice(b, b + BLOB_BATCH_CHUNKS), out, outStart));
         }
-        for (const result of await Promise.allSettled(opening)) {
-          if (result.status === 'rejected') throw result.reason;
-        }
+        await settleAllThenThrow(opening);
       }
     } catch (error) {
       // The prefetched span is abandoned; keep its failure from surfacing as an unhandled rejection.
