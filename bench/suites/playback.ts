@@ -175,14 +175,66 @@ async function drain(body: ReadableStream<Uint8Array>): Promise<{ bytes: number;
   return { bytes, firstAt };
 }
 
+/** Bytes of one seek: a keyframe's worth of 1080p. */
+const SEEK_SPAN = 256 * 1024;
+
+/** One way to read a seek's range: resolves with its length and when its first bytes arrived. */
+type SeekWay = (offset: number) => Promise<{ bytes: number; firstAt: number }>;
+
+/** The range at `offset` through `url` (`serveMedia`'s endpoint, the bare proxy), which must answer 206. */
+function rangeThrough(url: string, who: string): SeekWay {
+  return async (offset) => {
+    const res = await fetch(url, { headers: { range: `bytes=${offset}-${offset + SEEK_SPAN - 1}` } });
+    if (res.status !== 206 || !res.body) throw new Error(`${who} answered ${res.status} to a range`);
+    return drain(res.body);
+  };
+}
+
+/** The range at `offset` of `ref` straight from `store` (the plain reference). */
+function rangeFromStore(store: HttpBlobStore, ref: string): SeekWay {
+  return async (offset) => drain(await store.get(ref, { offset, length: SEEK_SPAN }));
+}
+
+/**
+ * Times every way at `runs` random offsets past the first half of `size`, after an untimed offset that
+ * checks each returns {@link SEEK_SPAN} bytes; which way goes first rotates so load hits all alike. Per
+ * way: ms to the first byte and to the last.
+ */
+async function timeSeekWays<K extends string>(
+  ways: Record<K, SeekWay>,
+  size: number,
+  runs: number,
+): Promise<Record<K, { first: number[]; last: number[] }>> {
+  const names = Object.keys(ways) as K[];
+  const offsets = Array.from({ length: runs + 1 }, () =>
+    Math.floor(size / 2 + Math.random() * (size / 2 - SEEK_SPAN)),
+  );
+  for (const name of names) {
+    if ((await ways[name](offsets[0]!)).bytes !== SEEK_SPAN)
+      throw new Error(`a seek range (${name}) came back with the wrong length`);
+  }
+  const times = {} as Record<K, { first: number[]; last: number[] }>;
+  for (const name of names) times[name] = { first: [], last: [] };
+  for (const [i, offset] of offsets.slice(1).entries()) {
+    const turn = i % names.length;
+    for (const name of [...names.slice(turn), ...names.slice(0, turn)]) {
+      const start = performance.now();
+      const { firstAt } = await ways[name](offset);
+      times[name].last.push(performance.now() - start);
+      times[name].first.push(firstAt - start);
+    }
+  }
+  return times;
+}
+
 /**
  * Time to first frame after a seek: a player that seeks into the video asks its URL for a range at the new
  * position (here 256 KiB at a random offset past the first half, a keyframe's worth of 1080p). Ours goes
  * through `serveMedia` (range → covering chunks fetched from the store, verified, cut); the reference is the
- * same range of the plaintext fetched straight from the same store. The endpoint is opened once (its
- * start-up, which reads and verifies the header and final chunk, is measured separately). Durations in ms,
- * to the last byte (the whole range) and to the first (what a player waits for before it can show the
- * frame).
+ * same range of the plaintext fetched straight from the same store, and beside it the same range through a
+ * bare proxy (what the second hop costs alone). The endpoint is opened once (its start-up, which reads and
+ * verifies the header and final chunk, is measured separately). Durations in ms, to the last byte (the
+ * whole range) and to the first (what a player waits for before it can show the frame).
  */
 async function seekTimes(
   rec: SuiteRecorder,
@@ -194,56 +246,27 @@ async function seekTimes(
   runs: number,
 ): Promise<void> {
   const tag = formatBytes(size);
-  const span = 256 * 1024;
   const openStart = performance.now();
   const endpoint = await serveMedia({ ref: encRef, mimeType: 'video/mp4', size }, { store, blobKey: key });
   const openMs = performance.now() - openStart;
   const proxy = await bareProxy(store, plainRef);
   try {
-    const offsets = Array.from({ length: runs + 1 }, () =>
-      Math.floor(size / 2 + Math.random() * (size / 2 - span)),
+    const times = await timeSeekWays(
+      {
+        ours: rangeThrough(endpoint.url, 'serveMedia'),
+        plain: rangeFromStore(store, plainRef),
+        proxied: rangeThrough(proxy.url, 'the bare proxy'),
+      },
+      size,
+      runs,
     );
-    const ours = async (offset: number) => {
-      const res = await fetch(endpoint.url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
-      if (res.status !== 206 || !res.body) throw new Error(`serveMedia answered ${res.status} to a range`);
-      return drain(res.body);
-    };
-    const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
-    const proxied = async (offset: number) => {
-      const res = await fetch(proxy.url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
-      if (res.status !== 206 || !res.body)
-        throw new Error(`the bare proxy answered ${res.status} to a range`);
-      return drain(res.body);
-    };
-    if (
-      (await ours(offsets[0]!)).bytes !== span ||
-      (await plain(offsets[0]!)).bytes !== span ||
-      (await proxied(offsets[0]!)).bytes !== span
-    ) {
-      throw new Error('a seek range came back with the wrong length');
-    }
-    rec.check(`seek into ${tag}: serveMedia and the plain store return ${span}-byte ranges`);
-    const ways = { ours, plain, proxied };
-    const last = { ours: [] as number[], plain: [] as number[], proxied: [] as number[] };
-    const first = { ours: [] as number[], plain: [] as number[], proxied: [] as number[] };
-    const names = Object.keys(ways) as (keyof typeof ways)[];
-    for (const [i, offset] of offsets.slice(1).entries()) {
-      // Rotate which goes first so load hits all alike.
-      for (const which of [...names.slice(i % 3), ...names.slice(0, i % 3)]) {
-        const start = performance.now();
-        const { firstAt } = await ways[which](offset);
-        last[which].push(performance.now() - start);
-        first[which].push(firstAt - start);
-      }
-    }
-    const { ours: oursMs, plain: plainMs, proxied: proxiedMs } = last;
-    const { ours: oursFirstMs, plain: plainFirstMs, proxied: proxiedFirstMs } = first;
+    rec.check(`seek into ${tag}: serveMedia and the plain store return ${SEEK_SPAN}-byte ranges`);
     const o = rec.add({
       id: `playback.seek.${size}`,
       suite: 'playback',
       label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, last byte (endpoint open: ${openMs.toFixed(0)} ms)`,
       unit: 'ms',
-      summary: summarize(oursMs),
+      summary: summarize(times.ours.last),
     });
     const r = rec.add({
       id: `ref.playback.seek.${size}`,
@@ -251,7 +274,7 @@ async function seekTimes(
       label: `plain range GET of the same 256 KiB from the store, last byte`,
       unit: 'ms',
       reference: true,
-      summary: summarize(plainMs),
+      summary: summarize(times.plain.last),
     });
     rec.compare(o, r);
     const hop = rec.add({
@@ -261,7 +284,7 @@ async function seekTimes(
         'the same plain range through a bare Node proxy (the same store client, no decryption), last byte',
       unit: 'ms',
       reference: true,
-      summary: summarize(proxiedMs),
+      summary: summarize(times.proxied.last),
     });
     rec.compare(o, hop);
     const firstByte = rec.add({
@@ -269,7 +292,7 @@ async function seekTimes(
       suite: 'playback',
       label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, first byte`,
       unit: 'ms',
-      summary: summarize(oursFirstMs),
+      summary: summarize(times.ours.first),
     });
     const plainFirst = rec.add({
       id: `ref.playback.seek.first.${size}`,
@@ -277,7 +300,7 @@ async function seekTimes(
       label: `plain range GET of the same 256 KiB from the store, first byte`,
       unit: 'ms',
       reference: true,
-      summary: summarize(plainFirstMs),
+      summary: summarize(times.plain.first),
     });
     rec.compare(firstByte, plainFirst);
     rec.compare(
@@ -288,7 +311,7 @@ async function seekTimes(
         label: 'the same plain range through a bare Node proxy, first byte',
         unit: 'ms',
         reference: true,
-        summary: summarize(proxiedFirstMs),
+        summary: summarize(times.proxied.first),
       }),
     );
   } finally {
@@ -302,7 +325,7 @@ async function seekTimes(
  * away (a relay delays each direction half of it), while the player and `serveMedia` share the machine as
  * they do in `happy-media play --serve`. The loopback rows above put the store, `serveMedia` and the player
  * on one thread, where the second HTTP hop is most of the time; here it is a part of a seek as a user
- * waits for it. Same ranges, same rotation, first and last byte.
+ * waits for it. Measured as {@link seekTimes} does, first and last byte.
  */
 async function distantSeekTimes(
   rec: SuiteRecorder,
@@ -315,46 +338,30 @@ async function distantSeekTimes(
 ): Promise<void> {
   const relay = await delayingRelay(new URL(storeUrl), STORE_DISTANCE_MS / 2);
   const store = new HttpBlobStore(relay.url);
-  const span = 256 * 1024;
   const tag = formatBytes(size);
   let endpoint: Awaited<ReturnType<typeof serveMedia>> | undefined;
   try {
     endpoint = await serveMedia({ ref: encRef, mimeType: 'video/mp4', size }, { store, blobKey: key });
-    const url = endpoint.url;
-    const ours = async (offset: number) => {
-      const res = await fetch(url, { headers: { range: `bytes=${offset}-${offset + span - 1}` } });
-      if (res.status !== 206 || !res.body) throw new Error(`serveMedia answered ${res.status} to a range`);
-      return drain(res.body);
-    };
-    const plain = async (offset: number) => drain(await store.get(plainRef, { offset, length: span }));
-    const offsets = Array.from({ length: runs + 1 }, () =>
-      Math.floor(size / 2 + Math.random() * (size / 2 - span)),
+    const times = await timeSeekWays(
+      {
+        ours: rangeThrough(endpoint.url, 'serveMedia'),
+        plain: rangeFromStore(store, plainRef),
+      },
+      size,
+      runs,
     );
-    if ((await ours(offsets[0]!)).bytes !== span || (await plain(offsets[0]!)).bytes !== span)
-      throw new Error('a seek range through the relay came back with the wrong length');
-    rec.check(`seek into ${tag}, store ${STORE_DISTANCE_MS} ms away: both return ${span}-byte ranges`);
-    const last = { ours: [] as number[], plain: [] as number[] };
-    const first = { ours: [] as number[], plain: [] as number[] };
-    for (const [i, offset] of offsets.slice(1).entries()) {
-      for (const which of i % 2 === 0 ? (['ours', 'plain'] as const) : (['plain', 'ours'] as const)) {
-        const start = performance.now();
-        const { firstAt } = await (which === 'ours' ? ours : plain)(offset);
-        last[which].push(performance.now() - start);
-        first[which].push(firstAt - start);
-      }
-    }
-    for (const [end, times] of [
-      ['first byte', first],
-      ['last byte', last],
+    rec.check(`seek into ${tag}, store ${STORE_DISTANCE_MS} ms away: both return ${SEEK_SPAN}-byte ranges`);
+    for (const [end, slug] of [
+      ['first byte', 'first'],
+      ['last byte', 'last'],
     ] as const) {
-      const slug = end === 'first byte' ? 'first' : 'last';
       rec.compare(
         rec.add({
           id: `playback.seek.distant.${slug}.${size}`,
           suite: 'playback',
           label: `seek: 256 KiB range at a random offset of ${tag} via serveMedia, store ${STORE_DISTANCE_MS} ms away, ${end}`,
           unit: 'ms',
-          summary: summarize(times.ours),
+          summary: summarize(times.ours[slug]),
         }),
         rec.add({
           id: `ref.playback.seek.distant.${slug}.${size}`,
@@ -362,7 +369,7 @@ async function distantSeekTimes(
           label: `plain range GET of the same 256 KiB from the store ${STORE_DISTANCE_MS} ms away, ${end}`,
           unit: 'ms',
           reference: true,
-          summary: summarize(times.plain),
+          summary: summarize(times.plain[slug]),
         }),
       );
     }
