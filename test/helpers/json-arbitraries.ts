@@ -3,6 +3,7 @@
  * the schema it replaces.
  */
 import fc from 'fast-check';
+import { expect } from 'vitest';
 
 /** An object with each of `keys` absent or set to one of `value`'s values. */
 export function objectOf(
@@ -19,4 +20,30 @@ export function objectOf(
       });
       return object;
     });
+}
+
+/** The part of a zod schema the property tests call. */
+interface SafeParser {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false };
+}
+
+/**
+ * Asserts over `numRuns` of `values` that `read` accepts a value exactly when `schema` does, and then
+ * reads what the schema parses.
+ */
+export function assertReadsLikeSchema(
+  values: fc.Arbitrary<unknown>,
+  schema: SafeParser,
+  read: (value: unknown) => unknown,
+  numRuns: number,
+): void {
+  fc.assert(
+    fc.property(values, (value) => {
+      const parsed = schema.safeParse(value);
+      const result = read(value);
+      expect(result !== undefined).toBe(parsed.success);
+      if (result !== undefined && parsed.success) expect(result).toEqual(parsed.data);
+    }),
+    { numRuns },
+  );
 }

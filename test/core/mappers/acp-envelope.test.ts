@@ -21,7 +21,7 @@ import {
   SessionNotificationSchema,
   ToolCallFieldsSchema,
 } from '../../../src/core/mappers/acp/acp-events.js';
-import { objectOf } from '../../helpers/json-arbitraries.js';
+import { assertReadsLikeSchema, objectOf } from '../../helpers/json-arbitraries.js';
 
 /** Values that sit on either side of each field's type. */
 const field = fc.oneof(
@@ -87,15 +87,7 @@ describe('the ACP envelope read by hand', () => {
     const chunk = fc
       .tuple(objectOf(['sessionUpdate', 'messageId'], field), fc.option(block, { nil: undefined }))
       .map(([object, content]) => (content === undefined ? object : { ...object, content }));
-    fc.assert(
-      fc.property(fc.oneof(field, chunk), (value) => {
-        const parsed = ContentChunkSchema.safeParse(value);
-        const read = readContentChunk(value);
-        expect(read !== undefined).toBe(parsed.success);
-        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
-      }),
-      { numRuns: 3000 },
-    );
+    assertReadsLikeSchema(fc.oneof(field, chunk), ContentChunkSchema, readContentChunk, 3000);
   });
 
   it('a tool call or its update: accepted when the schema accepts it, with the same fields', () => {
@@ -120,29 +112,13 @@ describe('the ACP envelope read by hand', () => {
         ...(items === undefined ? {} : { content: items }),
         ...(locations === undefined ? {} : { locations }),
       }));
-    fc.assert(
-      fc.property(fc.oneof(field, update), (value) => {
-        const parsed = ToolCallFieldsSchema.safeParse(value);
-        const read = readToolCallFields(value);
-        expect(read !== undefined).toBe(parsed.success);
-        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
-      }),
-      { numRuns: 3000 },
-    );
+    assertReadsLikeSchema(fc.oneof(field, update), ToolCallFieldsSchema, readToolCallFields, 3000);
   });
 
   const option = fc.oneof(field, objectOf(['optionId', 'name', 'kind'], field));
 
   it('a permission option: accepted when the schema accepts it, with the same fields', () => {
-    fc.assert(
-      fc.property(option, (value) => {
-        const parsed = AcpPermissionOptionSchema.safeParse(value);
-        const read = readPermissionOption(value);
-        expect(read !== undefined).toBe(parsed.success);
-        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
-      }),
-      { numRuns: 3000 },
-    );
+    assertReadsLikeSchema(option, AcpPermissionOptionSchema, readPermissionOption, 3000);
   });
 
   it('session/prompt params: accepted when the schema accepts them, with the same blocks', () => {
@@ -152,15 +128,7 @@ describe('the ACP envelope read by hand', () => {
         .tuple(objectOf(['sessionId'], field), fc.oneof(field, fc.array(block, { maxLength: 4 })))
         .map(([object, prompt]) => (prompt === undefined ? object : { ...object, prompt })),
     );
-    fc.assert(
-      fc.property(params, (value) => {
-        const parsed = PromptRequestSchema.safeParse(value);
-        const read = readPromptRequest(value);
-        expect(read !== undefined).toBe(parsed.success);
-        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
-      }),
-      { numRuns: 3000 },
-    );
+    assertReadsLikeSchema(params, PromptRequestSchema, readPromptRequest, 3000);
   });
 
   it('session/request_permission params: accepted when the schema accepts them, with the same fields', () => {
@@ -185,14 +153,6 @@ describe('the ACP envelope read by hand', () => {
           ...(options === undefined ? {} : { options }),
         })),
     );
-    fc.assert(
-      fc.property(params, (value) => {
-        const parsed = RequestPermissionSchema.safeParse(value);
-        const read = readRequestPermission(value);
-        expect(read !== undefined).toBe(parsed.success);
-        if (read !== undefined && parsed.success) expect(read).toEqual(parsed.data);
-      }),
-      { numRuns: 3000 },
-    );
+    assertReadsLikeSchema(params, RequestPermissionSchema, readRequestPermission, 3000);
   });
 });
