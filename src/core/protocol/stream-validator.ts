@@ -94,7 +94,6 @@ interface CallState {
   turn: string;
   parentId: string | undefined;
   agentId: string | undefined;
-  open: boolean;
   pending: PermissionRequestMessage | undefined;
 }
 
@@ -126,8 +125,8 @@ class StreamRuleChecker implements StreamValidator {
   readonly #seenTurns = new Set<string>();
   readonly #calls = new Map<string, CallState>();
   /**
-   * The calls open now, in start order: a turn's end looks only at these, not at every call of the
-   * stream (which made validating a long stream quadratic in its length).
+   * The calls open now, in start order (a call is open exactly while it is here): a turn's end looks only
+   * at these, not at every call of the stream (which made validating a long stream quadratic in its length).
    */
   readonly #openCalls = new Map<string, CallState>();
   #index = -1;
@@ -225,7 +224,6 @@ class StreamRuleChecker implements StreamValidator {
     for (const [callId, call] of this.#openCalls) {
       if (call.turn === turn) {
         leftOpen.push(callId);
-        call.open = false;
         call.pending = undefined;
         this.#openCalls.delete(callId);
       }
@@ -369,7 +367,6 @@ class StreamRuleChecker implements StreamValidator {
       turn: this.#openTurn ?? message.turn,
       parentId: message.parentId,
       agentId: message.agentId,
-      open: true,
       pending: undefined,
     };
     this.#calls.set(message.callId, call);
@@ -379,7 +376,7 @@ class StreamRuleChecker implements StreamValidator {
   /** tool-call-end: CALL_NOT_OPEN, CALL_CONTEXT_MISMATCH. */
   #onToolCallEnd(message: MessageOf<'tool-call-end'>, report: Report): void {
     const call = this.#calls.get(message.callId);
-    if (call === undefined || !call.open) {
+    if (call === undefined || !this.#openCalls.has(message.callId)) {
       report(
         'CALL_NOT_OPEN',
         call === undefined
@@ -394,7 +391,6 @@ class StreamRuleChecker implements StreamValidator {
         `tool-call-end of ${quote(message.callId)} carries parentId/agentId ${quote(String(message.parentId))}/${quote(String(message.agentId))} but its start carried ${quote(String(call.parentId))}/${quote(String(call.agentId))}; the end is written by the same agent as the start`,
       );
     }
-    call.open = false;
     call.pending = undefined;
     this.#openCalls.delete(message.callId);
   }
@@ -402,7 +398,7 @@ class StreamRuleChecker implements StreamValidator {
   /** permission-request: PERMISSION_OUTSIDE_CALL, PERMISSION_ALREADY_PENDING. */
   #onPermissionRequest(message: MessageOf<'permission-request'>, report: Report): void {
     const call = this.#calls.get(message.callId);
-    if (call === undefined || !call.open) {
+    if (call === undefined || !this.#openCalls.has(message.callId)) {
       report(
         'PERMISSION_OUTSIDE_CALL',
         `permission-request for ${quote(message.callId)} but that tool call is not open; emit it between tool-call-start and tool-call-end`,
@@ -421,7 +417,7 @@ class StreamRuleChecker implements StreamValidator {
   /** permission-response: PERMISSION_RESPONSE_UNMATCHED, PERMISSION_OPTION_UNKNOWN. */
   #onPermissionResponse(message: MessageOf<'permission-response'>, report: Report): void {
     const call = this.#calls.get(message.callId);
-    const pending = call?.open ? call.pending : undefined;
+    const pending = this.#openCalls.get(message.callId)?.pending;
     if (call === undefined || pending === undefined) {
       report(
         'PERMISSION_RESPONSE_UNMATCHED',
