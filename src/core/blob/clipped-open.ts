@@ -54,11 +54,17 @@ function openPart(
   out: Uint8Array,
   at: number,
 ): void | Promise<void> {
-  const copy = (plain: Uint8Array) => {
-    const skip = Math.max(0, -at);
-    const part = plain.subarray(skip, Math.max(skip, Math.min(plain.length, out.length - at)));
-    if (part.length > 0) out.set(part, at + skip);
-  };
+  const copy = (plain: Uint8Array) => copyClipped(plain, out, at);
   const plain = cipher.open(index, [sealed]);
   return plain instanceof Uint8Array ? copy(plain) : plain.then(copy);
+}
+
+/**
+ * Copies the part of one chunk's verified plaintext `plain` that lies inside `out` into it, the chunk
+ * starting at `at` in `out` (negative when `out` starts inside the chunk).
+ */
+export function copyClipped(plain: Uint8Array, out: Uint8Array, at: number): void {
+  const skip = Math.max(0, -at);
+  const part = plain.subarray(skip, Math.max(skip, Math.min(plain.length, out.length - at)));
+  if (part.length > 0) out.set(part, at + skip);
 }

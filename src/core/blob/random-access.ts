@@ -19,7 +19,7 @@ import { AbortedError, DecryptionError, InvalidArgumentError } from '../errors.j
 import { getRuntime } from '../runtime/runtime.js';
 import { settleAllThenThrow } from '../settle-all.js';
 import { type ChunkCipher, createChunkCipher } from './chunk-cipher.js';
-import { openClipped } from './clipped-open.js';
+import { copyClipped, openClipped } from './clipped-open.js';
 import {
   BLOB_BATCH_CHUNKS,
   BLOB_CHUNK_SIZE,
@@ -343,12 +343,8 @@ class RangeReader implements BlobReader {
       throw error;
     }
     const result = into();
-    if (range.last === finalIndex) {
-      const { array, start } = result;
-      const at = finalIndex * BLOB_CHUNK_SIZE - start;
-      const skip = Math.max(0, -at);
-      array.set(finalPlain.subarray(skip, Math.min(finalPlain.length, array.length - at)), at + skip);
-    }
+    if (range.last === finalIndex)
+      copyClipped(finalPlain, result.array, finalIndex * BLOB_CHUNK_SIZE - result.start);
     return result;
   }
 
