@@ -10,7 +10,7 @@
  * @module
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
   AbortedError,
@@ -23,7 +23,7 @@ import {
 import { sanitizeFileName } from '../../core/media/file-name.js';
 import { unreadableInput } from '../../core/unreadable-input.js';
 import { spoolToPrivateFile } from '../fs/spool.js';
-import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
+import { readFailureReason, statInputFile } from '../fs/unreadable-input.js';
 import { ffprobe } from './ffmpeg.js';
 import { HEIF_STILL_TYPES, probeAvifThumbnail, probeHeic } from './heic.js';
 import { probeImage, sharpDecodes } from './image.js';
@@ -210,10 +210,8 @@ async function probeId3Audio(
 async function probePath(path: string, name: string, options: ResolvedProbeOptions): Promise<MediaProbe> {
   let size: number;
   let mimeType: string;
+  const info = await statInputFile(path);
   try {
-    const info = await stat(path);
-    // Checked before any read: opening a named pipe would block until a writer appears.
-    if (!info.isFile()) throw unreadableInput(path, NOT_A_REGULAR_FILE);
     await access(path, constants.R_OK);
     size = info.size;
     mimeType = await sniffMimeType(path, name);

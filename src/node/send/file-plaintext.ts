@@ -6,14 +6,13 @@
  *
  * @module
  */
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { applyMetadataPlan, planMetadataStrip } from '../../core/media/strip/strip-metadata.js';
 import type { PlaintextSource } from '../../core/send/plaintext-source.js';
-import { unreadableInput } from '../../core/unreadable-input.js';
 import { fileRangeSource } from '../blob/file-range-source.js';
-import { NOT_A_REGULAR_FILE, readFailureReason } from '../fs/unreadable-input.js';
+import { statInputFile } from '../fs/unreadable-input.js';
 import { fileHandleStream } from '../storage/file-stream.js';
 
 /** Bytes read per pull: 1 MiB, the piece the encryptor works on best. */
@@ -117,14 +116,7 @@ export async function readSentFile(
   path: string,
   options: ReadSentFileOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    throw unreadableInput(path, readFailureReason(error), error);
-  }
-  // Checked before any read: opening a named pipe would block until a writer appears.
-  if (!info.isFile()) throw unreadableInput(path, NOT_A_REGULAR_FILE);
+  const info = await statInputFile(path);
   const size = info.size;
   const source = await sentFilePlaintext(path, size, { keepMetadata: options.keepMetadata === true });
   return source.read(0, size, options.signal);
