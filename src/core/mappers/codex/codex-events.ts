@@ -13,6 +13,7 @@
  * @module
  */
 import * as z from 'zod';
+import { isJsonObject } from '../provider-json.js';
 
 const text = z.string();
 const nullableString = z.string().nullish();
@@ -400,7 +401,7 @@ function everyItem<T>(value: unknown, read: (item: unknown) => T | undefined): T
 type ContentItem = z.infer<typeof ContentItemSchema>;
 
 function readContentItem(value: unknown): ContentItem | undefined {
-  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  if (!isJsonObject(value) || typeof value.type !== 'string') return undefined;
   const { text, image_url } = value;
   if (
     (text !== undefined && typeof text !== 'string') ||
@@ -414,13 +415,9 @@ function readContentItem(value: unknown): ContentItem | undefined {
 }
 
 function readReasoningPart(value: unknown): { type: string; text: string } | undefined {
-  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  if (!isJsonObject(value) || typeof value.type !== 'string') return undefined;
   const text = stringOr(value.text, '');
   return text === undefined ? undefined : { type: value.type, text };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
