@@ -8,7 +8,7 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertNonNegativeInteger } from '../../core/bytes.js';
@@ -130,6 +130,32 @@ export class LocalBlobStore implements BlobStore {
       sweepStale(join(this.dir, '.partial'), STORE_PARTIAL_NAMES);
     })();
     return this.ready;
+  }
+
+  /**
+   * Takes a complete file of ciphertext as the blob `ref` by renaming it into place: no byte is written
+   * a second time, and the blob appears whole or not at all, as with {@link LocalBlobStore.put}. The file
+   * must be complete (and synced, when the store syncs) and nothing may write to it any more: from here
+   * it is the store's. False, with nothing moved, when `path` lies on another file system than the store
+   * (a rename cannot cross it): the caller then copies it in with {@link LocalBlobStore.put}.
+   *
+   * @throws {StorageError} `ERR_INVALID_REF` for a bad ref.
+   * @throws {DiskError} `ERR_DISK` when the file system fails (`path` missing included).
+   * @example
+   * ```ts
+   * if (!(await store.adopt(ref, upload))) await store.put(ref, fileStream(upload), size);
+   * ```
+   */
+  async adopt(ref: string, path: string): Promise<boolean> {
+    const target = this.pathOf(ref);
+    await this.ensureDirs();
+    try {
+      await rename(path, target);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EXDEV') return false;
+      throw diskError('move the complete file into the store as', error, target);
+    }
   }
 
   /**

@@ -1,4 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
@@ -63,4 +65,47 @@ describe('LocalBlobStore on disk', () => {
       code: 'ERR_INVALID_ARGUMENT',
     });
   });
+
+  it('adopts a complete file as a blob by renaming it (the same inode), and refuses a bad ref or a missing file', async () => {
+    const store = new LocalBlobStore(join(tmp.dir, 'adopt'));
+    const ref = createMediaRef();
+    const held = join(tmp.dir, 'held.bin');
+    const bytes = new Uint8Array(70_000).map((_, i) => i % 251);
+    await writeFile(held, bytes, { mode: 0o600 });
+    const inode = (await stat(held)).ino;
+    expect(await store.adopt(ref, held)).toBe(true);
+    expect(existsSync(held)).toBe(false);
+    expect((await stat(store.pathOf(ref))).ino).toBe(inode);
+    expect(new Uint8Array(await readFile(store.pathOf(ref)))).toEqual(bytes);
+    const read = await new Response(await store.get(ref)).arrayBuffer();
+    expect(new Uint8Array(read)).toEqual(bytes);
+
+    await writeFile(held, bytes);
+    await expect(store.adopt('media/../escape', held)).rejects.toMatchObject({ code: 'ERR_INVALID_REF' });
+    expect(existsSync(held)).toBe(true);
+    await expect(store.adopt(createMediaRef(), join(tmp.dir, 'no-such-file'))).rejects.toMatchObject({
+      code: 'ERR_DISK',
+    });
+  });
+
+  // /dev/shm is a tmpfs on Linux: another file system than the temp dir's, where a rename fails (EXDEV).
+  const otherFileSystem = '/dev/shm';
+  const canCross = existsSync(otherFileSystem) && statSync(otherFileSystem).dev !== statSync(tmpdir()).dev;
+  it.skipIf(!canCross)(
+    'does not adopt a file from another file system: false, and the file stays',
+    async () => {
+      const dir = mkdtempSync(join(otherFileSystem, 'happy-media-adopt-'));
+      try {
+        const held = join(dir, 'held.bin');
+        await writeFile(held, new Uint8Array(100));
+        const store = new LocalBlobStore(join(tmp.dir, 'adopt-across'));
+        const ref = createMediaRef();
+        expect(await store.adopt(ref, held)).toBe(false);
+        expect(existsSync(held)).toBe(true);
+        expect(existsSync(store.pathOf(ref))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
