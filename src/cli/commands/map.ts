@@ -52,6 +52,7 @@ import { parseIntegerFlag } from '../integer-flag.js';
 import { interruptible } from '../interrupt.js';
 import { jsonLine } from '../json-line.js';
 import { resolveKey } from '../key-source.js';
+import { LineOutput } from '../line-output.js';
 import { decideProvider, type InputCounts, readEvents } from '../map-input.js';
 import { runAction, withHint } from '../run-action.js';
 import { openCliStore } from '../store-options.js';
@@ -101,12 +102,6 @@ function formatSkips(skipped: SkipCounts, unreadable: number): string {
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
-
-/** Writes to stdout, waiting when the pipe is full. */
-async function writeOut(text: string): Promise<void> {
-  if (!process.stdout.write(text))
-    await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
-}
 
 /** A progress line on stderr at most every 2 s, the first 2 s after the first step. */
 function progressLine(): (line: () => string) => void {
@@ -283,6 +278,8 @@ async function mapToStdout(file: string, options: MapCliOptions): Promise<void> 
   let v1Blobs = 0;
   const closeTurn = options.keepOpen !== true;
   const progress = progressLine();
+  // Every message written reaches stdout, also when the run fails or is interrupted after it.
+  const out = new LineOutput();
   const stopped = await untilStopped(file, options.follow, async (signal, opened) => {
     const input = await openEvents(file, options, signal, counts);
     opened(input.close);
@@ -297,7 +294,7 @@ async function mapToStdout(file: string, options: MapCliOptions): Promise<void> 
       let text = '';
       for (const message of messages) text += jsonLine(key ? sealMessage(message, key) : message);
       written += messages.length;
-      await writeOut(text);
+      await out.write(text);
       progress(() => `${counts.events} events → ${written} messages…`);
     };
     try {
@@ -333,6 +330,7 @@ async function mapToStdout(file: string, options: MapCliOptions): Promise<void> 
         throw new AbortedError('interrupted: the output stops mid-stream', { cause: error });
       throw error;
     } finally {
+      await out.flush();
       await input.close();
     }
   });
