@@ -36,8 +36,9 @@ import { type MediaSink, sinkCopiesWrites } from './media-sink.js';
 import {
   checkedIdleTimeoutMs,
   chunkedResumePoint,
+  type FrameReader,
   type ReadableBlobStore,
-  resumableDownload,
+  resumableFrames,
 } from './resumable-download.js';
 import { headWithRetries, readStoreRange } from './store-reads.js';
 import {
@@ -54,9 +55,10 @@ import {
 export type MediaDownloadSource = ReadableBlobStore | MediaUrl;
 
 /**
- * Ciphertext bytes `downloadMedia` keeps in the decryptor at once: enough chunks in flight (64) to hide an
- * asynchronous cipher's per-call latency, few enough to bound memory (about twice this, ciphertext plus
- * plaintext). A synchronous cipher settles each push at once, so nothing waits there.
+ * Ciphertext bytes `downloadMedia` keeps in the decryptor at once (and one push more: the frames read
+ * ahead, at most 256 KiB and a network read): enough chunks in flight (64) to hide an asynchronous
+ * cipher's per-call latency, few enough to bound memory (about twice this, ciphertext plus plaintext). A
+ * synchronous cipher settles each push at once, so nothing waits there.
  */
 const DECRYPT_WINDOW_BYTES = 64 * (BLOB_CHUNK_SIZE + BLOB_TAG_SIZE);
 
@@ -211,7 +213,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
       onProgress?.({ done, total });
     };
     const download = (from: ReadableBlobStore, size: number) =>
-      resumableDownload({
+      resumableFrames({
         ...reads,
         ...deadlines,
         store: from,
@@ -219,7 +221,7 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
         size,
         resumePoint: chunkedResumePoint(BLOB_HEADER_SIZE, BLOB_CHUNK_SIZE + BLOB_TAG_SIZE),
         onSize: (bytes) => sizeCheck?.answered(bytes),
-      }).getReader();
+      });
 
     if (request.format === 'v1') {
       const blob = await readStoreRange(store, request.ref, 0, ciphertextBytes, { ...reads, ...deadlines });
@@ -286,13 +288,13 @@ export async function downloadMedia<T>(message: MediaInput, options: DownloadMed
  * ref holds a manifest (its parts are read instead) or what it holds is refused.
  */
 async function startStoredDownload(
-  ciphertext: ReadableStreamDefaultReader<Uint8Array>,
+  ciphertext: FrameReader,
   store: ReadableBlobStore,
   ref: string,
   blobKey: Uint8Array,
   options: StoredMediaOptions,
 ): Promise<{
-  ciphertext: ReadableStreamDefaultReader<Uint8Array>;
+  ciphertext: FrameReader;
   first: Uint8Array[];
   blob: StoredMediaBlob;
 }> {
@@ -416,14 +418,16 @@ class StoredSizeCheck {
  * first frame, possibly with chunks after it in the same piece). Fewer bytes only when the download
  * ended: the header check then fails.
  */
-async function readHeader(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array[]> {
+async function readHeader(reader: FrameReader): Promise<Uint8Array[]> {
   const pieces: Uint8Array[] = [];
   let bytes = 0;
   while (bytes < BLOB_HEADER_SIZE) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    pieces.push(value);
-    bytes += value.length;
+    const frames = await reader.read();
+    if (frames === undefined) break;
+    for (const frame of frames) {
+      pieces.push(frame);
+      bytes += frame.length;
+    }
   }
   return pieces;
 }
@@ -436,9 +440,12 @@ function isFixedUrl(source: MediaDownloadSource): boolean {
 /**
  * Pushes the ciphertext through `decryptor` and hands each verified piece to `accept`, in order.
  *
- * The decrypt engine is driven directly rather than through its TransformStream: one stream hop less per
- * network read (each hop costs promises and queue bookkeeping on the main thread), and the download keeps
- * its own read-ahead while a piece is decrypted and handed on. Pushes stay in flight, oldest first: with an
+ * The decrypt engine is driven directly, from the download's frames ({@link resumableFrames}), rather than
+ * through streams: no stream hop per network read (each hop costs promises and queue bookkeeping on the
+ * main thread), the download keeps its own read-ahead while a piece is decrypted and handed on, and the
+ * frames that arrived since the last read go to the decryptor in one push (its bookkeeping, a few
+ * promises, is paid per push: with 64 KiB network reads in Chromium that showed; docs/performance.md).
+ * Pushes stay in flight, oldest first: with an
  * asynchronous cipher (expo-crypto: one native call per chunk) the next network pieces are pushed while
  * earlier chunks are still being opened, up to {@link DECRYPT_WINDOW_BYTES} of ciphertext; results are
  * taken in push order, each only once all of its chunks verified, so `accept` sees verified bytes in order
@@ -447,7 +454,7 @@ function isFixedUrl(source: MediaDownloadSource): boolean {
  * generation of the garbage collector, and those it must then free in full collections.
  */
 async function decryptInOrder(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  reader: FrameReader,
   first: readonly Uint8Array[],
   decryptor: BlobDecryptor,
   accept: (plain: Uint8Array) => Promise<void>,
@@ -472,16 +479,18 @@ async function decryptInOrder(
   try {
     for (const value of first) push(decryptor.push(value), value.length);
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
+      const frames = await reader.read();
+      if (frames === undefined) break;
       while (inFlight[0]?.settled) await releaseOldest();
-      push(decryptor.push(value), value.length);
+      let bytes = 0;
+      for (const frame of frames) bytes += frame.length;
+      push(decryptor.pushPieces(frames), bytes);
       while (inFlightBytes > DECRYPT_WINDOW_BYTES) await releaseOldest();
     }
     push(decryptor.finish(), 0);
     while (inFlight.length > 0) await releaseOldest();
   } catch (error) {
-    await reader.cancel(error).catch(() => undefined);
+    await reader.cancel().catch(() => undefined);
     throw error;
   }
 }

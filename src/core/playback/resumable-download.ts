@@ -138,6 +138,112 @@ export function resumableDownload(options: ResumableDownloadOptions): ReadableSt
 }
 
 /**
+ * A resumable download read without a `ReadableStream` between it and its one consumer: each `read`
+ * resolves with the frames that arrived since the last one (views of the network reads, in order),
+ * `undefined` once the download is complete. A stream would cost each network read an enqueue, a read
+ * and a pull (promises and queue bookkeeping on the main thread) for nothing the consumer needs.
+ * Network reads go on ahead of the consumer, up to {@link FRAMES_READ_AHEAD_BYTES}, as a stream's queue
+ * would: the next pieces arrive while these are decrypted, and a consumer that fell behind a fast source
+ * takes several reads' frames at once (one decryptor push for all of them).
+ *
+ * @internal
+ */
+export interface FrameReader {
+  /** The frames arrived since the last read; `undefined` at the end. Rejects as the stream would error. */
+  read(): Promise<Uint8Array[] | undefined>;
+  /** The consumer gave up: drops the connection and never fetches again. */
+  cancel(): Promise<void>;
+}
+
+/** Bytes a {@link FrameReader} reads ahead of its consumer at most (16 chunks). */
+const FRAMES_READ_AHEAD_BYTES = 256 * 1024;
+
+/**
+ * The download of {@link resumableDownload} as a {@link FrameReader} (same frames, retries and errors).
+ *
+ * @internal
+ */
+export function resumableFrames(options: ResumableDownloadOptions): FrameReader {
+  return new FramesOf(new ResumableDownload(options));
+}
+
+/** Where a download hands on its frames: a stream's controller, or a {@link FrameReader}'s batch. */
+interface FrameTarget {
+  enqueue(frame: Uint8Array): void;
+  close(): void;
+}
+
+/** {@link resumableFrames}: pulls of the download one at a time, ahead of the consumer. */
+class FramesOf implements FrameReader, FrameTarget {
+  readonly #download: ResumableDownload;
+  /** Frames arrived and not read yet, in order. */
+  #ready: Uint8Array[] = [];
+  #readyBytes = 0;
+  #pulling: Promise<void> | undefined;
+  #closed = false;
+  #failed: { error: unknown } | undefined;
+
+  constructor(download: ResumableDownload) {
+    this.#download = download;
+  }
+
+  enqueue(frame: Uint8Array): void {
+    this.#ready.push(frame);
+    this.#readyBytes += frame.length;
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  async read(): Promise<Uint8Array[] | undefined> {
+    for (;;) {
+      // A failure is reported at once, as a stream's error drops what it had queued.
+      if (this.#failed) throw this.#failed.error;
+      if (this.#ready.length > 0) {
+        const frames = this.#ready;
+        this.#ready = [];
+        this.#readyBytes = 0;
+        this.#pull();
+        return frames;
+      }
+      if (this.#closed) return undefined;
+      await this.#pull();
+    }
+  }
+
+  async cancel(): Promise<void> {
+    this.#closed = true;
+    this.#download.cancel();
+  }
+
+  /**
+   * Starts the next pull unless one is in flight, the download ended or enough is read ahead; each pull
+   * that ends starts the next. Resolves when the pull in flight is done.
+   */
+  #pull(): Promise<void> | undefined {
+    if (
+      this.#pulling === undefined &&
+      !this.#closed &&
+      !this.#failed &&
+      this.#readyBytes < FRAMES_READ_AHEAD_BYTES
+    ) {
+      this.#pulling = this.#download.pull(this).then(
+        () => {
+          this.#pulling = undefined;
+          this.#pull();
+        },
+        (error: unknown) => {
+          this.#pulling = undefined;
+          this.#failed = { error };
+        },
+      );
+    }
+    return this.#pulling;
+  }
+}
+
+/**
  * One download's state: the connection it reads (if any), the bytes it holds until the next resume point,
  * what it handed on, and the clocks (idle and overall) that bound every step.
  */
@@ -173,7 +279,7 @@ class ResumableDownload {
   }
 
   /** Hands on the next frames (or closes at the end), retrying dropped connections within the budget. */
-  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  async pull(controller: FrameTarget): Promise<void> {
     const { signal, size } = this.#options;
     for (;;) {
       // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
@@ -207,7 +313,7 @@ class ResumableDownload {
    * One read of the connection (opened first if there is none); true when it handed on new frames. All
    * of a connection that ended is handed on only when every byte arrived.
    */
-  async #readOnce(controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> {
+  async #readOnce(controller: FrameTarget): Promise<boolean> {
     const { size, ref } = this.#options;
     const reader = this.#reader ?? (await this.#connect());
     const { done, value } = await this.#bounded(reader.read());
@@ -268,7 +374,7 @@ class ResumableDownload {
    * Enqueues the pending bytes up to `point` as they arrived (views, no copying): the decryptor accepts
    * any split, and copying every network read would cost as much as the download itself.
    */
-  #handOn(controller: ReadableStreamDefaultController<Uint8Array>, point: number): void {
+  #handOn(controller: FrameTarget, point: number): void {
     let left = point - this.#committed;
     this.#pendingBytes -= left;
     this.#committed = point;

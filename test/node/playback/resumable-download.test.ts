@@ -1,12 +1,19 @@
 /**
  * The resumable download on its own (no cryptography): for any pattern of dropped connections and any
  * network piece size, the bytes handed on are exactly the blob (nothing lost, nothing doubled), every
- * resume asks for the rest of the blob from a frame boundary, and resumes never go backwards.
+ * resume asks for the rest of the blob from a frame boundary, and resumes never go backwards. The same
+ * download read as frames (`resumableFrames`, what downloadMedia reads) hands on the same bytes, reads a
+ * bounded amount ahead of its consumer, reports a failure at the next read and stops at a cancel.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultDownloadDeadlineMs } from '../../../src/core/playback/index.js';
-import { chunkedResumePoint, resumableDownload } from '../../../src/core/playback/resumable-download.js';
+import {
+  chunkedResumePoint,
+  type FrameReader,
+  resumableDownload,
+  resumableFrames,
+} from '../../../src/core/playback/resumable-download.js';
 import { MemoryStore } from './helpers/memory-store.js';
 import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 
@@ -213,5 +220,102 @@ describe('resumableDownload', () => {
     expect(defaultDownloadDeadlineMs(0)).toBe(600_000);
     expect(defaultDownloadDeadlineMs(65_536 * 3600)).toBe(600_000 + 3_600_000);
     expect(defaultDownloadDeadlineMs(2 ** 50)).toBe(2 ** 31 - 1);
+  });
+});
+
+/** Every frame `reader` hands on, in order, with where each read's frames end. */
+async function readAllFrames(reader: FrameReader): Promise<{ frames: Uint8Array[]; ends: number[] }> {
+  const frames: Uint8Array[] = [];
+  const ends: number[] = [];
+  let handed = 0;
+  for (let batch = await reader.read(); batch !== undefined; batch = await reader.read()) {
+    expect(batch.length).toBeGreaterThan(0);
+    for (const frame of batch) {
+      frames.push(frame);
+      handed += frame.length;
+    }
+    ends.push(handed);
+  }
+  return { frames, ends };
+}
+
+describe('resumableFrames', () => {
+  it('hands on the exact bytes, each read ending at a frame boundary, whatever the drops (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 300_000 }),
+        fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 40_000 }),
+        async (size, drops, pieceBytes) => {
+          const blob = pseudoRandomBytes(size, size + 7);
+          const store = new MemoryStore();
+          store.put(REF, blob);
+          store.pieceBytes = pieceBytes;
+          store.dropAfter = [...drops];
+          const reader = resumableFrames({
+            store,
+            ref: REF,
+            size,
+            resumePoint: point,
+            retryDelayMs: 0,
+            retries: 20,
+          });
+          const { frames, ends } = await readAllFrames(reader);
+          expect(sameBytes(Buffer.concat(frames), blob)).toBe(true);
+          for (const end of ends) expect(end === size || point(end) === end).toBe(true);
+          expect(await reader.read()).toBeUndefined();
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('reads ahead of a consumer that waits, but only a bounded amount (256 KiB and one network read)', async () => {
+    const store = new MemoryStore();
+    const size = 56 + 200 * 16400;
+    store.put(REF, pseudoRandomBytes(size));
+    store.pieceBytes = 65_536;
+    const taken: number[] = [];
+    const counting = {
+      head: store.head.bind(store),
+      get: async (...args: Parameters<MemoryStore['get']>) => {
+        const body = await store.get(...args);
+        return body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(piece, controller) {
+              taken.push(piece.length);
+              controller.enqueue(piece);
+            },
+          }),
+        );
+      },
+    };
+    const reader = resumableFrames({ store: counting, ref: REF, size, resumePoint: point });
+    const first = (await reader.read()) as Uint8Array[];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const readAhead = taken.reduce((sum, n) => sum + n, 0) - first.reduce((sum, f) => sum + f.length, 0);
+    expect(readAhead).toBeGreaterThan(0);
+    expect(readAhead).toBeLessThanOrEqual(256 * 1024 + 2 * 65_536);
+    const rest = await readAllFrames(reader);
+    expect(Buffer.concat([...first, ...rest.frames]).length).toBe(size);
+  });
+
+  it('reports a failure at the next read, and stops fetching once cancelled', async () => {
+    const liar = {
+      head: async () => ({ size: 500 }),
+      get: async () => new Blob([pseudoRandomBytes(1000) as Uint8Array<ArrayBuffer>]).stream(),
+    };
+    const failing = resumableFrames({ store: liar, ref: REF, size: 500, retryDelayMs: 0 });
+    await expect(readAllFrames(failing)).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+    await expect(failing.read()).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
+
+    const store = new MemoryStore();
+    store.put(REF, pseudoRandomBytes(2_000_000));
+    const reader = resumableFrames({ store, ref: REF, size: 2_000_000, resumePoint: point });
+    await reader.read();
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.gets).toHaveLength(1);
+    expect(await reader.read()).toBeUndefined();
   });
 });
