@@ -243,6 +243,13 @@ class FramesOf implements FrameReader, FrameTarget {
   }
 }
 
+/** A step of a download bounded by its clocks: when its time is up, and how to fail it then. */
+interface BoundedStep {
+  endAt: number;
+  deadlineAt: number | undefined;
+  fail: (error: unknown) => void;
+}
+
 /**
  * One download's state: the connection it reads (if any), the bytes it holds until the next resume point,
  * what it handed on, and the clocks (idle and overall) that bound every step.
@@ -263,6 +270,10 @@ class ResumableDownload {
   #pendingBytes = 0;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #cancelled = false;
+  /** The step in flight that the idle clock and the deadline bound ({@link ResumableDownload.#bounded}). */
+  #step: BoundedStep | undefined;
+  /** The one timer behind every bounded step, while armed. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onAbort = () => this.#dropConnection();
 
   /** @throws {InvalidArgumentError} for a retry policy, `idleTimeoutMs` or `deadlineMs` out of range. */
@@ -290,6 +301,7 @@ class ResumableDownload {
       }
       if (this.#committed === size) {
         signal?.removeEventListener('abort', this.#onAbort);
+        this.#stopClock();
         controller.close();
         return;
       }
@@ -418,29 +430,63 @@ class ResumableDownload {
     );
   }
 
-  /** `step` (a request or a read of the connection), bounded by the idle timeout and the overall deadline. */
+  /**
+   * `step` (a request or a read of the connection), bounded by the idle timeout and the overall deadline.
+   * One timer serves every step rather than one per step (a timer set and cleared per network read cost
+   * the main thread more than the read's own bookkeeping): it is armed by a step and left running when
+   * the step settles, since the next one, which ends no earlier (the clocks only move forward), follows
+   * at once; when it fires it fails the step then in flight if that one's time is up, waits for the rest
+   * of its time if not, and stops when none is in flight. The download's end stops it.
+   */
   #bounded<T>(step: Promise<T>): Promise<T> {
     const deadlineAt = this.#deadlineAt;
     const idleAt = this.#progressAt + this.#idleTimeoutMs;
     const endAt = deadlineAt === undefined ? idleAt : Math.min(idleAt, deadlineAt);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      const arm = (wait: number): void => {
-        timer = setTimeout(() => {
-          // The clock decides, not the timer: a runtime whose timers fire early (the Hermes CLI VM runs
-          // them as soon as nothing else is queued) must not end a live connection.
-          const left = endAt - Date.now();
-          if (left > 0) return arm(left);
-          reject(
-            deadlineAt !== undefined && Date.now() >= deadlineAt
-              ? this.#overDeadline()
-              : connectionFailed(`nothing new arrived for ${this.#idleTimeoutMs} ms (idleTimeoutMs)`),
-          );
-        }, wait);
+    return new Promise<T>((resolve, reject) => {
+      const bounded: BoundedStep = { endAt, deadlineAt, fail: reject };
+      this.#step = bounded;
+      const settled = () => {
+        if (this.#step === bounded) this.#step = undefined;
       };
-      arm(Math.max(0, endAt - Date.now()));
+      step.then(
+        (value) => {
+          settled();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled();
+          reject(error);
+        },
+      );
+      this.#timer ??= setTimeout(this.#expire, Math.max(0, endAt - Date.now()));
     });
-    return Promise.race([step, expired]).finally(() => clearTimeout(timer));
+  }
+
+  /** The timer of {@link ResumableDownload.#bounded}: fails the step in flight once its time is up. */
+  readonly #expire = (): void => {
+    this.#timer = undefined;
+    const step = this.#step;
+    if (step === undefined) return;
+    // The clock decides, not the timer: a runtime whose timers fire early (the Hermes CLI VM runs them as
+    // soon as nothing else is queued) must not end a live connection.
+    const left = step.endAt - Date.now();
+    if (left > 0) {
+      this.#timer = setTimeout(this.#expire, left);
+      return;
+    }
+    this.#step = undefined;
+    step.fail(
+      step.deadlineAt !== undefined && Date.now() >= step.deadlineAt
+        ? this.#overDeadline()
+        : connectionFailed(`nothing new arrived for ${this.#idleTimeoutMs} ms (idleTimeoutMs)`),
+    );
+  };
+
+  /** Stops the timer of the bounded steps (the download ended, or its connection was dropped). */
+  #stopClock(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#step = undefined;
   }
 
   /** The download's overall failure: the deadline passed (not marked retryable: final). */
@@ -463,6 +509,7 @@ class ResumableDownload {
 
   /** Cancels the connection (if any) and forgets the bytes received after the last resume point. */
   #dropConnection(): void {
+    this.#stopClock();
     const current = this.#reader;
     this.#reader = undefined;
     this.#pending = [];

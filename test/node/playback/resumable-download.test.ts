@@ -6,7 +6,7 @@
  * bounded amount ahead of its consumer, reports a failure at the next read and stops at a cancel.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultDownloadDeadlineMs } from '../../../src/core/playback/index.js';
 import {
   chunkedResumePoint,
@@ -317,5 +317,45 @@ describe('resumableFrames', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(store.gets).toHaveLength(1);
     expect(await reader.read()).toBeUndefined();
+  });
+});
+
+describe('the idle and deadline clocks', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('one timer serves a download of many reads, and none is left pending once it ends', async () => {
+    const pending = new Set<unknown>();
+    let set = 0;
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      set++;
+      const handle = realSet(() => {
+        pending.delete(handle);
+        fn();
+      }, ms);
+      pending.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((handle: ReturnType<typeof setTimeout>) => {
+      pending.delete(handle);
+      realClear(handle);
+    }) as typeof clearTimeout);
+    const store = new MemoryStore();
+    const size = 56 + 100 * 16400;
+    store.put(REF, pseudoRandomBytes(size));
+    store.pieceBytes = 16_384;
+    const { frames } = await readAllFrames(resumableFrames({ store, ref: REF, size, resumePoint: point }));
+    expect(Buffer.concat(frames).length).toBe(size);
+    // About 100 network reads, each bounded by the idle clock: the timer is set once, not per read.
+    expect(set).toBeLessThanOrEqual(2);
+    expect(pending.size).toBe(0);
+    // A cancelled download stops its clock too.
+    const cancelled = resumableFrames({ store, ref: REF, size, resumePoint: point });
+    await cancelled.read();
+    await cancelled.cancel();
+    expect(pending.size).toBe(0);
   });
 });
