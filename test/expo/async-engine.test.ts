@@ -179,6 +179,26 @@ describe('expoCryptoAesGcm reuses its nonce || ciphertext arrays only once their
     expect(exact).toBe(true);
     expect(given.size).toBeLessThan(Math.ceil(plain.length / 16384));
   });
+
+  it("a blob's short final chunk does not displace the kept arrays: the next blob opens into the same ones", async () => {
+    const real = await loadExpoCryptoAes();
+    const given = new Set<Uint8Array>();
+    const counting: typeof real = {
+      ...real,
+      AESSealedData: {
+        fromCombined(combined, config) {
+          given.add(combined);
+          return real.AESSealedData.fromCombined(combined, config);
+        },
+      } as typeof real.AESSealedData,
+    };
+    const aesGcm = expoCryptoAesGcm(counting);
+    await decryptBlob(blob, key, { context: mediaBlobContext(REF), aesGcm });
+    const first = given.size;
+    await decryptBlob(blob, key, { context: mediaBlobContext(REF), aesGcm });
+    // The second blob takes the full chunks' arrays kept from the first: only its final chunk's is new.
+    expect(given.size).toBe(first + 1);
+  });
 });
 
 describe('BlobDecryptor with overlapping pushes', () => {

@@ -57,7 +57,9 @@ class SpareArrays {
   give(array: Uint8Array): void {
     if (array.length > SPARE_MAX_BYTES) return;
     if (array.length !== this.#length) {
-      this.#arrays.length = 0;
+      // An array of another length (a blob's short final chunk) does not displace the kept ones: the next
+      // blob's chunks have their length again, and a new array costs more than its copy (Chromium).
+      if (this.#arrays.length > 0) return;
       this.#length = array.length;
     }
     if (this.#arrays.length < SPARE_ARRAYS) this.#arrays.push(array);

@@ -19,7 +19,7 @@ import type { AesGcm, AsyncAesGcm, SyncAesGcm } from '../aes-gcm/aes-gcm.js';
 import { joinBytes } from '../bytes.js';
 import { DecryptionError, InternalError } from '../errors.js';
 import { getRuntime } from '../runtime/runtime.js';
-import { BLOB_NONCE_SIZE, BLOB_TAG_SIZE, chunkNonceInto } from './format.js';
+import { BLOB_BATCH_CHUNKS, BLOB_NONCE_SIZE, BLOB_TAG_SIZE, chunkNonceInto } from './format.js';
 
 /**
  * Seals and opens the chunks of one message. Chunk `i`'s nonce is {@link chunkNonceInto} (base nonce XOR
@@ -210,8 +210,12 @@ export class SyncChunkCipher implements ChunkCipher {
  * per chunk). None is written again once made, so a nonce cannot change under a call, however late an
  * implementation reads it.
  */
-function chunkNonces(baseNonce: Uint8Array, first: number, count: number): Uint8Array[] {
-  const nonces = new Uint8Array(count * BLOB_NONCE_SIZE);
+function chunkNonces(
+  baseNonce: Uint8Array,
+  first: number,
+  count: number,
+  nonces: Uint8Array = new Uint8Array(count * BLOB_NONCE_SIZE),
+): Uint8Array[] {
   const views: Uint8Array[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const view = nonces.subarray(i * BLOB_NONCE_SIZE, (i + 1) * BLOB_NONCE_SIZE);
@@ -229,6 +233,9 @@ export function abandon(started: readonly unknown[]): void {
   for (const call of started) (call as Partial<Promise<unknown>> | undefined)?.catch?.(() => undefined);
 }
 
+/** Nonce arrays an asynchronous chunk cipher keeps at most: about as many batches as are in flight at once. */
+const FREE_NONCE_ARRAYS = 32;
+
 /** Joins a batch's per-chunk results; one chunk is already a fresh array of the caller's. */
 function joinChunks(parts: readonly Uint8Array[]): Uint8Array {
   return parts.length === 1 ? (parts[0] as Uint8Array) : joinBytes(parts);
@@ -239,6 +246,8 @@ class AsyncChunkCipher implements ChunkCipher {
   readonly #aes: AsyncAesGcm;
   readonly #key: unknown;
   readonly #baseNonce: Uint8Array;
+  /** Nonce arrays of batches whose calls all settled, for the next batches (see `openChunks`). */
+  readonly #freeNonces: Uint8Array[] = [];
 
   constructor(aes: AsyncAesGcm, key: unknown, baseNonce: Uint8Array) {
     this.#aes = aes;
@@ -281,7 +290,12 @@ class AsyncChunkCipher implements ChunkCipher {
 
   async openChunks(first: number, sealed: readonly Uint8Array[]): Promise<Uint8Array[]> {
     for (const s of sealed) openedLength(s);
-    const nonces = chunkNonces(this.#baseNonce, first, sealed.length);
+    // The nonces go into an array used again once every call of its batch settled (a call may read its
+    // nonce until then): a new small array per batch cost more than the rest of the batch's bookkeeping
+    // in Chromium (its views move it out of V8's heap, a fresh allocation each time).
+    const spare = sealed.length <= BLOB_BATCH_CHUNKS ? this.#freeNonces.pop() : undefined;
+    const buffer = spare ?? new Uint8Array(Math.max(BLOB_BATCH_CHUNKS, sealed.length) * BLOB_NONCE_SIZE);
+    const nonces = chunkNonces(this.#baseNonce, first, sealed.length, buffer);
     const opening: Promise<Uint8Array>[] = new Array(sealed.length);
     let opened: Uint8Array[];
     try {
@@ -290,9 +304,16 @@ class AsyncChunkCipher implements ChunkCipher {
       }
       opened = await Promise.all(opening);
     } catch (error) {
-      // A tag failed (or a call threw): nothing of the batch is returned, whatever else verified.
+      // A tag failed (or a call threw): nothing of the batch is returned, whatever else verified. Calls
+      // still running may read their nonces: the array is not used again.
       abandon(opening);
       throw openFailed(error);
+    }
+    if (
+      this.#freeNonces.length < FREE_NONCE_ARRAYS &&
+      buffer.length === BLOB_BATCH_CHUNKS * BLOB_NONCE_SIZE
+    ) {
+      this.#freeNonces.push(buffer);
     }
     for (let i = 0; i < opened.length; i++) {
       if (opened[i]?.length !== (sealed[i] as Uint8Array).length - BLOB_TAG_SIZE) {

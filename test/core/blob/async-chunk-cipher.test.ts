@@ -56,6 +56,34 @@ const asyncCipher = async (aes: AsyncAesGcm) => {
 };
 
 describe.each(ASYNC)('asynchronous chunk cipher over $name', (aes) => {
+  it('opens batch after batch with a few nonce arrays, each used again only once its batch settled', async () => {
+    const buffers = new Set<ArrayBufferLike>();
+    const watched: AsyncAesGcm = {
+      ...aes,
+      open: (key, nonce, sealed) => {
+        buffers.add(nonce.buffer);
+        return aes.open(key, nonce, sealed);
+      },
+    };
+    const cipher = await createChunkCipher(watched, aeadKey, baseNonce);
+    // Three runs of chunks at other indices (other nonces), opened at once: a nonce array reused before
+    // its calls read it would open one of them with another's nonces.
+    const firsts = [0, 5, 10];
+    const runs = await Promise.all(
+      firsts.map(async (first) =>
+        sealedChunks(
+          await cipher.seal(first, plaintexts),
+          plaintexts.map((p) => p.length),
+        ),
+      ),
+    );
+    for (let round = 0; round < 8; round++) {
+      const opened = await Promise.all(firsts.map((first, i) => cipher.openChunks!(first, runs[i]!)));
+      for (const pieces of opened) expect(Buffer.concat(pieces)).toEqual(Buffer.concat(plaintexts));
+    }
+    expect(buffers.size).toBeLessThanOrEqual(3);
+  });
+
   it('openChunks gives each chunk its own verified array, equal to what open joins', async () => {
     const cipher = await asyncCipher(aes);
     const sealed = sealedChunks(
