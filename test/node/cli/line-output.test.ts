@@ -4,10 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { LineOutput, type LineSink } from '../../../src/cli/line-output.js';
 
 /** A sink that records each write, and says "full" (false) while `full` is set, until `drain()`. */
-function recordingSink() {
+interface RecordingSink extends LineSink {
+  full: boolean;
+  writes: string[];
+  drain(): void;
+}
+
+function recordingSink(): RecordingSink {
   const writes: string[] = [];
   let onDrain: (() => void) | undefined;
-  const sink = {
+  const sink: RecordingSink = {
     full: false,
     writes,
     write(text: string) {
@@ -21,7 +27,7 @@ function recordingSink() {
       sink.full = false;
       onDrain?.();
     },
-  } satisfies LineSink & Record<string, unknown>;
+  };
   return sink;
 }
 
