@@ -303,7 +303,7 @@ async function startStoredDownload(
     store,
     ref,
     blobKey,
-    joinBytes(first).subarray(0, BLOB_HEADER_SIZE),
+    headerOf(first),
     options,
   ).catch(async (error: unknown) => {
     await ciphertext.cancel().catch(() => undefined);
@@ -430,6 +430,25 @@ async function readHeader(reader: FrameReader): Promise<Uint8Array[]> {
     }
   }
   return pieces;
+}
+
+/**
+ * The first 56 bytes of `pieces` (fewer when they hold fewer): a view of the first piece when it holds
+ * them all (as a download's first read does), else the few pieces that hold them joined. Not a join of
+ * everything read: the first read's frames run to the read-ahead (256 KiB), and Chromium's allocation
+ * of such an array costs more than the header's whole check.
+ */
+function headerOf(pieces: readonly Uint8Array[]): Uint8Array {
+  const head = pieces[0];
+  if (head !== undefined && head.length >= BLOB_HEADER_SIZE) return head.subarray(0, BLOB_HEADER_SIZE);
+  const holding: Uint8Array[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    if (bytes >= BLOB_HEADER_SIZE) break;
+    holding.push(piece);
+    bytes += piece.length;
+  }
+  return joinBytes(holding).subarray(0, BLOB_HEADER_SIZE);
 }
 
 /** True for a source that is one fixed URL (it names one attachment, never the parts of a manifest). */

@@ -153,6 +153,15 @@ describe('downloadMedia from a store', () => {
     expect(store.gets.map((get) => get.offset)).toEqual([0, 0]);
   }, 20_000);
 
+  it('any network piece size, the header split across pieces or inside the first: the same verified bytes', async () => {
+    for (const pieceBytes of [7, 55, 56, 57, 16_400, 65_536, 1_000_000]) {
+      const store = storeWith(blob);
+      store.pieceBytes = pieceBytes;
+      const bytes = await downloadMedia({ ref: REF }, { source: store, blobKey: key, sink: memorySink() });
+      expect(Buffer.from(bytes).equals(Buffer.from(plain)), `${pieceBytes}-byte pieces`).toBe(true);
+    }
+  });
+
   it('deadlineMs ends a download that progresses too slowly; bad deadlines are refused before any I/O', async () => {
     const store = storeWith(blob);
     store.pieceBytes = 16400;
