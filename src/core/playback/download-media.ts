@@ -299,16 +299,12 @@ async function startStoredDownload(
   blob: StoredMediaBlob;
 }> {
   const first = await readHeader(ciphertext);
-  const blob = await resolveStoredMedia(
-    store,
-    ref,
-    blobKey,
-    headerOf(first),
-    options,
-  ).catch(async (error: unknown) => {
-    await ciphertext.cancel().catch(() => undefined);
-    throw error;
-  });
+  const blob = await resolveStoredMedia(store, ref, blobKey, headerOf(first), options).catch(
+    async (error: unknown) => {
+      await ciphertext.cancel().catch(() => undefined);
+      throw error;
+    },
+  );
   if (blob.parted) await ciphertext.cancel().catch(() => undefined);
   return { ciphertext, first, blob };
 }
