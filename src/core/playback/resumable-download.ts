@@ -269,8 +269,6 @@ class ResumableDownload {
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  /** The blob's whole size as the store's last answer stated it (`onSize`), when it did. */
-  #statedSize: number | undefined;
   #cancelled = false;
   /** The step in flight that the idle clock and the deadline bound ({@link ResumableDownload.#bounded}). */
   #step: BoundedStep | undefined;
@@ -333,10 +331,7 @@ class ResumableDownload {
     const { done, value } = await this.#bounded(reader.read());
     const received = this.#committed + this.#pendingBytes;
     if (done) {
-      if (received < size) {
-        this.#refuseShortBlob();
-        throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
-      }
+      if (received < size) throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
       this.#handOn(controller, size);
       return false;
     }
@@ -368,13 +363,7 @@ class ResumableDownload {
     const request = store.get(
       ref,
       { offset: this.#committed, length: size - this.#committed },
-      {
-        signal,
-        onSize: (stated) => {
-          this.#statedSize = stated;
-          onSize?.(stated);
-        },
-      },
+      onSize === undefined ? { signal } : { signal, onSize },
     );
     let body: ReadableStream<Uint8Array>;
     try {
@@ -390,23 +379,7 @@ class ResumableDownload {
       throw error;
     }
     this.#reader = body.getReader();
-    this.#refuseShortBlob();
     return this.#reader;
-  }
-
-  /**
-   * Fails for good when the store said it holds fewer bytes than this download reads: asking again
-   * would only be told the same, so a blob cut short (by a store or a relay) fails at once instead of
-   * after every retry's delay (about 6 s with the defaults).
-   */
-  #refuseShortBlob(): void {
-    const { ref, size } = this.#options;
-    const stated = this.#statedSize;
-    if (stated === undefined || stated >= size) return;
-    throw new StorageError(
-      `the store holds ${stated} bytes under ${ref}, fewer than the ${size} this download reads; retrying cannot change that`,
-      { code: 'ERR_DOWNLOAD_FAILED' },
-    );
   }
 
   /**

@@ -100,52 +100,6 @@ describe('resumableDownload', () => {
     expect(gets).toBe(1);
   });
 
-  it('fails at once, without retrying, when the store states it holds fewer bytes than the download reads', async () => {
-    const blob = pseudoRandomBytes(40_000, 3);
-    for (const pieceBytes of [65_536, 1000]) {
-      const store = new MemoryStore();
-      store.put(REF, blob);
-      store.reportedSize = blob.length; // as an HTTP 206's Content-Range total says it
-      store.pieceBytes = pieceBytes;
-      const attempts: number[] = [];
-      const reader = resumableDownload({
-        store,
-        ref: REF,
-        size: blob.length + 16_400,
-        resumePoint: point,
-        onAttempt: (offset) => attempts.push(offset),
-      }).getReader();
-      await expect(
-        (async () => {
-          for (;;) if ((await reader.read()).done) break;
-        })(),
-      ).rejects.toMatchObject({
-        code: 'ERR_DOWNLOAD_FAILED',
-        message: expect.stringContaining(`holds ${blob.length} bytes`),
-      });
-      // One request: the default retry delays (about 6 s in all) were never waited.
-      expect(attempts).toEqual([0]);
-    }
-    // A store that states nothing may have dropped the connection: that is still retried.
-    const silent = new MemoryStore();
-    silent.put(REF, blob);
-    const attempts: number[] = [];
-    const reader = resumableDownload({
-      store: silent,
-      ref: REF,
-      size: blob.length + 16_400,
-      retries: 2,
-      retryDelayMs: 0,
-      onAttempt: (offset) => attempts.push(offset),
-    }).getReader();
-    await expect(
-      (async () => {
-        for (;;) if ((await reader.read()).done) break;
-      })(),
-    ).rejects.toMatchObject({ code: 'ERR_DOWNLOAD_FAILED' });
-    expect(attempts.length).toBe(3);
-  });
-
   it('treats a silent connection as dropped after idleTimeoutMs', async () => {
     const store = new MemoryStore();
     store.put(REF, pseudoRandomBytes(50_000));
