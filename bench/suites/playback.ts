@@ -1,8 +1,8 @@
 /**
  * Playback: download → decrypt → verified temp file (`openMedia`) of 1 MiB, 64 MiB and 1 GiB blobs
  * (quick: 1 MiB, 16 MiB) from the HTTP media server on loopback, beside a plain download of the same
- * number of bytes to a file. Each case runs in a child process of its own, so its peak RSS is its own:
- * memory must stay flat as the size grows.
+ * number of bytes to a file. Each download runs in a child process of its own (its peak RSS is its own:
+ * memory must stay flat as the size grows), one per side per round, the sides' order reversed every round.
  *
  * @module
  */
@@ -43,6 +43,17 @@ interface CaseJob {
   size: number;
   runs: number;
   tempRoot: string;
+  /** Hash the last run's file (`sha`); the checking round asks, the others need not spend the time. */
+  hash?: boolean;
+}
+
+/** One side of the playback comparison: a child case on one ref, its times and peak memory across rounds. */
+interface PlaybackSide {
+  kind: 'playback:open' | 'playback:plain';
+  ref: string;
+  ms: number[];
+  maxRssBytes: number;
+  sha: string;
 }
 
 async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
@@ -84,25 +95,39 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       await rm(encPath);
       await rm(plainPath);
 
-      const ours = await runChild<{ ms: number[]; sha: string }>('playback:open', {
-        url: server.url,
-        ref: encRef,
-        keyHex,
-        size,
-        runs,
-        tempRoot,
-      } satisfies CaseJob);
-      if (ours.result.sha !== wantSha)
-        throw new Error(`openMedia ${tag}: the temp file differs from the original`);
+      // Round by round, each side in a fresh child (one warm-up and one timed download), the order
+      // reversed every round: drift in the machine's load then reaches every side alike, where timing
+      // all of one side, then all of the other, let it land on one of them.
+      const side = (kind: PlaybackSide['kind'], ref: string): PlaybackSide => ({
+        kind,
+        ref,
+        ms: [],
+        maxRssBytes: 0,
+        sha: '',
+      });
+      const ours = side('playback:open', encRef);
+      const plain = side('playback:plain', plainRef);
+      const parts = inParts === undefined ? undefined : side('playback:open', inParts.ref);
+      const sides = parts === undefined ? [ours, plain] : [ours, plain, parts];
+      for (let round = 0; round < runs; round++) {
+        for (const one of round % 2 === 0 ? sides : [...sides].reverse()) {
+          const child = await runChild<{ ms: number[]; sha: string }>(one.kind, {
+            url: server.url,
+            ref: one.ref,
+            ...(one.kind === 'playback:open' ? { keyHex } : {}),
+            size,
+            runs: 1,
+            tempRoot,
+            hash: round === 0,
+          } satisfies CaseJob);
+          one.ms.push(...child.result.ms);
+          one.maxRssBytes = Math.max(one.maxRssBytes, child.maxRssBytes);
+          if (round === 0) one.sha = child.result.sha;
+        }
+      }
+      if (ours.sha !== wantSha) throw new Error(`openMedia ${tag}: the temp file differs from the original`);
       rec.check(`openMedia ${tag} over HTTP: the verified temp file equals the original (SHA-256)`);
-      const plain = await runChild<{ ms: number[]; sha: string }>('playback:plain', {
-        url: server.url,
-        ref: plainRef,
-        size,
-        runs,
-        tempRoot,
-      } satisfies CaseJob);
-      if (plain.result.sha !== wantSha) throw new Error(`plain download ${tag} differs from the original`);
+      if (plain.sha !== wantSha) throw new Error(`plain download ${tag} differs from the original`);
       const o = rec.add({
         id: `playback.open.${size}`,
         suite: 'playback',
@@ -111,7 +136,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         sizeBytes: size,
         series: 'playback: download → decrypt → temp file',
         peakRssBytes: ours.maxRssBytes,
-        summary: summarize(ours.result.ms.map((ms) => megabytesPerSecond(size, ms))),
+        summary: summarize(ours.ms.map((ms) => megabytesPerSecond(size, ms))),
       });
       const r = rec.add({
         id: `ref.playback.plain.${size}`,
@@ -122,19 +147,11 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         reference: true,
         series: 'plain download to file',
         peakRssBytes: plain.maxRssBytes,
-        summary: summarize(plain.result.ms.map((ms) => megabytesPerSecond(size, ms))),
+        summary: summarize(plain.ms.map((ms) => megabytesPerSecond(size, ms))),
       });
       rec.compare(o, r);
-      if (inParts !== undefined) {
-        const parts = await runChild<{ ms: number[]; sha: string }>('playback:open', {
-          url: server.url,
-          ref: inParts.ref,
-          keyHex,
-          size,
-          runs,
-          tempRoot,
-        } satisfies CaseJob);
-        if (parts.result.sha !== wantSha)
+      if (inParts !== undefined && parts !== undefined) {
+        if (parts.sha !== wantSha)
           throw new Error(`openMedia ${tag} in parts: the temp file differs from the original`);
         rec.check(
           `openMedia ${tag} in parts of ${formatBytes(PART_BYTES)} over HTTP: the verified temp file equals the original (SHA-256)`,
@@ -147,7 +164,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
             unit: 'MB/s',
             sizeBytes: size,
             peakRssBytes: parts.maxRssBytes,
-            summary: summarize(parts.result.ms.map((ms) => megabytesPerSecond(size, ms))),
+            summary: summarize(parts.ms.map((ms) => megabytesPerSecond(size, ms))),
           }),
           r,
         );
@@ -424,7 +441,7 @@ export const childCases = {
         { store, blobKey, tempRoot: job.tempRoot },
       );
       if (i >= 0) ms.push(performance.now() - start);
-      if (i === job.runs - 1) sha = await sha256File(handle.path);
+      if (i === job.runs - 1 && job.hash !== false) sha = await sha256File(handle.path);
       await handle.dispose();
     }
     return { ms, sha };
@@ -440,7 +457,7 @@ export const childCases = {
       const body = await store.get(job.ref);
       await pipeline(Readable.fromWeb(body as never), createWriteStream(out, { mode: 0o600 }));
       if (i >= 0) ms.push(performance.now() - start);
-      if (i === job.runs - 1) sha = await sha256File(out);
+      if (i === job.runs - 1 && job.hash !== false) sha = await sha256File(out);
       await rm(out, { force: true });
     }
     return { ms, sha };
