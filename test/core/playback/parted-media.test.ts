@@ -17,6 +17,7 @@ import { openPartsManifest, storedMediaForm } from '../../../src/core/blob/manif
 import { partCiphertext, partLayout, partsTouching } from '../../../src/core/blob/parts.js';
 import { bytesStream, equalBytes, randomBytes } from '../../../src/core/bytes.js';
 import { downloadMedia, memorySink, openMediaRandomAccess } from '../../../src/core/playback/index.js';
+import type { ReadableBlobStore } from '../../../src/core/playback/resumable-download.js';
 import { type MediaUpload, uploadMediaBlob } from '../../../src/core/send/media-upload.js';
 import { streamPlaintextSource } from '../../../src/core/send/plaintext-source.js';
 import { rejectionOf } from '../../helpers/errors.js';
@@ -31,7 +32,7 @@ async function sendInParts(store: ReturnType<typeof memoryStore>, plain: Uint8Ar
   });
 }
 
-async function download(store: ReturnType<typeof memoryStore>, ref: string, size?: number, blobKey = key) {
+async function download(store: ReadableBlobStore, ref: string, size?: number, blobKey = key) {
   const written: number[] = [];
   const sink = memorySink();
   const result = await downloadMedia(
@@ -56,6 +57,17 @@ async function download(store: ReturnType<typeof memoryStore>, ref: string, size
 /** Byte equality (vitest's deep equality walks a large array element by element: slow). */
 function same(actual: unknown, expected: Uint8Array): boolean {
   return actual instanceof Uint8Array && equalBytes(actual, expected);
+}
+
+/** `store` answering as an HTTP 206 does: each `get` states the stored blob's whole size (`onSize`). */
+function statingSizes(store: ReturnType<typeof memoryStore>): ReadableBlobStore {
+  return {
+    head: (ref) => store.head(ref),
+    get: async (ref, range, options) => {
+      options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
+      return store.get(ref, range);
+    },
+  };
 }
 
 function partsOf(store: ReturnType<typeof memoryStore>, upload: MediaUpload) {
@@ -131,17 +143,7 @@ describe('media in parts: send and read back', () => {
     const plain = randomBytes(300_000 + 7);
     const upload = await sendInParts(store, plain);
     expect(upload.parts).toBeGreaterThan(1);
-    const stating = {
-      ...store,
-      get: (
-        ref: string,
-        range?: { offset: number; length: number },
-        options?: { onSize?: (size: number) => void },
-      ) => {
-        options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
-        return store.get(ref, range);
-      },
-    } as unknown as ReturnType<typeof memoryStore>;
+    const stating = statingSizes(store);
     expect(same(await download(stating, upload.ref, plain.length), plain)).toBe(true);
     expect(same(await download(stating, upload.ref), plain)).toBe(true);
   });
@@ -245,17 +247,7 @@ describe('media in parts: a store cannot swap, reorder, drop, cut or replay part
     // part's end are never read, and what is read is the authentic plaintext.
     store.blobs.set(ma.parts[1] as string, new Uint8Array([...p1, 0]));
     expect(same(await download(store, a.ref, plain.length), plain)).toBe(true);
-    const telling = {
-      head: (ref: string) => store.head(ref),
-      get: async (
-        ref: string,
-        range?: { offset: number; length: number },
-        options?: { onSize?: (n: number) => void },
-      ) => {
-        options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
-        return store.get(ref, range);
-      },
-    };
+    const telling = statingSizes(store);
     const told = await rejectionOf(
       downloadMedia(
         { ref: a.ref, size: plain.length },
