@@ -7,16 +7,15 @@
  * answers: 409 for an offset that is not what the server holds, 413 over the limit, 400 past the end.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciphertextSize } from '../../../src/core/blob/index.js';
 import { openMedia } from '../../../src/node/playback/index.js';
 import { sendMedia } from '../../../src/node/send/index.js';
 import { HttpBlobStore, type MediaServer, startMediaServer } from '../../../src/node/storage/index.js';
-import { makeTempDir } from '../../helpers/tmp.js';
+import { makeTempDir, OTHER_FILE_SYSTEM } from '../../helpers/tmp.js';
 import { type FaultProxy, startFaultProxy } from '../playback/helpers/fault-proxy.js';
 
 const blobKey = new Uint8Array(randomBytes(32));
@@ -213,13 +212,10 @@ describe('a completed resumable upload goes into the local store whole, and its 
     expect(mode).toBe(0o600);
   });
 
-  // /dev/shm is a tmpfs on Linux: another file system than the temp dir's, where a rename fails (EXDEV).
-  const otherFileSystem = '/dev/shm';
-  const canCross = existsSync(otherFileSystem) && statSync(otherFileSystem).dev !== statSync(tmpdir()).dev;
-  it.skipIf(!canCross)(
+  it.skipIf(OTHER_FILE_SYSTEM === undefined)(
     'with the upload directory on another file system: copied, then the held bytes removed',
     async () => {
-      const uploadDir = mkdtempSync(join(otherFileSystem, 'happy-media-uploads-'));
+      const uploadDir = mkdtempSync(join(OTHER_FILE_SYSTEM as string, 'happy-media-uploads-'));
       try {
         const bytes = randomBytes(300_001);
         const { stored, held, moved } = await uploadInTwo(uploadDir, bytes);

@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMediaRef } from '../../../src/core/protocol/refs.js';
 import { defaultBlobDir, LocalBlobStore } from '../../../src/node/storage/index.js';
-import { makeTempDir } from '../../helpers/tmp.js';
+import { makeTempDir, OTHER_FILE_SYSTEM } from '../../helpers/tmp.js';
 import { describeStoreContract, stallingStream, streamOf } from './store-contract.js';
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -88,13 +87,10 @@ describe('LocalBlobStore on disk', () => {
     });
   });
 
-  // /dev/shm is a tmpfs on Linux: another file system than the temp dir's, where a rename fails (EXDEV).
-  const otherFileSystem = '/dev/shm';
-  const canCross = existsSync(otherFileSystem) && statSync(otherFileSystem).dev !== statSync(tmpdir()).dev;
-  it.skipIf(!canCross)(
+  it.skipIf(OTHER_FILE_SYSTEM === undefined)(
     'does not adopt a file from another file system: false, and the file stays',
     async () => {
-      const dir = mkdtempSync(join(otherFileSystem, 'happy-media-adopt-'));
+      const dir = mkdtempSync(join(OTHER_FILE_SYSTEM as string, 'happy-media-adopt-'));
       try {
         const held = join(dir, 'held.bin');
         await writeFile(held, new Uint8Array(100));
