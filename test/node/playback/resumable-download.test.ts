@@ -20,51 +20,59 @@ import { pseudoRandomBytes, sameBytes } from './helpers/samples.js';
 const REF = 'media/resumable000000000000000';
 const point = chunkedResumePoint(56, 16400);
 
+/** Arbitraries of a download: a blob size, where connections drop (bytes sent before each), a network piece size. */
+const DROPPED_DOWNLOADS = [
+  fc.integer({ min: 0, max: 300_000 }),
+  fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 8 }),
+  fc.integer({ min: 1, max: 40_000 }),
+] as const;
+
+/** A store holding `blob` under REF, sent in `pieceBytes` pieces, each connection dropped after the next of `drops`. */
+function droppingStore(blob: Uint8Array, pieceBytes: number, drops: readonly number[]): MemoryStore {
+  const store = new MemoryStore();
+  store.put(REF, blob);
+  store.pieceBytes = pieceBytes;
+  store.dropAfter = [...drops];
+  return store;
+}
+
 describe('resumableDownload', () => {
   it('delivers the exact bytes in whole frames whatever the drops (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 0, max: 300_000 }),
-        fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 8 }),
-        fc.integer({ min: 1, max: 40_000 }),
-        async (size, drops, pieceBytes) => {
-          const blob = pseudoRandomBytes(size, size + 1);
-          const store = new MemoryStore();
-          store.put(REF, blob);
-          store.pieceBytes = pieceBytes;
-          store.dropAfter = [...drops];
-          const parts: Uint8Array[] = [];
-          const attempts: number[] = [];
-          const reader = resumableDownload({
-            store,
-            ref: REF,
-            size,
-            resumePoint: point,
-            retryDelayMs: 0,
-            retries: 20,
-            onAttempt: (offset) => attempts.push(offset),
-          }).getReader();
-          let handed = 0;
-          const ends: number[] = [];
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            parts.push(value);
-            handed += value.length;
-            ends.push(handed);
-          }
-          expect(sameBytes(Buffer.concat(parts), blob)).toBe(true);
-          // A drop can only end an attempt; there is one attempt per drop used, plus the last.
-          expect(attempts.length).toBeLessThanOrEqual(drops.length + 1);
-          for (const offset of attempts) expect(point(offset) === offset || offset === size).toBe(true);
-          for (let i = 1; i < attempts.length; i++)
-            expect(attempts[i]!).toBeGreaterThanOrEqual(attempts[i - 1]!);
-          expect(store.gets.map((g) => g.offset)).toEqual(attempts);
-          for (const get of store.gets) expect(get.offset + get.length).toBe(size);
-          const lastEnd = ends.at(-1) ?? 0;
-          expect(lastEnd).toBe(size);
-        },
-      ),
+      fc.asyncProperty(...DROPPED_DOWNLOADS, async (size, drops, pieceBytes) => {
+        const blob = pseudoRandomBytes(size, size + 1);
+        const store = droppingStore(blob, pieceBytes, drops);
+        const parts: Uint8Array[] = [];
+        const attempts: number[] = [];
+        const reader = resumableDownload({
+          store,
+          ref: REF,
+          size,
+          resumePoint: point,
+          retryDelayMs: 0,
+          retries: 20,
+          onAttempt: (offset) => attempts.push(offset),
+        }).getReader();
+        let handed = 0;
+        const ends: number[] = [];
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(value);
+          handed += value.length;
+          ends.push(handed);
+        }
+        expect(sameBytes(Buffer.concat(parts), blob)).toBe(true);
+        // A drop can only end an attempt; there is one attempt per drop used, plus the last.
+        expect(attempts.length).toBeLessThanOrEqual(drops.length + 1);
+        for (const offset of attempts) expect(point(offset) === offset || offset === size).toBe(true);
+        for (let i = 1; i < attempts.length; i++)
+          expect(attempts[i]!).toBeGreaterThanOrEqual(attempts[i - 1]!);
+        expect(store.gets.map((g) => g.offset)).toEqual(attempts);
+        for (const get of store.gets) expect(get.offset + get.length).toBe(size);
+        const lastEnd = ends.at(-1) ?? 0;
+        expect(lastEnd).toBe(size);
+      }),
       { numRuns: 40 },
     );
   });
@@ -242,30 +250,22 @@ async function readAllFrames(reader: FrameReader): Promise<{ frames: Uint8Array[
 describe('resumableFrames', () => {
   it('hands on the exact bytes, each read ending at a frame boundary, whatever the drops (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 0, max: 300_000 }),
-        fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 8 }),
-        fc.integer({ min: 1, max: 40_000 }),
-        async (size, drops, pieceBytes) => {
-          const blob = pseudoRandomBytes(size, size + 7);
-          const store = new MemoryStore();
-          store.put(REF, blob);
-          store.pieceBytes = pieceBytes;
-          store.dropAfter = [...drops];
-          const reader = resumableFrames({
-            store,
-            ref: REF,
-            size,
-            resumePoint: point,
-            retryDelayMs: 0,
-            retries: 20,
-          });
-          const { frames, ends } = await readAllFrames(reader);
-          expect(sameBytes(Buffer.concat(frames), blob)).toBe(true);
-          for (const end of ends) expect(end === size || point(end) === end).toBe(true);
-          expect(await reader.read()).toBeUndefined();
-        },
-      ),
+      fc.asyncProperty(...DROPPED_DOWNLOADS, async (size, drops, pieceBytes) => {
+        const blob = pseudoRandomBytes(size, size + 7);
+        const store = droppingStore(blob, pieceBytes, drops);
+        const reader = resumableFrames({
+          store,
+          ref: REF,
+          size,
+          resumePoint: point,
+          retryDelayMs: 0,
+          retries: 20,
+        });
+        const { frames, ends } = await readAllFrames(reader);
+        expect(sameBytes(Buffer.concat(frames), blob)).toBe(true);
+        for (const end of ends) expect(end === size || point(end) === end).toBe(true);
+        expect(await reader.read()).toBeUndefined();
+      }),
       { numRuns: 40 },
     );
   });
