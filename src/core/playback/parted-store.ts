@@ -78,7 +78,18 @@ export function partedBlobStore(
   };
 }
 
-/** The bytes `[offset, offset + length)` of the blob, part after part, each part asked when it is reached. */
+/** One part's answer, opened: its reader and how many bytes of it the range wants. */
+interface OpenedPart {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  expected: number;
+}
+
+/**
+ * The bytes `[offset, offset + length)` of the blob, part after part. The next part is asked as soon as
+ * the one before it is opened, so its request's round trip overlaps the reading of this one (a part's
+ * answer waits unread in its connection's buffers meanwhile); without that, every part's first byte
+ * stalled the download for a round trip. At most two parts are open at once.
+ */
 function partsStream(
   store: ReadableBlobStore,
   layout: PartLayout,
@@ -88,22 +99,22 @@ function partsStream(
   signal: AbortSignal | undefined,
 ): ReadableStream<Uint8Array> {
   const { first, last } = partsTouching(layout, offset, length);
-  let index = first;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let expected = 0;
-  let received = 0;
   const end = offset + length;
-  const open = async () => {
-    const span = partCiphertext(layout, index);
+  let index = first;
+  let current: OpenedPart | undefined;
+  let received = 0;
+  /** The next part's answer, asked ahead (settled or not); its failure is met when it is reached. */
+  let ahead: Promise<OpenedPart> | undefined;
+  const open = async (at: number): Promise<OpenedPart> => {
+    const span = partCiphertext(layout, at);
     const from = Math.max(offset, span.offset);
     const to = Math.min(end, span.offset + span.length);
-    expected = to - from;
-    received = 0;
+    const expected = to - from;
     let told: number | undefined;
     let body: ReadableStream<Uint8Array>;
     try {
       body = await store.get(
-        parts[index] as string,
+        parts[at] as string,
         { offset: from - span.offset, length: expected },
         {
           ...(signal ? { signal } : {}),
@@ -115,44 +126,75 @@ function partsStream(
     } catch (error) {
       // A range past the end of what is stored: the part is shorter than the one the manifest names.
       if (isHappyMediaError(error, 'ERR_INVALID_ARGUMENT'))
-        await shortPart(store, layout, parts, index, 0, expected);
+        await shortPart(store, layout, parts, at, 0, expected);
       throw error;
     }
     if (told !== undefined && told !== span.length) {
       await body.cancel().catch(() => undefined);
       throw new DecryptionError();
     }
-    reader = body.getReader();
+    return { reader: body.getReader(), expected };
+  };
+  const askAhead = (at: number): Promise<OpenedPart> => {
+    const asked = open(at);
+    // Met when the part is reached; until then an early failure is not an unhandled rejection.
+    asked.catch(() => undefined);
+    return asked;
+  };
+  /** Lets go of every part still open (the current one and the one asked ahead). */
+  const release = async (reason: unknown) => {
+    const reading = current;
+    const next = ahead;
+    current = undefined;
+    ahead = undefined;
+    await reading?.reader.cancel(reason).catch(() => undefined);
+    await next?.then((part) => part.reader.cancel(reason)).catch(() => undefined);
+  };
+  const read = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    for (;;) {
+      if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
+      if (index > last) {
+        controller.close();
+        return;
+      }
+      if (current === undefined) {
+        const opening = ahead ?? open(index);
+        ahead = undefined;
+        current = await opening;
+        received = 0;
+        if (index < last) ahead = askAhead(index + 1);
+      }
+      const step = await current.reader.read();
+      if (step.done) {
+        const { expected } = current;
+        current = undefined;
+        if (received < expected) await shortPart(store, layout, parts, index, received, expected);
+        index += 1;
+        continue;
+      }
+      received += step.value.length;
+      if (received > current.expected) {
+        throw new StorageError(`the store sent more of part ${index} than asked for; it is misbehaving`, {
+          code: 'ERR_DOWNLOAD_FAILED',
+        });
+      }
+      if (step.value.length === 0) continue;
+      controller.enqueue(step.value);
+      return;
+    }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      for (;;) {
-        if (signal?.aborted) throw new AbortedError('the download was aborted', { cause: signal.reason });
-        if (index > last) {
-          controller.close();
-          return;
-        }
-        if (reader === undefined) await open();
-        const step = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
-        if (step.done) {
-          reader = undefined;
-          if (received < expected) await shortPart(store, layout, parts, index, received, expected);
-          index += 1;
-          continue;
-        }
-        received += step.value.length;
-        if (received > expected) {
-          throw new StorageError(`the store sent more of part ${index} than asked for; it is misbehaving`, {
-            code: 'ERR_DOWNLOAD_FAILED',
-          });
-        }
-        if (step.value.length === 0) continue;
-        controller.enqueue(step.value);
-        return;
+      try {
+        await read(controller);
+      } catch (error) {
+        // The stream errors with `error`: nothing reads the parts still open, so they are let go of.
+        await release(error);
+        throw error;
       }
     },
     async cancel(reason) {
-      await reader?.cancel(reason).catch(() => undefined);
+      await release(reason);
     },
   });
 }

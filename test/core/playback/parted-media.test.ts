@@ -298,3 +298,102 @@ describe('media in parts: a store cannot swap, reorder, drop, cut or replay part
     expect(error.message).toMatch(/function of the ref/);
   });
 });
+
+describe('media in parts: the download asks ahead', () => {
+  /** `store` whose answers record what was asked, what was read to its end, and what was let go of. */
+  function recording(store: ReturnType<typeof memoryStore>, statesSizes = true) {
+    const events: string[] = [];
+    let open = 0;
+    const recorded: ReadableBlobStore & { events: string[]; open: () => number } = {
+      events,
+      open: () => open,
+      head: (ref) => store.head(ref),
+      get: async (ref, range, options) => {
+        events.push(`get ${ref}`);
+        if (statesSizes) options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
+        const reader = (await store.get(ref, range)).getReader();
+        open += 1;
+        let settled = false;
+        const settle = (event: string) => {
+          if (settled) return;
+          settled = true;
+          open -= 1;
+          events.push(`${event} ${ref}`);
+        };
+        return new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const step = await reader.read();
+            if (step.done) {
+              settle('end');
+              controller.close();
+            } else controller.enqueue(step.value);
+          },
+          cancel(reason) {
+            settle('cancel');
+            return reader.cancel(reason);
+          },
+        });
+      },
+    };
+    return recorded;
+  }
+
+  it('asks for each part while the one before it is still being read', async () => {
+    const store = memoryStore();
+    const plain = randomBytes(6 * 65536 + 5); // 7 parts
+    const upload = await sendInParts(store, plain);
+    const { parts } = await partsOf(store, upload);
+    const recorded = recording(store);
+    expect(same(await download(recorded, upload.ref, plain.length), plain)).toBe(true);
+    const { events } = recorded;
+    for (let i = 0; i + 1 < parts.length; i++)
+      expect(events.indexOf(`get ${parts[i + 1]}`)).toBeLessThan(events.indexOf(`end ${parts[i]}`));
+    // Every part read to its end, and no more than two open at once.
+    for (const part of parts) expect(events).toContain(`end ${part}`);
+    expect(recorded.open()).toBe(0);
+  });
+
+  it('a part refused or cut short, or the download aborted: the part asked ahead is let go of', async () => {
+    const store = memoryStore();
+    const plain = randomBytes(6 * 65536);
+    const upload = await sendInParts(store, plain);
+    const { parts } = await partsOf(store, upload);
+    // Part 2 damaged: refused while part 3 was already asked for.
+    const saved = store.blobs.get(parts[2] as string) as Uint8Array;
+    const damaged = saved.slice();
+    damaged[100] = (damaged[100] as number) ^ 1;
+    store.blobs.set(parts[2] as string, damaged);
+    const recorded = recording(store);
+    const result = (await download(recorded, upload.ref, plain.length)) as { error: { code: string } };
+    expect(result.error.code).toBe('ERR_DECRYPTION_FAILED');
+    expect(recorded.events).toContain(`get ${parts[3]}`);
+    expect(recorded.open()).toBe(0);
+    // Part 2 cut short, from a store that does not state sizes: found at its end, part 3 asked ahead.
+    store.blobs.set(parts[2] as string, saved.subarray(0, saved.length - 16400));
+    const unstated = recording(store, false);
+    const cut = (await download(unstated, upload.ref, plain.length)) as { error: { code: string } };
+    expect(cut.error.code).toBe('ERR_DECRYPTION_FAILED');
+    expect(unstated.events).toContain(`get ${parts[3]}`);
+    expect(unstated.open()).toBe(0);
+    store.blobs.set(parts[2] as string, saved);
+
+    // Aborted while part 1 is read (part 2 asked ahead).
+    const controller = new AbortController();
+    const aborting = recording(store);
+    const get = aborting.get;
+    aborting.get = async (ref, range, options) => {
+      const body = await get(ref, range, options);
+      if (ref === parts[2]) controller.abort(new Error('the user closed the player'));
+      return body;
+    };
+    const aborted = await rejectionOf(
+      downloadMedia(
+        { ref: upload.ref, size: plain.length },
+        { source: aborting, blobKey: key, sink: memorySink(), retries: 0, signal: controller.signal },
+      ),
+    );
+    expect(aborted.code).toBe('ERR_ABORTED');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(aborting.open()).toBe(0);
+  });
+});
