@@ -63,6 +63,14 @@ export interface ResumableDownloadOptions extends RetryPolicy {
   onAttempt?: (offset: number) => void;
   /** Passed to the store's `get`: the stored blob's whole size, when an answer tells it. */
   onSize?: (size: number) => void;
+  /**
+   * End without an error where the stored blob ends, when an answer states its whole size (`onSize`),
+   * that size is short of `size`, and every byte of it came: such a blob is not cut off on the way, and
+   * asking again would bring the same bytes after every retry's delay. What reads the download decides
+   * (a decryptor refuses the truncation at once; a manifest of media in parts is short by design).
+   * Without it (and for a store that states nothing) an answer that ends early is a dropped connection.
+   */
+  endAtStoredSize?: boolean;
 }
 
 /**
@@ -263,8 +271,12 @@ class ResumableDownload {
   /** Set on the first pull: the clock runs while someone reads. */
   #deadlineAt: number | undefined;
   #progressAt = 0;
-  /** Bytes handed downstream: always a resume point. */
+  /** Bytes handed downstream: always a resume point, or the end of a shorter stored blob. */
   #committed = 0;
+  /** Where the download ends: `size`, or where a shorter stored blob ended (`endAtStoredSize`). */
+  #end: number;
+  /** The stored blob's whole size, as the store's answers state it (`onSize`), when they do. */
+  #statedSize: number | undefined;
   /** Bytes received after `#committed`, as they arrived. */
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
@@ -280,6 +292,7 @@ class ResumableDownload {
   constructor(options: ResumableDownloadOptions) {
     this.#options = options;
     this.#resumePoint = options.resumePoint ?? ((received: number) => received);
+    this.#end = options.size;
     this.#budget = new RetryBudget(options);
     this.#idleTimeoutMs = checkedIdleTimeoutMs(options.idleTimeoutMs);
     this.#deadlineMs =
@@ -291,7 +304,7 @@ class ResumableDownload {
 
   /** Hands on the next frames (or closes at the end), retrying dropped connections within the budget. */
   async pull(controller: FrameTarget): Promise<void> {
-    const { signal, size } = this.#options;
+    const { signal } = this.#options;
     for (;;) {
       // Downstream gave up (a tag failed, the consumer stopped): never fetch again.
       if (this.#cancelled) return;
@@ -299,7 +312,7 @@ class ResumableDownload {
       if (this.#deadlineAt === undefined && this.#deadlineMs > 0) {
         this.#deadlineAt = Date.now() + this.#deadlineMs;
       }
-      if (this.#committed === size) {
+      if (this.#committed === this.#end) {
         signal?.removeEventListener('abort', this.#onAbort);
         this.#stopClock();
         controller.close();
@@ -323,7 +336,8 @@ class ResumableDownload {
 
   /**
    * One read of the connection (opened first if there is none); true when it handed on new frames. All
-   * of a connection that ended is handed on only when every byte arrived.
+   * of a connection that ended is handed on only when every byte arrived: every byte of `size`, or (with
+   * `endAtStoredSize`) every byte of a stored blob the store states is shorter.
    */
   async #readOnce(controller: FrameTarget): Promise<boolean> {
     const { size, ref } = this.#options;
@@ -331,8 +345,12 @@ class ResumableDownload {
     const { done, value } = await this.#bounded(reader.read());
     const received = this.#committed + this.#pendingBytes;
     if (done) {
-      if (received < size) throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
-      this.#handOn(controller, size);
+      if (received < size) {
+        if (!this.#options.endAtStoredSize || received !== this.#statedSize)
+          throw connectionFailed(`the connection closed at byte ${received} of ${size}`);
+        this.#end = received;
+      }
+      this.#handOn(controller, this.#end);
       return false;
     }
     if (received + value.length > size) {
@@ -363,7 +381,13 @@ class ResumableDownload {
     const request = store.get(
       ref,
       { offset: this.#committed, length: size - this.#committed },
-      onSize === undefined ? { signal } : { signal, onSize },
+      {
+        signal,
+        onSize: (stated) => {
+          this.#statedSize = stated;
+          onSize?.(stated);
+        },
+      },
     );
     let body: ReadableStream<Uint8Array>;
     try {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+
 import { BLOB_HEADER_SIZE, mediaBlobContext, partsBlobContext } from '../blob/format.js';
 import {
   MAX_MANIFEST_PLAINTEXT_BYTES,
@@ -18,6 +19,7 @@ import {
 } from '../blob/manifest.js';
 import { type BlobReader, openBlobRandomAccess, type RangeSource } from '../blob/random-access.js';
 import { blobLayout, ciphertextSize, plaintextSize } from '../blob/sizes.js';
+import { joinBytes } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
@@ -101,19 +103,35 @@ export async function readPartsManifest(
   ref: string,
   blobKey: Uint8Array,
   size: number | undefined,
-  options: StoreReadOptions = {},
+  options: StoreReadOptions & Pick<ResolveOptions, 'stored'> = {},
 ): Promise<PartsManifest> {
-  const stored = size ?? (await headWithRetries(store, ref, options));
+  const storedSize = size ?? (await headWithRetries(store, ref, options));
   // No authentic manifest is larger: the sender's manifests are bounded, and so is what a reader reads.
-  if (stored > MAX_SEALED_MANIFEST_BYTES || blobLayout(stored) === undefined) throw new DecryptionError();
-  return openPartsManifest(await readStoreRange(store, ref, 0, stored, options), blobKey, ref);
+  if (storedSize > MAX_SEALED_MANIFEST_BYTES || blobLayout(storedSize) === undefined)
+    throw new DecryptionError();
+  const pieces = await options.stored?.();
+  const sealed =
+    pieces !== undefined && pieces.reduce((sum, piece) => sum + piece.length, 0) === storedSize
+      ? joinBytes(pieces)
+      : await readStoreRange(store, ref, 0, storedSize, options);
+  return openPartsManifest(sealed, blobKey, ref);
+}
+
+/** Options of {@link resolveStoredMedia}. */
+export interface ResolveOptions extends StoredMediaOptions {
+  /** The stored size of the attachment under `ref`, when known (spares a `head`). */
+  manifestSize?: number;
+  /**
+   * Reads the rest of an answer already under way for the attachment under `ref`, with the bytes read
+   * so far: used for a manifest when it comes to `manifestSize` bytes (else the manifest is read again).
+   */
+  stored?: () => Promise<readonly Uint8Array[]>;
 }
 
 /**
  * The blob under `ref`, given its first 56 bytes: the media blob as it is stored, or, when `header`
  * is a manifest's, the view of the parts the manifest names.
  *
- * @param manifestSize - the stored size of the attachment under `ref`, when known (spares a `head`).
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` when `header` is neither (another ref, key or session).
  * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for media in parts behind one fixed URL.
  */
@@ -122,7 +140,7 @@ export async function resolveStoredMedia(
   ref: string,
   blobKey: Uint8Array,
   header: Uint8Array,
-  options: StoredMediaOptions & { manifestSize?: number } = {},
+  options: ResolveOptions = {},
 ): Promise<StoredMediaBlob> {
   if (storedMediaForm(blobKey, header, ref) === 'blob') return { store, context: mediaBlobContext(ref) };
   if (options.fixedUrl) {

@@ -203,6 +203,24 @@ describe('downloadMedia from a store', () => {
     expect(store.heads).toBe(0);
   });
 
+  it('a stored blob shorter than the message, its size stated by the answer: refused at once, not retried', async () => {
+    for (const cut of [16400, 16400 * 3 + 100, blob.length - 56]) {
+      const short = blob.subarray(0, blob.length - cut);
+      const store = storeWith(short);
+      store.reportedSize = short.length;
+      const { sink, events } = recordingSink();
+      // The default retry policy: a cut-off connection would be asked again after its delays; the
+      // blob ends where the store says it ends, so there is nothing to resume.
+      await expect(
+        downloadMedia({ ref: REF, size: plain.length }, { source: store, blobKey: key, sink }),
+      ).rejects.toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+      expect(store.gets).toHaveLength(1);
+      expect(store.heads).toBe(0);
+      expect(events.at(-1)).toBe('abort');
+      expect(events.some((e) => e.startsWith('commit'))).toBe(false);
+    }
+  });
+
   it('wrong key, wrong size and a truncated blob fail the same way and abort the sink', async () => {
     for (const [input, bytes, blobKey] of [
       [{ ref: REF }, blob, randomBytes(32)],

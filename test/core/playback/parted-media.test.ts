@@ -307,7 +307,10 @@ describe('media in parts: the download asks ahead', () => {
     const recorded: ReadableBlobStore & { events: string[]; open: () => number } = {
       events,
       open: () => open,
-      head: (ref) => store.head(ref),
+      head: (ref) => {
+        events.push(`head ${ref}`);
+        return store.head(ref);
+      },
       get: async (ref, range, options) => {
         events.push(`get ${ref}`);
         if (statesSizes) options?.onSize?.((store.blobs.get(ref) as Uint8Array).length);
@@ -338,7 +341,7 @@ describe('media in parts: the download asks ahead', () => {
     return recorded;
   }
 
-  it('asks for each part while the one before it is still being read', async () => {
+  it('asks for each part while the one before it is still being read; the manifest comes in the first answer', async () => {
     const store = memoryStore();
     const plain = randomBytes(6 * 65536 + 5); // 7 parts
     const upload = await sendInParts(store, plain);
@@ -346,6 +349,13 @@ describe('media in parts: the download asks ahead', () => {
     const recorded = recording(store);
     expect(same(await download(recorded, upload.ref, plain.length), plain)).toBe(true);
     const { events } = recorded;
+    // The first answer stated the stored size and held the whole manifest: neither a HEAD nor a second
+    // read of it before the parts.
+    expect(events.filter((event) => event.endsWith(` ${upload.ref}`))).toEqual([
+      `get ${upload.ref}`,
+      `end ${upload.ref}`,
+    ]);
+    expect(events.filter((event) => event.startsWith('head '))).toEqual([]);
     for (let i = 0; i + 1 < parts.length; i++)
       expect(events.indexOf(`get ${parts[i + 1]}`)).toBeLessThan(events.indexOf(`end ${parts[i]}`));
     // Every part read to its end, and no more than two open at once.

@@ -300,6 +300,40 @@ describe('resumableFrames', () => {
     expect(Buffer.concat([...first, ...rest.frames]).length).toBe(size);
   });
 
+  it('with endAtStoredSize, ends without an error where the store states the stored blob ends (nothing to resume)', async () => {
+    for (const stored of [0, 30, 56, 430, 56 + 16400 + 7]) {
+      for (const frames of [false, true]) {
+        const store = new MemoryStore();
+        const blob = pseudoRandomBytes(stored, stored + 3);
+        store.put(REF, blob);
+        store.pieceBytes = 100;
+        store.reportedSize = stored;
+        const options = { store, ref: REF, size: 100_000, resumePoint: point, endAtStoredSize: true };
+        let bytes: Uint8Array;
+        if (frames) bytes = Buffer.concat((await readAllFrames(resumableFrames(options))).frames);
+        else bytes = new Uint8Array(await new Response(resumableDownload(options)).arrayBuffer());
+        expect(sameBytes(bytes, blob)).toBe(true);
+        expect(store.gets).toHaveLength(1);
+      }
+    }
+    // Cut off before the stated end, stating nothing, or not asked to: a dropped connection, resumed.
+    for (const [reportedSize, endAtStoredSize] of [
+      [500, true],
+      [undefined, true],
+      [400, false],
+    ] as const) {
+      const store = new MemoryStore();
+      store.put(REF, pseudoRandomBytes(400));
+      store.reportedSize = reportedSize;
+      const options = { store, ref: REF, size: 1000, retries: 2, retryDelayMs: 0, endAtStoredSize };
+      await expect(readAllFrames(resumableFrames(options))).rejects.toMatchObject({
+        code: 'ERR_DOWNLOAD_FAILED',
+        message: expect.stringContaining('400 of 1000'),
+      });
+      expect(store.gets).toHaveLength(3);
+    }
+  });
+
   it('reports a failure at the next read, and stops fetching once cancelled', async () => {
     const liar = {
       head: async () => ({ size: 500 }),
