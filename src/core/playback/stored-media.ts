@@ -18,7 +18,7 @@ import {
   storedMediaForm,
 } from '../blob/manifest.js';
 import { type BlobReader, openBlobRandomAccess, type RangeSource } from '../blob/random-access.js';
-import { blobLayout, ciphertextSize, plaintextSize } from '../blob/sizes.js';
+import { blobLayout, chunkOffset, ciphertextSize, plaintextSize } from '../blob/sizes.js';
 import { joinBytes } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
@@ -153,14 +153,26 @@ export async function resolveStoredMedia(
   return { store: blob, context: partsBlobContext(manifest.binding), parted: { blob, manifest } };
 }
 
-/** A source whose header read is answered from the bytes already read (one request less at open). */
-function withHeader(source: RangeSource, header: Uint8Array): RangeSource {
+/** A range read already asked for: its answer is handed to the first read of the same range. */
+interface EarlyRead {
+  offset: number;
+  length: number;
+  bytes: Promise<Uint8Array>;
+}
+
+/**
+ * A source whose first read of each of `early`'s ranges is answered by the read already asked (the
+ * header and the final chunk that opening reads: no request of their own, nor a round trip each).
+ */
+function withEarlyReads(source: RangeSource, early: EarlyRead[]): RangeSource {
   return {
     size: () => source.size(),
-    read: (offset, length, signal) =>
-      offset === 0 && length === BLOB_HEADER_SIZE
-        ? Promise.resolve(header)
-        : source.read(offset, length, signal),
+    read: (offset, length, signal) => {
+      const at = early.findIndex((read) => read.offset === offset && read.length === length);
+      if (at < 0) return source.read(offset, length, signal);
+      const [read] = early.splice(at, 1);
+      return (read as EarlyRead).bytes;
+    },
     ...(source.stream ? { stream: source.stream.bind(source) } : {}),
   };
 }
@@ -187,12 +199,32 @@ export async function openMediaRandomAccess(
 ): Promise<BlobReader> {
   const source = storeRangeSource(store, ref, options);
   const size = await source.size();
-  if (blobLayout(size) === undefined) throw new DecryptionError();
-  const header = await source.read(0, BLOB_HEADER_SIZE);
-  if (header.length !== BLOB_HEADER_SIZE) throw new DecryptionError();
-  const blob = await resolveStoredMedia(store, ref, blobKey, header, { ...options, manifestSize: size });
-  if (!blob.parted)
-    return openBlobRandomAccess(withHeader(source, header), blobKey, { context: blob.context });
+  const layout = blobLayout(size);
+  if (layout === undefined) throw new DecryptionError();
+  // The final chunk is asked beside the header, as if the ref held the media blob (it usually does):
+  // opening then waits for one round trip, not two. For a manifest the read is let go of, unused.
+  const finalRead = new AbortController();
+  const finalChunk = {
+    offset: chunkOffset(layout.finalIndex),
+    length: layout.finalSealedSize,
+    bytes: source.read(chunkOffset(layout.finalIndex), layout.finalSealedSize, finalRead.signal),
+  };
+  finalChunk.bytes.catch(() => undefined); // met by the open below, or given up
+  let header: Uint8Array;
+  let blob: StoredMediaBlob;
+  try {
+    header = await source.read(0, BLOB_HEADER_SIZE);
+    if (header.length !== BLOB_HEADER_SIZE) throw new DecryptionError();
+    blob = await resolveStoredMedia(store, ref, blobKey, header, { ...options, manifestSize: size });
+  } catch (error) {
+    finalRead.abort();
+    throw error;
+  }
+  if (!blob.parted) {
+    const early = [{ offset: 0, length: BLOB_HEADER_SIZE, bytes: Promise.resolve(header) }, finalChunk];
+    return openBlobRandomAccess(withEarlyReads(source, early), blobKey, { context: blob.context });
+  }
+  finalRead.abort();
   return openBlobRandomAccess(storeRangeSource(blob.store, ref, options), blobKey, { context: blob.context });
 }
 

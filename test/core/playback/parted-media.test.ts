@@ -407,3 +407,48 @@ describe('media in parts: the download asks ahead', () => {
     expect(aborting.open()).toBe(0);
   });
 });
+
+describe('random access: opening waits for as few round trips as it can', () => {
+  /** `store` whose answers come a little later (across a network), recording each get's range and how many were in flight. */
+  function distant(store: ReturnType<typeof memoryStore>) {
+    const gets: { ref: string; offset: number; length: number; inFlight: number }[] = [];
+    let inFlight = 0;
+    const far: ReadableBlobStore = {
+      head: (ref) => store.head(ref),
+      get: async (ref, range, options) => {
+        inFlight += 1;
+        gets.push({ ref, offset: range?.offset ?? 0, length: range?.length ?? -1, inFlight });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight -= 1;
+        return store.get(ref, range, options);
+      },
+    };
+    return { far, gets };
+  }
+
+  it('media in one attachment: its header and final chunk are asked at once, and read only once', async () => {
+    const store = memoryStore();
+    const plain = randomBytes(50_000);
+    const single = await sendInParts(store, plain);
+    const { far, gets } = distant(store);
+    const reader = await openMediaRandomAccess(far, single.ref, key);
+    const stored = (store.blobs.get(single.ref) as Uint8Array).length;
+    expect(gets.map(({ offset }) => offset).sort((a, b) => a - b)).toEqual([0, 56 + 3 * 16400]);
+    expect(gets.some(({ inFlight }) => inFlight === 2)).toBe(true);
+    expect(gets.find(({ offset }) => offset > 0)?.length).toBe(stored - (56 + 3 * 16400));
+    expect(same(await reader.read(1000, 40_000), plain.subarray(1000, 41_000))).toBe(true);
+  });
+
+  it('media in parts: the final chunk asked at once is let go of; part 0 and the last part are read at once', async () => {
+    const store = memoryStore();
+    const plain = randomBytes(6 * 65536 + 5);
+    const upload = await sendInParts(store, plain);
+    const { parts } = await partsOf(store, upload);
+    const { far, gets } = distant(store);
+    const reader = await openMediaRandomAccess(far, upload.ref, key);
+    const onParts = gets.filter(({ ref }) => ref !== upload.ref);
+    expect(onParts.map(({ ref }) => ref).sort()).toEqual([parts[0], parts.at(-1)].sort());
+    expect(onParts.some(({ inFlight }) => inFlight === 2)).toBe(true);
+    expect(same(await reader.read(70_000, 100_000), plain.subarray(70_000, 170_000))).toBe(true);
+  });
+});
