@@ -312,10 +312,12 @@ async function startStoredDownload(
   first: Uint8Array[];
   blob: StoredMediaBlob;
 }> {
-  const first = await readHeader(ciphertext);
+  const first = await readFrames(ciphertext, [], BLOB_HEADER_SIZE);
   const size = storedSize();
   const stored =
-    size === undefined ? {} : { manifestSize: size, stored: () => readToEnd(ciphertext, first, size) };
+    size === undefined
+      ? {}
+      : { manifestSize: size, stored: () => readFrames(ciphertext, [...first], size + 1) };
   const blob = await resolveStoredMedia(store, ref, blobKey, headerOf(first), {
     ...options,
     ...stored,
@@ -428,41 +430,19 @@ class StoredSizeCheck {
 }
 
 /**
- * The download's first pieces, up to at least the 56-byte header (the download hands on the header as its
- * first frame, possibly with chunks after it in the same piece). Fewer bytes only when the download
- * ended: the header check then fails.
+ * `pieces` followed by the frames `reader` hands on until they hold at least `bytes` bytes or the download
+ * ended. A download's first pieces are read up to its 56-byte header (the header is its first frame,
+ * possibly with chunks after it in the same piece; fewer bytes only when the download ended, and the
+ * header check then fails); a manifest to one byte past the stored size the store stated, i.e. to its end.
  */
-async function readHeader(reader: FrameReader): Promise<Uint8Array[]> {
-  const pieces: Uint8Array[] = [];
-  let bytes = 0;
-  while (bytes < BLOB_HEADER_SIZE) {
+async function readFrames(reader: FrameReader, pieces: Uint8Array[], bytes: number): Promise<Uint8Array[]> {
+  let read = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  while (read < bytes) {
     const frames = await reader.read();
     if (frames === undefined) break;
     for (const frame of frames) {
       pieces.push(frame);
-      bytes += frame.length;
-    }
-  }
-  return pieces;
-}
-
-/**
- * `first` followed by the frames `reader` still hands on, up to its end or past `limit` bytes (then
- * what was read: more than the stored size the store stated, which the caller does not use).
- */
-async function readToEnd(
-  reader: FrameReader,
-  first: readonly Uint8Array[],
-  limit: number,
-): Promise<Uint8Array[]> {
-  const pieces = [...first];
-  let bytes = pieces.reduce((sum, piece) => sum + piece.length, 0);
-  while (bytes <= limit) {
-    const frames = await reader.read();
-    if (frames === undefined) break;
-    for (const frame of frames) {
-      pieces.push(frame);
-      bytes += frame.length;
+      read += frame.length;
     }
   }
   return pieces;

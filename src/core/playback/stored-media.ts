@@ -9,7 +9,6 @@
  *
  * @module
  */
-
 import { BLOB_HEADER_SIZE, mediaBlobContext, partsBlobContext } from '../blob/format.js';
 import {
   MAX_MANIFEST_PLAINTEXT_BYTES,
@@ -204,10 +203,11 @@ export async function openMediaRandomAccess(
   // The final chunk is asked beside the header, as if the ref held the media blob (it usually does):
   // opening then waits for one round trip, not two. For a manifest the read is let go of, unused.
   const finalRead = new AbortController();
+  const finalOffset = chunkOffset(layout.finalIndex);
   const finalChunk = {
-    offset: chunkOffset(layout.finalIndex),
+    offset: finalOffset,
     length: layout.finalSealedSize,
-    bytes: source.read(chunkOffset(layout.finalIndex), layout.finalSealedSize, finalRead.signal),
+    bytes: source.read(finalOffset, layout.finalSealedSize, finalRead.signal),
   };
   finalChunk.bytes.catch(() => undefined); // met by the open below, or given up
   let header: Uint8Array;
