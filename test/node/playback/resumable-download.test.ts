@@ -27,6 +27,9 @@ const DROPPED_DOWNLOADS = [
   fc.integer({ min: 1, max: 40_000 }),
 ] as const;
 
+/** How the property tests download REF: resumed at frame boundaries, at once, up to 20 times in a row. */
+const RESUMING = { ref: REF, resumePoint: point, retryDelayMs: 0, retries: 20 } as const;
+
 /** A store holding `blob` under REF, sent in `pieceBytes` pieces, each connection dropped after the next of `drops`. */
 function droppingStore(blob: Uint8Array, pieceBytes: number, drops: readonly number[]): MemoryStore {
   const store = new MemoryStore();
@@ -45,12 +48,9 @@ describe('resumableDownload', () => {
         const parts: Uint8Array[] = [];
         const attempts: number[] = [];
         const reader = resumableDownload({
+          ...RESUMING,
           store,
-          ref: REF,
           size,
-          resumePoint: point,
-          retryDelayMs: 0,
-          retries: 20,
           onAttempt: (offset) => attempts.push(offset),
         }).getReader();
         let handed = 0;
@@ -253,14 +253,7 @@ describe('resumableFrames', () => {
       fc.asyncProperty(...DROPPED_DOWNLOADS, async (size, drops, pieceBytes) => {
         const blob = pseudoRandomBytes(size, size + 7);
         const store = droppingStore(blob, pieceBytes, drops);
-        const reader = resumableFrames({
-          store,
-          ref: REF,
-          size,
-          resumePoint: point,
-          retryDelayMs: 0,
-          retries: 20,
-        });
+        const reader = resumableFrames({ ...RESUMING, store, size });
         const { frames, ends } = await readAllFrames(reader);
         expect(sameBytes(Buffer.concat(frames), blob)).toBe(true);
         for (const end of ends) expect(end === size || point(end) === end).toBe(true);
