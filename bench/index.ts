@@ -21,6 +21,7 @@ import { renderTable } from './harness/table.js';
 import { blobSuite } from './suites/blob.js';
 import { browserSuite } from './suites/browser.js';
 import { cliMemorySuite } from './suites/cli-memory.js';
+import { cliStartSuite } from './suites/cli-start.js';
 import { envelopeSuite } from './suites/envelope.js';
 import { expoSuite } from './suites/expo.js';
 import { happySendSuite } from './suites/happy-send.js';
@@ -42,6 +43,7 @@ const SUITES: readonly Suite[] = [
   happySendSuite,
   playbackSuite,
   cliMemorySuite,
+  cliStartSuite,
   browserSuite,
   expoSuite,
   hermesSuite,

@@ -19,6 +19,8 @@ import { EXIT_USAGE } from './exit-codes.js';
 /**
  * commander, an optional peer of happy-media (happy-media-cli brings it): imported here, first thing, so
  * a library-only install that runs the bin gets one ERR_DEPENDENCY_MISSING line saying what to install.
+ * Commands make options with `command.createOption`, never import a value from commander: in the one-file
+ * CLI (scripts/bundle-cli.mjs) such an import is hoisted to the top and would load commander before this.
  */
 function loadCommander(): Promise<typeof import('commander')> {
   return importOptional('commander', 'the happy-media command line', () => import('commander'));

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 // The Node entry also installs the node:crypto AES-256-GCM for the dataKey variant.
 import { type SessionKey, sessionKey } from '../envelope.js';
 import { type KeyOptions, resolveKey } from './key-source.js';
@@ -21,10 +21,11 @@ export function addSessionKeyOptions(command: Command): Command {
     .option('--key <base64>', 'the 32-byte session key (visible in the process list: prefer --key-file)')
     .option('--key-file <path>', 'file holding the base64 key (or set HAPPY_MEDIA_KEY)')
     .addOption(
-      new Option(
-        '--variant <variant>',
-        'legacy: NaCl secretbox under the master secret; datakey: AES-256-GCM',
-      )
+      command
+        .createOption(
+          '--variant <variant>',
+          'legacy: NaCl secretbox under the master secret; datakey: AES-256-GCM',
+        )
         .choices(['legacy', 'datakey'])
         .default('datakey'),
     );

@@ -46,6 +46,7 @@ describe('npm run bench (output shape, not timings)', () => {
       'happy-send',
       'playback',
       'cli-memory',
+      'cli-start',
       'browser',
       'expo',
       'hermes',

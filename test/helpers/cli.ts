@@ -1,12 +1,16 @@
 /**
- * Runs the built CLI (`dist/src/cli/bin.js`) as a real child process, the way a user would.
- * `npm test` builds first (pretest); when running vitest directly, run `npm run build` before.
+ * Runs the built CLI as a real child process, the way a user would: the one-file CLI happy-media-cli
+ * ships (`dist/cli/happy-media.js`, scripts/bundle-cli.mjs), or happy-media's own unbundled `bin`.
+ * `npm test` builds both first (pretest); when running vitest directly, run `npm run build` before.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** Path of the built CLI entry. */
-export const CLI_BIN = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+/** The CLI as happy-media-cli installs it: one file (what {@link runCli} runs). */
+export const CLI_BIN = fileURLToPath(new URL('../../dist/cli/happy-media.js', import.meta.url));
+
+/** happy-media's own `bin`: the same CLI from the package's modules, for an install of the library with its peers. */
+export const PACKAGE_BIN = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
 
 /** What a CLI run produced. */
 export interface CliResult {

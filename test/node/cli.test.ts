@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { COMMAND_NAMES } from '../../src/cli/main.js';
+import { CLI_BIN, PACKAGE_BIN, runCli, runNodeProgram } from '../helpers/cli.js';
 
 describe('happy-media CLI', () => {
   it('prints its package version with --version and exits 0', async () => {
@@ -35,6 +36,18 @@ describe('happy-media CLI', () => {
     // The benchmarks are a program of the repository (`npm run bench`), not a command of the library.
     expect(r.stdout).not.toMatch(/^\s+bench\b/m);
   });
+
+  // The tests run the one-file CLI (what happy-media-cli installs); happy-media's own bin loads the same
+  // code module by module and must say exactly the same.
+  it("the one-file CLI and happy-media's bin print the same version and help, for every command", async () => {
+    const argvs = [['--version'], ['--help'], ...COMMAND_NAMES.map((name) => [name, '--help'])];
+    const run = (bin: string) => Promise.all(argvs.map((args) => runNodeProgram(bin, args)));
+    const [oneFile, packaged] = await Promise.all([run(CLI_BIN), run(PACKAGE_BIN)]);
+    argvs.forEach((args, i) => {
+      expect(oneFile[i]!.code, args.join(' ')).toBe(0);
+      expect(oneFile[i], args.join(' ')).toEqual(packaged[i]);
+    });
+  }, 60_000);
 
   it('reports bad usage with ERR_USAGE and exit 2', async () => {
     const r = await runCli(['no-such-command']);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMissingPackage, missingDependency } from '../../src/node/optional-dependency.js';
-import { CLI_BIN, runNodeProgram } from '../helpers/cli.js';
+import { CLI_BIN, PACKAGE_BIN, runNodeProgram } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -111,8 +111,12 @@ console.log(JSON.stringify({ probe, s3 }));
     });
   });
 
-  it('the happy-media bin without commander: one ERR_DEPENDENCY_MISSING line, exit 1', async () => {
-    const r = await runNodeProgram(CLI_BIN, ['--help'], { cwd: ROOT, nodeOptions: ['--import', hook] });
+  // The one-file CLI keeps every peer outside it, so it answers the same.
+  it.each([
+    ['happy-media', PACKAGE_BIN],
+    ['one-file (happy-media-cli)', CLI_BIN],
+  ])('the %s bin without commander: one ERR_DEPENDENCY_MISSING line, exit 1', async (_name, bin) => {
+    const r = await runNodeProgram(bin, ['--help'], { cwd: ROOT, nodeOptions: ['--import', hook] });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toMatch(

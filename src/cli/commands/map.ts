@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { type SessionKey, sealMessage, sessionKey } from '../../envelope.js';
 import { AbortedError, StreamError } from '../../errors.js';
 import { MAPPER_PROVIDERS, SKIP_REASONS, type SkipCounts } from '../../mappers.js';
@@ -356,9 +356,9 @@ export function registerMap(program: Command): void {
     )
     .argument('<file>', 'the log (JSON Lines, or one JSON array), or "-" for stdin')
     .addOption(
-      new Option('--from <provider>', "what the input is (default: the log's first events tell)").choices(
-        providers,
-      ),
+      program
+        .createOption('--from <provider>', "what the input is (default: the log's first events tell)")
+        .choices(providers),
     )
     .option(
       '--session <id>',
@@ -380,7 +380,9 @@ export function registerMap(program: Command): void {
     .option('--seal-key <base64>', 'print each message sealed with this session key (prefer --seal-key-file)')
     .option('--seal-key-file <path>', `file holding the base64 session key (or set ${SEAL_KEY_ENV_VARIABLE})`)
     .addOption(
-      new Option('--variant <variant>', 'envelope variant for --seal-key').choices(['legacy', 'datakey']),
+      program
+        .createOption('--variant <variant>', 'envelope variant for --seal-key')
+        .choices(['legacy', 'datakey']),
     )
     .option(
       '--max-line-bytes <bytes>',

@@ -11,7 +11,7 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { sessionKey } from '../../envelope.js';
 import {
   defaultBlobDir,
@@ -293,16 +293,17 @@ export function registerSend(program: Command): void {
     .option('--key <base64>', 'the 32-byte blob key (visible in the process list: prefer --key-file)')
     .option('--key-file <path>', 'file holding the base64 blob key (or set HAPPY_MEDIA_KEY)')
     .addOption(
-      new Option('--role <role>', 'author of the message (default: agent with --turn, else user)').choices([
-        'user',
-        'agent',
-      ]),
+      program
+        .createOption('--role <role>', 'author of the message (default: agent with --turn, else user)')
+        .choices(['user', 'agent']),
     )
     .option('--turn <id>', 'turn id (agent messages)')
     .option('--seal-key <base64>', 'also seal the message with this session key (prefer --seal-key-file)')
     .option('--seal-key-file <path>', `file holding the base64 session key (or set ${SEAL_KEY_ENV_VARIABLE})`)
     .addOption(
-      new Option('--variant <variant>', 'envelope variant for --seal-key').choices(['legacy', 'datakey']),
+      program
+        .createOption('--variant <variant>', 'envelope variant for --seal-key')
+        .choices(['legacy', 'datakey']),
     )
     .option('--token <token>', 'bearer token of an http(s) store (prefer --token-file or HAPPY_MEDIA_TOKEN)')
     .option('--token-file <path>', 'file holding the bearer token (or set HAPPY_MEDIA_TOKEN)')
@@ -311,10 +312,12 @@ export function registerSend(program: Command): void {
       'Happy session to send into (with --happy) or attach to (with --store happy+https://host) (or set HAPPY_MEDIA_SESSION)',
     )
     .addOption(
-      new Option(
-        '--format <format>',
-        "blob format: v2 (chunked, any size: in parts over Happy's 10 MiB; the default) or v1 (what Happy's released app opens, at most 10 MiB)",
-      ).choices(['v2', 'v1']),
+      program
+        .createOption(
+          '--format <format>',
+          "blob format: v2 (chunked, any size: in parts over Happy's 10 MiB; the default) or v1 (what Happy's released app opens, at most 10 MiB)",
+        )
+        .choices(['v2', 'v1']),
     )
     .option(
       '--part-bytes <N>',
