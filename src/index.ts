@@ -105,6 +105,7 @@ export {
   type MediaUrl,
   type MemorySinkOptions,
   memorySink,
+  type OpenMediaOptions,
   openMediaRandomAccess,
   type ReadableBlobStore,
   type StoredMediaOptions,

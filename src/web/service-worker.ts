@@ -39,6 +39,8 @@ export type StreamingRequest =
       mime: string;
       /** The page's source is one fixed URL: media in parts is refused with advice. */
       fixedUrl?: boolean;
+      /** The plaintext size the message states: opening asks no stored size first, and refuses another. */
+      size?: number;
       source: MessagePort;
     }
   | { type: 'status'; id: string }
@@ -159,6 +161,7 @@ async function openBlob(
     const reader = await openMediaRandomAccess(store, request.ref, request.key, {
       ...reads,
       fixedUrl: request.fixedUrl === true,
+      ...(request.size === undefined ? {} : { size: request.size }),
     });
     blobs.set(request.id, { reader, mime: request.mime, port });
     return { ok: true, size: reader.plaintextSize };

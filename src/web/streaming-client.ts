@@ -149,6 +149,7 @@ export async function openStreamingMedia(
       key: options.blobKey.slice(),
       mime: request.mimeType ?? 'application/octet-stream',
       fixedUrl,
+      ...(request.size === undefined ? {} : { size: request.size }),
       source: channel.port2,
     },
     [channel.port2],

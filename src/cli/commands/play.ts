@@ -451,8 +451,8 @@ async function playRange(
     const reader = await openMediaRandomAccess(store, request.ref, blobKey, {
       ...(retries === undefined ? {} : { retries }),
       ...deadlines,
+      ...(request.size === undefined ? {} : { size: request.size }),
     });
-    if (request.size !== undefined && request.size !== reader.plaintextSize) throw new DecryptionError();
     if (outPath !== '-') {
       await writePlaintextRange(reader, outPath, range, signal);
       return;

@@ -35,4 +35,9 @@ export {
   resumableDownload,
 } from './resumable-download.js';
 export { type StoreRangeSourceOptions, storeRangeSource } from './store-reads.js';
-export { openMediaRandomAccess, type StoredMediaOptions, storedMediaSize } from './stored-media.js';
+export {
+  type OpenMediaOptions,
+  openMediaRandomAccess,
+  type StoredMediaOptions,
+  storedMediaSize,
+} from './stored-media.js';

@@ -128,7 +128,7 @@ export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
 /**
  * A {@link RangeSource} over `ref` in `store`, for random access (a player decrypts the chunks it needs
  * without downloading the rest). The size is asked once (`head`) and remembered (asked again after a
- * failure); each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
+ * failure), or taken from `storedSize` when the caller knows it; each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
  * the end of the blob), and `stream` yields the same bytes as they arrive. Dropped connections resume
  * inside the range, up to `retries` consecutive failures (default 5; pass `retries: 0` to fail on the
  * first).
@@ -148,10 +148,15 @@ export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
 export function storeRangeSource(
   store: ReadableBlobStore,
   ref: string,
-  options: StoreRangeSourceOptions = {},
+  options: StoreRangeSourceOptions & { storedSize?: number } = {},
 ): RangeSource {
-  const reads = { ...options, ...retryPolicy(options) };
-  let size: Promise<number> | undefined;
+  const { storedSize, ...rest } = options;
+  const reads = { ...rest, ...retryPolicy(rest) };
+  // A stored size the caller already knows (from the message that names the blob) spares the `head`.
+  let size: Promise<number> | undefined =
+    storedSize === undefined
+      ? undefined
+      : Promise.resolve(assertNonNegativeInteger(storedSize, 'storedSize'));
   const sizeOnce = () => {
     if (size === undefined) {
       const asked = headWithRetries(store, ref, reads);

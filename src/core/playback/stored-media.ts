@@ -18,7 +18,7 @@ import {
 } from '../blob/manifest.js';
 import { type BlobReader, openBlobRandomAccess, type RangeSource } from '../blob/random-access.js';
 import { blobLayout, chunkOffset, ciphertextSize, plaintextSize } from '../blob/sizes.js';
-import { joinBytes } from '../bytes.js';
+import { assertNonNegativeInteger, joinBytes } from '../bytes.js';
 import { LEGACY_OVERHEAD_BYTES } from '../envelope/layout.js';
 import { DecryptionError, InvalidArgumentError, LimitError } from '../errors.js';
 import { HAPPY_MAX_ATTACHMENT_BYTES } from '../happy/attachment-limit.js';
@@ -176,17 +176,31 @@ function withEarlyReads(source: RangeSource, early: EarlyRead[]): RangeSource {
   };
 }
 
+/** Options of {@link openMediaRandomAccess}: the reads' retry policy and deadlines, and what the message says. */
+export interface OpenMediaOptions extends StoreRangeSourceOptions {
+  /** The source is one fixed URL, which names one attachment only: media in parts is refused with advice. */
+  fixedUrl?: boolean;
+  /**
+   * The plaintext size the message states (`toMediaRequest(message).size`), when it does: opening then
+   * asks the header and the final chunk at once without asking the store the stored size first (one round
+   * trip instead of two for media in one attachment). Media of another size is refused.
+   */
+  size?: number;
+}
+
 /**
  * Random access to the media under `ref`, in one attachment or in parts: the header tells which; media
  * in parts is opened through the view of its parts, so a range read fetches only the parts it lies in
  * (plus, at open, the header in part 0 and the final chunk in the last part, as for any blob).
  *
  * @throws {DecryptionError} `ERR_DECRYPTION_FAILED` for a blob or manifest that does not authenticate
- *   under `ref`, or an impossible length.
+ *   under `ref`, an impossible length, or a plaintext size other than `options.size`.
  * @throws {StorageError} as the store's reads.
+ * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` for a `size` that is not a non-negative integer.
  * @example
  * ```ts
- * const reader = await openMediaRandomAccess(store, message.ref, blobKey);
+ * const request = toMediaRequest(message);
+ * const reader = await openMediaRandomAccess(store, request.ref, blobKey, { size: request.size });
  * const bytes = await reader.read(offset, length);
  * ```
  */
@@ -194,28 +208,72 @@ export async function openMediaRandomAccess(
   store: ReadableBlobStore,
   ref: string,
   blobKey: Uint8Array,
-  options: StoreRangeSourceOptions & { fixedUrl?: boolean } = {},
+  options: OpenMediaOptions = {},
 ): Promise<BlobReader> {
-  const source = storeRangeSource(store, ref, options);
+  const { size: statedSize, fixedUrl, ...reads } = options;
+  const stated =
+    statedSize === undefined ? undefined : ciphertextSize(assertNonNegativeInteger(statedSize, 'size'));
+  // What the store's first answer says the stored size is (an HTTP 206's Content-Range total): with a
+  // stated size nothing else asks it, and a manifest is read at that size without a `head`.
+  let answered: number | undefined;
+  const noting: ReadableBlobStore = {
+    head: (r) => store.head(r),
+    get: (r, range, getOptions) =>
+      store.get(r, range, {
+        ...getOptions,
+        onSize: (bytes) => {
+          answered ??= bytes;
+          getOptions?.onSize?.(bytes);
+        },
+      }),
+  };
+  const source = storeRangeSource(
+    noting,
+    ref,
+    stated === undefined ? reads : { ...reads, storedSize: stated },
+  );
   const size = await source.size();
   const layout = blobLayout(size);
   if (layout === undefined) throw new DecryptionError();
-  // The final chunk is asked beside the header, as if the ref held the media blob (it usually does):
-  // opening then waits for one round trip, not two. For a manifest the read is let go of, unused.
+  const headerRead = source.read(0, BLOB_HEADER_SIZE);
+  headerRead.catch(() => undefined); // awaited below
+  // The final chunk is asked beside the header, as if the ref held the blob the size says (it usually
+  // does): opening then waits for one round trip, not two. For a manifest the read is let go of, unused.
   const finalRead = new AbortController();
-  const finalOffset = chunkOffset(layout.finalIndex);
+  const final = { offset: chunkOffset(layout.finalIndex), length: layout.finalSealedSize };
   const finalChunk = {
-    offset: finalOffset,
-    length: layout.finalSealedSize,
-    bytes: source.read(finalOffset, layout.finalSealedSize, finalRead.signal),
+    ...final,
+    bytes:
+      stated === undefined
+        ? source.read(final.offset, final.length, finalRead.signal)
+        : readStatedFinalChunk(store, ref, source, reads, {
+            ...final,
+            storedSize: stated,
+            signal: finalRead.signal,
+            // Only a blob's failed read is worth a question: a manifest's is let go of anyway.
+            isBlob: () =>
+              headerRead.then(
+                (header) => storedMediaForm(blobKey, header, ref) === 'blob',
+                () => false,
+              ),
+          }),
   };
   finalChunk.bytes.catch(() => undefined); // met by the open below, or given up
   let header: Uint8Array;
   let blob: StoredMediaBlob;
   try {
-    header = await source.read(0, BLOB_HEADER_SIZE);
+    header = await headerRead;
     if (header.length !== BLOB_HEADER_SIZE) throw new DecryptionError();
-    blob = await resolveStoredMedia(store, ref, blobKey, header, { ...options, manifestSize: size });
+    blob = await resolveStoredMedia(store, ref, blobKey, header, {
+      ...reads,
+      ...(fixedUrl === undefined ? {} : { fixedUrl }),
+      // The stated size is the media's, not a manifest's: that is the size the store's answer told.
+      ...(stated === undefined
+        ? { manifestSize: size }
+        : answered === undefined
+          ? {}
+          : { manifestSize: answered }),
+    });
   } catch (error) {
     finalRead.abort();
     throw error;
@@ -225,7 +283,41 @@ export async function openMediaRandomAccess(
     return openBlobRandomAccess(withEarlyReads(source, early), blobKey, { context: blob.context });
   }
   finalRead.abort();
-  return openBlobRandomAccess(storeRangeSource(blob.store, ref, options), blobKey, { context: blob.context });
+  // The message is authenticated by its envelope, the manifest under the ref: they must agree.
+  if (statedSize !== undefined && statedSize !== blob.parted.manifest.plaintextSize)
+    throw new DecryptionError();
+  return openBlobRandomAccess(storeRangeSource(blob.store, ref, reads), blobKey, { context: blob.context });
+}
+
+/**
+ * The final chunk of a blob whose stored size the message states, read once, with no retry: a store that
+ * holds fewer bytes answers a range past its end with an error, which is not a dropped connection to wait
+ * and retry for. When that read fails and the header shows a blob, the store is asked its size: another
+ * size than stated is a blob the message does not describe (`ERR_DECRYPTION_FAILED`); the same size, a
+ * dropped read, read again with the caller's retries.
+ */
+async function readStatedFinalChunk(
+  store: ReadableBlobStore,
+  ref: string,
+  source: RangeSource,
+  reads: StoreRangeSourceOptions,
+  final: {
+    offset: number;
+    length: number;
+    storedSize: number;
+    signal: AbortSignal;
+    isBlob: () => Promise<boolean>;
+  },
+): Promise<Uint8Array> {
+  const { offset, length, storedSize, signal } = final;
+  const once = storeRangeSource(store, ref, { ...reads, retries: 0, storedSize });
+  try {
+    return await once.read(offset, length, signal);
+  } catch (error) {
+    if (signal.aborted || !(await final.isBlob())) throw error;
+    if ((await headWithRetries(store, ref, { ...reads, signal })) !== storedSize) throw new DecryptionError();
+    return source.read(offset, length, signal);
+  }
 }
 
 /**

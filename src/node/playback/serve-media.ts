@@ -96,7 +96,10 @@ async function openReader(
   }
   // Bound to the ref the message names (media in parts through its manifest): a blob stored under
   // another ref fails at open.
-  return openMediaRandomAccess(options.store, request.ref, options.blobKey, retryPolicy(options));
+  return openMediaRandomAccess(options.store, request.ref, options.blobKey, {
+    ...retryPolicy(options),
+    ...(request.size === undefined ? {} : { size: request.size }),
+  });
 }
 
 /**

@@ -412,9 +412,13 @@ describe('random access: opening waits for as few round trips as it can', () => 
   /** `store` whose answers come a little later (across a network), recording each get's range and how many were in flight. */
   function distant(store: ReturnType<typeof memoryStore>) {
     const gets: { ref: string; offset: number; length: number; inFlight: number }[] = [];
+    const heads: string[] = [];
     let inFlight = 0;
     const far: ReadableBlobStore = {
-      head: (ref) => store.head(ref),
+      head: (ref) => {
+        heads.push(ref);
+        return store.head(ref);
+      },
       get: async (ref, range, options) => {
         inFlight += 1;
         gets.push({ ref, offset: range?.offset ?? 0, length: range?.length ?? -1, inFlight });
@@ -423,7 +427,7 @@ describe('random access: opening waits for as few round trips as it can', () => 
         return store.get(ref, range, options);
       },
     };
-    return { far, gets };
+    return { far, gets, heads };
   }
 
   it('media in one attachment: its header and final chunk are asked at once, and read only once', async () => {
@@ -437,6 +441,94 @@ describe('random access: opening waits for as few round trips as it can', () => 
     expect(gets.some(({ inFlight }) => inFlight === 2)).toBe(true);
     expect(gets.find(({ offset }) => offset > 0)?.length).toBe(stored - (56 + 3 * 16400));
     expect(same(await reader.read(1000, 40_000), plain.subarray(1000, 41_000))).toBe(true);
+  });
+
+  it("with the message's size: media in one attachment opens in one round trip, asking no stored size", async () => {
+    const store = memoryStore();
+    const plain = randomBytes(50_000);
+    const single = await sendInParts(store, plain);
+    const { far, gets, heads } = distant(store);
+    const reader = await openMediaRandomAccess(far, single.ref, key, { size: plain.length });
+    expect(heads).toEqual([]);
+    expect(gets.map(({ offset }) => offset).sort((a, b) => a - b)).toEqual([0, 56 + 3 * 16400]);
+    expect(gets.some(({ inFlight }) => inFlight === 2)).toBe(true);
+    expect(reader.plaintextSize).toBe(plain.length);
+    expect(same(await reader.read(1000, 40_000), plain.subarray(1000, 41_000))).toBe(true);
+  });
+
+  it("a size other than the stored media's is refused at open, its final chunk asked once (no retry waits)", async () => {
+    const store = memoryStore();
+    const plain = randomBytes(50_000);
+    const single = await sendInParts(store, plain);
+    for (const size of [plain.length - 20_000, plain.length + 20_000, plain.length + 1, plain.length - 1]) {
+      const { far, gets } = distant(store);
+      const error = await rejectionOf(openMediaRandomAccess(far, single.ref, key, { size }));
+      expect(error, String(size)).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+      const stated = ciphertextSize(size);
+      const finalOffset = 56 + Math.floor((stated - 56 - 1) / 16400) * 16400;
+      expect(
+        gets.filter(({ offset }) => offset === finalOffset),
+        String(size),
+      ).toHaveLength(1);
+    }
+    await expect(openMediaRandomAccess(store, single.ref, key, { size: -1 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
+  });
+
+  it("with the message's size, a final chunk read that drops is read again once the stored size agrees", async () => {
+    const store = memoryStore();
+    const plain = randomBytes(50_000);
+    const single = await sendInParts(store, plain);
+    const { far, heads } = distant(store);
+    let dropped = 0;
+    const dropping: ReadableBlobStore = {
+      head: (ref) => far.head(ref),
+      get: async (ref, range, options) => {
+        if ((range?.offset ?? 0) > 0 && dropped === 0) {
+          dropped += 1;
+          throw new Error('connection reset');
+        }
+        return far.get(ref, range, options);
+      },
+    };
+    const reader = await openMediaRandomAccess(dropping, single.ref, key, { size: plain.length, retries: 1 });
+    expect(dropped).toBe(1);
+    expect(heads).toEqual([single.ref]);
+    expect(same(await reader.read(0, plain.length), plain)).toBe(true);
+  });
+
+  it("with the message's size, media in parts opens through its manifest; another size is refused", async () => {
+    const store = memoryStore();
+    const plain = randomBytes(6 * 65536 + 5);
+    const upload = await sendInParts(store, plain);
+    const { far, heads } = distant(store);
+    const reader = await openMediaRandomAccess(far, upload.ref, key, { size: plain.length });
+    // The manifest's size is asked once; the final chunk read at the media's size is let go of unasked.
+    expect(heads).toEqual([upload.ref]);
+    expect(same(await reader.read(70_000, 100_000), plain.subarray(70_000, 170_000))).toBe(true);
+    const error = await rejectionOf(
+      openMediaRandomAccess(store, upload.ref, key, { size: plain.length - 1 }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_DECRYPTION_FAILED' });
+  });
+
+  it("with the message's size, from a store whose answers state the stored size (as HTTP's do), media in parts asks no size", async () => {
+    const store = memoryStore();
+    const plain = randomBytes(6 * 65536 + 5);
+    const upload = await sendInParts(store, plain);
+    const stating = statingSizes(store);
+    const heads: string[] = [];
+    const counted: ReadableBlobStore = {
+      head: (ref) => {
+        heads.push(ref);
+        return stating.head(ref);
+      },
+      get: (ref, range, options) => stating.get(ref, range, options),
+    };
+    const reader = await openMediaRandomAccess(counted, upload.ref, key, { size: plain.length });
+    expect(heads).toEqual([]);
+    expect(same(await reader.read(70_000, 100_000), plain.subarray(70_000, 170_000))).toBe(true);
   });
 
   it('media in parts: the final chunk asked at once is let go of; part 0 and the last part are read at once', async () => {
