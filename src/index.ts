@@ -105,7 +105,7 @@ export {
   type MediaUrl,
   type MemorySinkOptions,
   memorySink,
-  type OpenMediaOptions,
+  type OpenMediaRandomAccessOptions,
   openMediaRandomAccess,
   type ReadableBlobStore,
   type StoredMediaOptions,

@@ -36,7 +36,7 @@ export {
 } from './resumable-download.js';
 export { type StoreRangeSourceOptions, storeRangeSource } from './store-reads.js';
 export {
-  type OpenMediaOptions,
+  type OpenMediaRandomAccessOptions,
   openMediaRandomAccess,
   type StoredMediaOptions,
   storedMediaSize,

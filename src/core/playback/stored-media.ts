@@ -177,7 +177,7 @@ function withEarlyReads(source: RangeSource, early: EarlyRead[]): RangeSource {
 }
 
 /** Options of {@link openMediaRandomAccess}: the reads' retry policy and deadlines, and what the message says. */
-export interface OpenMediaOptions extends StoreRangeSourceOptions {
+export interface OpenMediaRandomAccessOptions extends StoreRangeSourceOptions {
   /** The source is one fixed URL, which names one attachment only: media in parts is refused with advice. */
   fixedUrl?: boolean;
   /**
@@ -208,7 +208,7 @@ export async function openMediaRandomAccess(
   store: ReadableBlobStore,
   ref: string,
   blobKey: Uint8Array,
-  options: OpenMediaOptions = {},
+  options: OpenMediaRandomAccessOptions = {},
 ): Promise<BlobReader> {
   const { size: statedSize, fixedUrl, ...reads } = options;
   const stated =
