@@ -51,7 +51,6 @@ export {
   type BinarySource,
   ffmpegAvailability,
   type ImageLimits,
-  type MediaKind,
   type MediaProbe,
   type PictureProbe,
   type ProbeOptions,

@@ -5,6 +5,7 @@
  * same commit. Type-only exports vanish at run time; the type check of every caller covers those.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 // Read as plain records: the test is about which names exist, not what they are.
@@ -326,6 +327,32 @@ describe('public exports', () => {
             : [];
       expect(wildcards, path).toEqual(allowed);
     }
+  });
+
+  it("the Node entry's own exports, types included, reuse no name of the root it re-exports", () => {
+    // `export *` of the root yields to a name the entry exports itself, silently: one name would mean
+    // one thing from happy-media and another from happy-media/node.
+    const exported = (path: string) => {
+      const text = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+      const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest);
+      const names: string[] = [];
+      for (const statement of file.statements) {
+        if (
+          ts.isExportDeclaration(statement) &&
+          statement.exportClause &&
+          ts.isNamedExports(statement.exportClause)
+        )
+          for (const element of statement.exportClause.elements) names.push(element.name.text);
+      }
+      return names;
+    };
+    const root = new Set(exported('src/index.ts'));
+    const own = exported('src/node/index.ts');
+    expect(root.size).toBeGreaterThan(50);
+    expect(own.length).toBeGreaterThan(20);
+    // The one name meant to differ: the Node entry's thumbhashFromImage decodes every format sharp reads,
+    // the root's JPEG and PNG in pure JavaScript (same signature, same hash for the same pixels).
+    expect(own.filter((name) => root.has(name))).toEqual(['thumbhashFromImage']);
   });
 
   it('publishes every public entry with its types and code, and nothing named internal', () => {
