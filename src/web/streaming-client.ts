@@ -161,7 +161,8 @@ export async function openStreamingMedia(
       opened.message ?? 'the Service Worker could not open the blob',
     );
   }
-  // The message is authenticated by its envelope; a blob of another size is not the one it describes.
+  // The message is authenticated by its envelope; a blob of another size is not the one it describes. The
+  // worker refuses it too when it is told the size, but a worker of an older version still installed is not.
   if (request.size !== undefined && opened.size !== request.size) {
     stopServing();
     void ask(registration.worker, { type: 'close', id });

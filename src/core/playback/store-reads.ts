@@ -128,8 +128,9 @@ export type StoreRangeSourceOptions = Omit<StoreReadOptions, 'signal'>;
 /**
  * A {@link RangeSource} over `ref` in `store`, for random access (a player decrypts the chunks it needs
  * without downloading the rest). The size is asked once (`head`) and remembered (asked again after a
- * failure), or taken from `storedSize` when the caller knows it; each `read` is ranged gets collected into one array of the exact length (fewer bytes only at
- * the end of the blob), and `stream` yields the same bytes as they arrive. Dropped connections resume
+ * failure), or taken from `storedSize` when the caller knows it; each `read` is ranged gets collected
+ * into one array of the exact length (fewer bytes only at the end of the blob), and `stream` yields the
+ * same bytes as they arrive. Dropped connections resume
  * inside the range, up to `retries` consecutive failures (default 5; pass `retries: 0` to fail on the
  * first).
  *

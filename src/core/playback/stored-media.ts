@@ -213,25 +213,27 @@ export async function openMediaRandomAccess(
   const { size: statedSize, fixedUrl, ...reads } = options;
   const stated =
     statedSize === undefined ? undefined : ciphertextSize(assertNonNegativeInteger(statedSize, 'size'));
-  // What the store's first answer says the stored size is (an HTTP 206's Content-Range total): with a
-  // stated size nothing else asks it, and a manifest is read at that size without a `head`.
+  // With a stated size nothing asks the stored size: the store's first answer that tells it (an HTTP
+  // 206's Content-Range total) is kept, so a manifest is read at that size without a `head`. Later reads
+  // go to the store as they are.
   let answered: number | undefined;
   const noting: ReadableBlobStore = {
     head: (r) => store.head(r),
     get: (r, range, getOptions) =>
-      store.get(r, range, {
-        ...getOptions,
-        onSize: (bytes) => {
-          answered ??= bytes;
-          getOptions?.onSize?.(bytes);
-        },
-      }),
+      answered !== undefined
+        ? store.get(r, range, getOptions)
+        : store.get(r, range, {
+            ...getOptions,
+            onSize: (bytes) => {
+              answered ??= bytes;
+              getOptions?.onSize?.(bytes);
+            },
+          }),
   };
-  const source = storeRangeSource(
-    noting,
-    ref,
-    stated === undefined ? reads : { ...reads, storedSize: stated },
-  );
+  const source =
+    stated === undefined
+      ? storeRangeSource(store, ref, reads)
+      : storeRangeSource(noting, ref, { ...reads, storedSize: stated });
   const size = await source.size();
   const layout = blobLayout(size);
   if (layout === undefined) throw new DecryptionError();
