@@ -21,7 +21,7 @@
  * Usage: `node scripts/bundle-cli.mjs OUT` (OUT relative to the current directory; `npm run build` writes
  * `dist/cli/happy-media.js`, happy-media-cli's `prepack` its own `dist/happy-media.js`).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -33,9 +33,7 @@ if (!out) {
   process.exit(2);
 }
 const entry = join(root, 'dist/src/cli/bin.js');
-try {
-  readFileSync(entry);
-} catch {
+if (!existsSync(entry)) {
   process.stderr.write(
     `bundle-cli: ${entry} is missing: run \`npm run build\` at the repository's root first\n`,
   );

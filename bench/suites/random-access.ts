@@ -153,20 +153,22 @@ async function chunksFromFileFloor(
   offsets: readonly number[],
 ): Promise<{ run: () => Promise<void>; close: () => Promise<void> }> {
   const handle = await open(encPath, 'r');
-  const sealed = 16384 + 16;
+  // The format's sizes (docs/blob-format.md): a 56-byte header, chunks of 16 KiB sealed with a 16-byte tag.
+  const chunk = 16384;
+  const sealed = chunk + 16;
   const header = 56;
   const key = randomBytes(32);
   const iv = randomBytes(12);
-  const buf = Buffer.alloc((Math.ceil(MiB / 16384) + 1) * sealed);
+  const buf = Buffer.alloc((Math.ceil(MiB / chunk) + 1) * sealed);
   return {
     run: async () => {
       for (const offset of offsets) {
-        const first = Math.floor(offset / 16384);
-        const last = Math.floor((offset + MiB - 1) / 16384);
+        const first = Math.floor(offset / chunk);
+        const last = Math.floor((offset + MiB - 1) / chunk);
         const length = (last - first + 1) * sealed;
         const { bytesRead } = await handle.read(buf, 0, length, header + first * sealed);
         for (let at = 0; at + sealed <= bytesRead; at += sealed) {
-          createDecipheriv('aes-256-gcm', key, iv).update(buf.subarray(at, at + 16384));
+          createDecipheriv('aes-256-gcm', key, iv).update(buf.subarray(at, at + chunk));
         }
       }
     },
