@@ -217,23 +217,16 @@ export async function openMediaRandomAccess(
   // 206's Content-Range total) is kept, so a manifest is read at that size without a `head`. Later reads
   // go to the store as they are.
   let answered: number | undefined;
-  const noting: ReadableBlobStore = {
-    head: (r) => store.head(r),
-    get: (r, range, getOptions) =>
-      answered !== undefined
-        ? store.get(r, range, getOptions)
-        : store.get(r, range, {
-            ...getOptions,
-            onSize: (bytes) => {
-              answered ??= bytes;
-              getOptions?.onSize?.(bytes);
-            },
-          }),
-  };
   const source =
     stated === undefined
       ? storeRangeSource(store, ref, reads)
-      : storeRangeSource(noting, ref, { ...reads, storedSize: stated });
+      : storeRangeSource(
+          notingStoredSize(store, (bytes) => {
+            answered ??= bytes;
+          }),
+          ref,
+          { ...reads, storedSize: stated },
+        );
   const size = await source.size();
   const layout = blobLayout(size);
   if (layout === undefined) throw new DecryptionError();
@@ -289,6 +282,28 @@ export async function openMediaRandomAccess(
   if (statedSize !== undefined && statedSize !== blob.parted.manifest.plaintextSize)
     throw new DecryptionError();
   return openBlobRandomAccess(storeRangeSource(blob.store, ref, reads), blobKey, { context: blob.context });
+}
+
+/**
+ * `store`, telling `note` the stored size its answers state (an HTTP 206's Content-Range total) until
+ * one has: later reads go to the store as they are.
+ */
+function notingStoredSize(store: ReadableBlobStore, note: (bytes: number) => void): ReadableBlobStore {
+  let told = false;
+  return {
+    head: (r) => store.head(r),
+    get: (r, range, getOptions) =>
+      told
+        ? store.get(r, range, getOptions)
+        : store.get(r, range, {
+            ...getOptions,
+            onSize: (bytes) => {
+              told = true;
+              note(bytes);
+              getOptions?.onSize?.(bytes);
+            },
+          }),
+  };
 }
 
 /**
