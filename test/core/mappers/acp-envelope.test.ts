@@ -1,6 +1,6 @@
 /**
  * The ACP mapper reads the JSON-RPC envelope, the `session/update` params, message chunks, tool call
- * updates, prompts and permission requests by hand: on any JSON it says yes exactly when the schemas that state ACP's shapes do, and reads
+ * updates, plans, prompts and permission requests by hand: on any JSON it says yes exactly when the schemas that state ACP's shapes do, and reads
  * the same fields.
  */
 import fc from 'fast-check';
@@ -9,11 +9,13 @@ import {
   AcpPermissionOptionSchema,
   ContentChunkSchema,
   JsonRpcMessageSchema,
+  PlanUpdateSchema,
   PromptRequestSchema,
   RequestPermissionSchema,
   readContentChunk,
   readJsonRpcMessage,
   readPermissionOption,
+  readPlanUpdate,
   readPromptRequest,
   readRequestPermission,
   readSessionUpdate,
@@ -113,6 +115,28 @@ describe('the ACP envelope read by hand', () => {
         ...(locations === undefined ? {} : { locations }),
       }));
     assertReadsLikeSchema(fc.oneof(field, update), ToolCallFieldsSchema, readToolCallFields, 3000);
+  });
+
+  it('a plan: accepted when the schema accepts it, with the same entries', () => {
+    const entry = fc.oneof(
+      field,
+      objectOf(['content', 'priority', 'status'], field),
+      fc.record(
+        {
+          content: fc.string(),
+          priority: fc.oneof(field, fc.constantFrom('high', 'medium', 'low')),
+          status: fc.constantFrom('pending', 'in_progress', 'completed'),
+        },
+        { requiredKeys: ['content', 'status'] },
+      ),
+    );
+    const plan = fc
+      .tuple(
+        objectOf(['sessionUpdate'], fc.oneof(field, fc.constant('plan'))),
+        fc.oneof(field, fc.array(entry, { maxLength: 5 })),
+      )
+      .map(([object, entries]) => (entries === undefined ? object : { ...object, entries }));
+    assertReadsLikeSchema(fc.oneof(field, plan), PlanUpdateSchema, readPlanUpdate, 3000);
   });
 
   const option = fc.oneof(field, objectOf(['optionId', 'name', 'kind'], field));

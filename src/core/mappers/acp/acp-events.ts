@@ -264,6 +264,25 @@ export const PlanUpdateSchema = z.object({
 /** A plan update. */
 export type PlanUpdate = z.infer<typeof PlanUpdateSchema>;
 
+/** One entry of a plan as the schema's item reads it, or `undefined` when the schema refuses it. */
+function readPlanEntry(value: unknown): PlanUpdate['entries'][number] | undefined {
+  if (!isJsonObject(value) || typeof value.content !== 'string' || typeof value.status !== 'string')
+    return undefined;
+  const priority = optionalString(value.priority);
+  return priority === undefined
+    ? { content: value.content, status: value.status }
+    : { content: value.content, priority, status: value.status };
+}
+
+/**
+ * `value` as {@link PlanUpdateSchema} reads it, or `undefined` when the schema refuses it: a list of
+ * entries, its malformed entries left out (absent or malformed `entries` read as an empty plan).
+ */
+export function readPlanUpdate(value: unknown): PlanUpdate | undefined {
+  if (!isJsonObject(value) || value.sessionUpdate !== 'plan') return undefined;
+  return { sessionUpdate: 'plan', entries: readItems(value.entries, readPlanEntry) ?? [] };
+}
+
 /**
  * `sessionUpdate` kinds the mapper knows and deliberately does not turn into messages (session state,
  * not transcript): usage, commands, modes, configuration, session title. Counted as skipped, `ignored`.

@@ -34,11 +34,11 @@ import { writeContentBlock } from './acp-content.js';
 import {
   type ContentBlock,
   IGNORED_SESSION_UPDATES,
-  PlanUpdateSchema,
   PromptResultSchema,
   RequestPermissionResultSchema,
   readContentChunk,
   readJsonRpcMessage,
+  readPlanUpdate,
   readPromptRequest,
   readRequestPermission,
   readSessionUpdate,
@@ -321,15 +321,15 @@ class AcpMapper implements ProviderMapper {
         return this.#calls.update(kind, fields, place);
       }
       case 'plan': {
-        const plan = PlanUpdateSchema.safeParse(update);
-        if (!plan.success) {
+        const plan = readPlanUpdate(update);
+        if (plan === undefined) {
           writer.skips.skip('malformed-event', 'plan');
           return;
         }
         this.#flushText();
         this.#plans.write(
           writer,
-          plan.data.entries.map((entry) => ({ text: entry.content, status: planStepStatus(entry.status) })),
+          plan.entries.map((entry) => ({ text: entry.content, status: planStepStatus(entry.status) })),
           undefined,
           place,
         );
