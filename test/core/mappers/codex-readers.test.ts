@@ -10,6 +10,7 @@ import {
   RESPONSE_ITEM_READERS,
   RESPONSE_ITEM_SCHEMAS,
 } from '../../../src/core/mappers/codex/codex-events.js';
+import { metadataTailExitCode, outputError } from '../../../src/core/mappers/codex/codex-tools.js';
 import { objectOf } from '../../helpers/json-arbitraries.js';
 
 /** Values that sit on either side of each field's type. */
@@ -73,5 +74,78 @@ describe('the Codex rollout read by hand', () => {
       expect(Object.hasOwn(RESPONSE_ITEM_SCHEMAS, type)).toBe(true);
     for (const type of Object.keys(EVENT_MSG_READERS))
       expect(Object.hasOwn(EVENT_MSG_SCHEMAS, type)).toBe(true);
+  });
+});
+
+describe("a Codex result's exit code read from the end of its JSON output", () => {
+  /** The exit code `JSON.parse` finds: what the tail read has to agree with. */
+  function parsedExitCode(text: string): unknown {
+    const parsed: unknown = JSON.parse(text);
+    const metadata =
+      typeof parsed === 'object' && parsed !== null
+        ? (parsed as Record<string, unknown>).metadata
+        : undefined;
+    return typeof metadata === 'object' && metadata !== null
+      ? (metadata as Record<string, unknown>).exit_code
+      : undefined;
+  }
+
+  /** Outputs that look like the member, inside strings and in other places. */
+  const tricky = fc.oneof(
+    fc.string(),
+    fc.constantFrom(
+      ',"metadata":{"exit_code":7,"duration_seconds":0.1}}',
+      '\\",\\"metadata\\":{\\"exit_code\\":3,\\"duration_seconds\\":1}}',
+      '"}},"metadata":{"exit_code":9,"duration_seconds":2}}',
+    ),
+  );
+  const number = fc.oneof(
+    fc.integer({ min: -300, max: 300 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+  );
+  const metadata = fc.oneof(
+    fc.record({ exit_code: number, duration_seconds: number }),
+    fc.record({ duration_seconds: number, exit_code: number }),
+    fc.record({ exit_code: fc.oneof(number, fc.constant(null)) }),
+    fc.record({ exit_code: number, duration_seconds: number, extra: tricky }),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+  const output = fc.oneof(
+    fc.record({ output: tricky, metadata }),
+    fc.record({ metadata, output: tricky }),
+    fc.record({ output: tricky, nested: fc.record({ metadata }), metadata }),
+    fc.record({ output: tricky, nested: fc.record({ output: tricky, metadata }) }),
+  );
+
+  it('agrees with JSON.parse on every valid text, and reads the last member of the outputs codex-rs writes', () => {
+    fc.assert(
+      fc.property(output, fc.boolean(), (value, spaced) => {
+        const text = spaced ? JSON.stringify(value, null, 1) : JSON.stringify(value);
+        const tail = metadataTailExitCode(text);
+        if (tail !== undefined) expect(tail).toBe(parsedExitCode(text));
+        const code = parsedExitCode(text);
+        expect(outputError(text)).toBe(
+          typeof code === 'number' && code !== 0 ? `Command exited with code ${code}` : undefined,
+        );
+      }),
+      { numRuns: 5000 },
+    );
+    const written = JSON.stringify({ output: 'x', metadata: { exit_code: 2, duration_seconds: 0.25 } });
+    expect(metadataTailExitCode(written)).toBe(2);
+    expect(metadataTailExitCode('{"output":"x","metadata":{"exit_code":-1,"duration_seconds":1.5e-3}}')).toBe(
+      -1,
+    );
+  });
+
+  it('leaves every other ending to the parse', () => {
+    for (const text of [
+      '{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}} ',
+      '{"output":"x","metadata":{"exit_code":1.5,"duration_seconds":0.1}}',
+      '{"output":"x","metadata":{"exit_code":01,"duration_seconds":0.1}}',
+      '{"output":"x","metadata":{"duration_seconds":0.1,"exit_code":1}}',
+      '{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1},"more":1}',
+      '{"output":"x"}',
+    ])
+      expect(metadataTailExitCode(text), text).toBeUndefined();
   });
 });

@@ -209,6 +209,8 @@ export function outputError(output: unknown): string | undefined {
   }
   if (typeof output !== 'string') return undefined;
   if (output.startsWith('{')) {
+    const tail = metadataTailExitCode(output);
+    if (tail !== undefined) return exitCodeError(tail);
     try {
       const parsed: unknown = JSON.parse(output);
       const exit =
@@ -221,6 +223,28 @@ export function outputError(output: unknown): string | undefined {
   const exit = /^Exit code: (-?\d+)/.exec(output);
   if (exit && exit[1] !== '0') return `Command exited with code ${exit[1]}`;
   return undefined;
+}
+
+/** How the metadata member of Codex's JSON output begins, as codex-rs writes it (no spaces, this key order). */
+const METADATA_MEMBER = ',"metadata":{"exit_code":';
+/** The rest of that member to the end of the text: an integer exit code, a JSON number of seconds, `}}`. */
+const METADATA_REST =
+  /(-?(?:0|[1-9]\d*)),"duration_seconds":-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\}\}$/y;
+
+/**
+ * The exit code of Codex's JSON output read from its last member, `"metadata":{"exit_code":N,
+ * "duration_seconds":S}`, when the text ends with exactly that: what comes before is the command's
+ * output, which nothing here reads, and parsing it whole was most of a Codex result's cost. In a valid
+ * JSON text ending so, that member is the top-level object's last (its quotes are bare, so not inside a
+ * string), hence the one `JSON.parse` keeps: the same code. `undefined` for any other ending (spaces,
+ * other keys, another order, a code that is not an integer): the caller parses the text then.
+ */
+export function metadataTailExitCode(text: string): number | undefined {
+  const at = text.lastIndexOf(METADATA_MEMBER);
+  if (at < 0) return undefined;
+  METADATA_REST.lastIndex = at + METADATA_MEMBER.length;
+  const match = METADATA_REST.exec(text);
+  return match === null ? undefined : Number(match[1]);
 }
 
 /** The images of a function output given as a content-item list (`input_image` data URLs). */
