@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { equalBytes } from '../../../src/core/bytes.js';
 import { toBase64 } from '../../../src/envelope.js';
@@ -124,6 +125,46 @@ describe('Claude mapper: session JSONL', () => {
     expect(messages.filter((m) => m.type === 'tool-call-start')).toHaveLength(1);
     expect(messages.filter((m) => m.type === 'tool-call-end')).toHaveLength(1);
     expect(skipped.byReason).toEqual({ duplicate: 4 });
+  });
+
+  it('writes each text and thinking block of a message once, whatever their order, kind and size', async () => {
+    // Blocks drawn from a few texts (one of 64 KiB, and two that differ only in their last character) over
+    // a few messages, each line possibly written again: what is written is each distinct (message, kind,
+    // text) once, in order of first appearance.
+    const long = 'x'.repeat(64 * 1024);
+    const texts = ['lol', 'LOL', `${long}a`, `${long}b`, 'a longer answer, with a comma'];
+    const blockArb = fc.record({
+      message: fc.constantFrom('msg_1', 'msg_2', 'msg_3'),
+      thinking: fc.boolean(),
+      text: fc.constantFrom(...texts),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(blockArb, { minLength: 1, maxLength: 40 }), async (blocks) => {
+        resetFixtures();
+        const { messages, skipped } = await map([
+          prompt('Say it'),
+          ...blocks.map((b) => assistant(b.message, [b.thinking ? thinking(b.text) : text(b.text)])),
+        ]);
+        const firsts = new Map<string, (typeof blocks)[number]>();
+        for (const b of blocks) {
+          const key = `${b.message}\u0000${b.thinking}\u0000${b.text}`;
+          if (!firsts.has(key)) firsts.set(key, b);
+        }
+        const written = messages.filter((m) => m.type === 'text' && m.role === 'agent');
+        expect(
+          written.map((m) => `${'thinking' in m && m.thinking === true}:${m.text.length}:${m.text.at(-1)}`),
+        ).toEqual([...firsts.values()].map((b) => `${b.thinking}:${b.text.length}:${b.text.at(-1)}`));
+        expect(skipped.byReason.duplicate ?? 0).toBe(blocks.length - firsts.size);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('remembers a bounded number of blocks per message: a hostile message of 10,000 blocks is written whole', async () => {
+    const blocks = Array.from({ length: 10_000 }, (_, i) => assistant('msg_1', [text(`block ${i}`)]));
+    const { messages, skipped } = await map([prompt('Go'), ...blocks]);
+    expect(messages.filter((m) => m.type === 'text' && m.role === 'agent')).toHaveLength(10_000);
+    expect(skipped.total).toBe(0);
   });
 
   it('maps an interrupt to a service note and a cancelled turn, closing open calls', async () => {

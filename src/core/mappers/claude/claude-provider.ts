@@ -49,6 +49,14 @@ const NOT_DISPLAYED_TYPES = new Set([
 
 /** How many assistant message ids the block dedupe remembers. */
 const REMEMBERED_MESSAGES = 64;
+/** How many text and thinking blocks it remembers per message (a message has a handful). */
+const REMEMBERED_BLOCKS = 32;
+
+/** A text or thinking block written for an assistant message. */
+interface WrittenBlock {
+  thinking: boolean;
+  text: string;
+}
 
 function errorText(text: string): string {
   const trimmed = text.trim();
@@ -86,7 +94,7 @@ class ClaudeMapper implements ProviderMapper {
   readonly #writer: SessionWriter;
   // What the mapper remembers of the lines it read is the recent part (recent.ts): a log may be long.
   readonly #seenUuids = new RecentSet<string>();
-  readonly #blocks = new Map<string, Set<string>>();
+  readonly #blocks = new Map<string, WrittenBlock[]>();
   /** Task calls whose sidechain has not shown itself yet, by prompt. */
   readonly #taskPrompts = new RecentMap<string, string[]>();
   /** Sidechain message uuid → its subagent (spawning call key and agent key). */
@@ -431,18 +439,22 @@ class ClaudeMapper implements ProviderMapper {
       return;
     }
     if (messageId !== undefined) {
-      const key = `${thinking ? 'thinking' : 'text'}\u0000${value}`;
-      let seen = this.#blocks.get(messageId);
-      if (seen === undefined) {
-        seen = new Set();
-        this.#blocks.set(messageId, seen);
+      let written = this.#blocks.get(messageId);
+      if (written === undefined) {
+        written = [];
+        this.#blocks.set(messageId, written);
         if (this.#blocks.size > REMEMBERED_MESSAGES) this.#blocks.delete(this.#blocks.keys().next().value!);
       }
-      if (seen.has(key)) {
-        this.#writer.skips.skip('duplicate', `a text block of message ${messageId} written twice`);
-        return;
+      // Compared, not hashed: a block may be many kilobytes, and hashing it (as a set's key) cost twice
+      // parsing its line, where a comparison stops at the first character that differs.
+      for (const block of written) {
+        if (block.text === value && block.thinking === thinking) {
+          this.#writer.skips.skip('duplicate', `a text block of message ${messageId} written twice`);
+          return;
+        }
       }
-      seen.add(key);
+      if (written.length === REMEMBERED_BLOCKS) written.shift();
+      written.push({ thinking, text: value });
     }
     this.#writer.agentText(value, thinking ? placeWith(place, { thinking }) : place);
   }
