@@ -30,6 +30,53 @@ function collect(turns: LogTurns, events: number): GeneratedLog {
   return log;
 }
 
+/** Keys whose text a real session makes long: messages, thinking, prompts, tool inputs' contents, tool output. */
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set([
+  'text',
+  'thinking',
+  'prompt',
+  'content',
+  'newText',
+  'oldText',
+  'stdout',
+  'aggregated_output',
+]);
+
+/**
+ * `log` with its payloads as long as a real session's: every non-empty string under a
+ * {@link PAYLOAD_KEYS} key, and the `output` inside a Codex result's JSON text, followed by prose up to
+ * `bytes`. The generators write a few dozen bytes of text per event, where a real session's answers,
+ * thinking, file contents and command output run to kilobytes: this is what a mapper's cost per byte
+ * (against the parse's) shows on. An ACP agent's message and thought chunks, a few words each in a real
+ * session too, are left as they are. Equal texts stay equal and distinct ones distinct (a Task's prompt and
+ * its sidechain's first message still match), so the log maps to the same messages, only longer.
+ */
+export function withLongPayloads(log: GeneratedLog, bytes: number): GeneratedLog {
+  let prose = '';
+  for (let word = 0; prose.length < bytes; word++)
+    prose += `word${word} lorem ipsum dolor sit amet, consectetur adipiscing elit.\n`;
+  const longer = (text: string) =>
+    text.length + 1 >= bytes ? text : `${text}\n${prose.slice(0, bytes - text.length - 1)}`;
+  const lengthen = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(lengthen);
+    if (typeof value !== 'object' || value === null) return value;
+    const object = value as Json;
+    // An ACP agent streams its messages and thoughts in chunks of a few words: those stay as they are.
+    if (typeof object.sessionUpdate === 'string' && object.sessionUpdate.endsWith('_chunk')) return object;
+    for (const key of Object.keys(object)) {
+      const field = object[key];
+      if (PAYLOAD_KEYS.has(key) && typeof field === 'string' && field.length > 0) object[key] = longer(field);
+      else if (key === 'output' && typeof field === 'string' && field.startsWith('{')) {
+        const output = JSON.parse(field) as Json;
+        if (typeof output.output === 'string') output.output = longer(output.output);
+        object[key] = JSON.stringify(output);
+      } else object[key] = lengthen(field);
+    }
+    return object;
+  };
+  return { ...log, lines: log.lines.map((line) => JSON.stringify(lengthen(JSON.parse(line)))) };
+}
+
 /**
  * A deterministic Claude Code session log of about `events` lines (prompts, thinking, text, three
  * parallel reads, a Task subagent with two calls of its own every third turn, a command); every 25th tool

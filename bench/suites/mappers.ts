@@ -36,6 +36,7 @@ import {
   claudeSessionTurns,
   codexRolloutLog,
   type GeneratedLog,
+  withLongPayloads,
 } from './mappers-logs.js';
 
 /** The providers measured, each with its log. */
@@ -48,6 +49,14 @@ const PROVIDERS: readonly {
   { provider: 'codex', log: 'Codex rollout', make: codexRolloutLog },
   { provider: 'acp', log: 'ACP session', make: acpSessionLog },
 ];
+
+/**
+ * The logs of each provider: as generated (the goal's figure), with an image in one tool result of 25,
+ * and with payloads as long as a real session's (`withLongPayloads`).
+ */
+const VARIANTS = ['plain', 'images', 'long'] as const;
+/** How long the payloads of the `long` variant are. */
+const LONG_PAYLOAD_BYTES = 4096;
 
 /** Maps the lines as the CLI does (parse, push each, end). */
 async function mapLines(
@@ -133,9 +142,11 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const media = sendMediaHandler({ store, blobKey });
 
   for (const { provider, log: logName, make } of PROVIDERS) {
-    for (const withImages of [false, true]) {
-      const log = make(events, withImages ? Buffer.from(png).toString('base64') : undefined);
-      const tag = `${logName}, ${log.lines.length.toLocaleString('en-US')} events${withImages ? `, ${log.images} images` : ''}`;
+    for (const variant of VARIANTS) {
+      const withImages = variant === 'images';
+      const made = make(events, withImages ? Buffer.from(png).toString('base64') : undefined);
+      const log = variant === 'long' ? withLongPayloads(made, LONG_PAYLOAD_BYTES) : made;
+      const tag = `${logName}, ${log.lines.length.toLocaleString('en-US')} events${withImages ? `, ${log.images} images` : ''}${variant === 'long' ? `, texts and tool output of ${LONG_PAYLOAD_BYTES / 1024} KiB` : ''}`;
       // Check before timing: a valid stream, every tool call started and ended, every image a photo whose blob is the PNG.
       const messages = await mapLines(provider, log.lines, withImages ? media : undefined);
       const violations = validateStream(messages, { mode: 'strict', requireTurnStart: true });
@@ -169,7 +180,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       );
       const perSecond = (ms: number[]) => ms.map((m) => (log.lines.length * 1000) / m);
 
-      const file = join(ctx.scratchDir, `mappers-${provider}-${withImages ? 'images' : 'plain'}.jsonl`);
+      const file = join(ctx.scratchDir, `mappers-${provider}-${variant}.jsonl`);
       await writeFile(file, `${log.lines.join('\n')}\n`, { mode: 0o600 });
       const job: CaseJob = {
         provider,
@@ -183,7 +194,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       if (ourChild.result.messages !== messages.length)
         throw new Error('the child mapped a different stream');
 
-      const id = withImages ? 'images' : 'plain';
+      const id = variant;
       const ours = rec.add({
         id: `mappers.${provider}.${id}`,
         suite: 'mappers',
