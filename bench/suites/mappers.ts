@@ -58,6 +58,12 @@ const VARIANTS = ['plain', 'images', 'long'] as const;
 /** How long the payloads of the `long` variant are. */
 const LONG_PAYLOAD_BYTES = 4096;
 
+/** A message in brief: what it is and where it goes, not its text or ids. */
+function messageShape(m: SessionMessage): string {
+  const error = m.type === 'tool-call-end' && m.error !== undefined;
+  return `${m.type} ${m.role} ${m.parentId === undefined ? '' : 'P'}${m.agentId === undefined ? '' : 'A'}${error ? 'E' : ''}`;
+}
+
 /** Maps the lines as the CLI does (parse, push each, end). */
 async function mapLines(
   provider: string,
@@ -142,6 +148,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
   const media = sendMediaHandler({ store, blobKey });
 
   for (const { provider, log: logName, make } of PROVIDERS) {
+    /** The generated log's messages in brief: the long payloads' must be the same. */
+    let plainShape: string[] = [];
     for (const variant of VARIANTS) {
       const withImages = variant === 'images';
       const made = make(events, withImages ? Buffer.from(png).toString('base64') : undefined);
@@ -159,6 +167,13 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       rec.check(
         `${tag}: valid stream (strict, every turn opened), ${log.toolCalls} tool calls each started and ended by its result`,
       );
+      if (variant === 'plain') plainShape = messages.map(messageShape);
+      if (variant === 'long') {
+        const shape = messages.map(messageShape);
+        if (shape.length !== plainShape.length || shape.some((m, i) => m !== plainShape[i]))
+          throw new Error('the log with long payloads maps to other messages than the generated log');
+        rec.check(`${tag}: the same messages as the generated log (type, role, placement, error), longer`);
+      }
       if (withImages) {
         const photos = messages.filter(
           (m): m is Extract<SessionMessage, { type: 'photo' }> => m.type === 'photo',
