@@ -209,9 +209,8 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
       if (ourChild.result.messages !== messages.length)
         throw new Error('the child mapped a different stream');
 
-      const id = variant;
       const ours = rec.add({
-        id: `mappers.${provider}.${id}`,
+        id: `mappers.${provider}.${variant}`,
         suite: 'mappers',
         label: `${logName} → v2 (parse + map${withImages ? ' + upload' : ''}), ${tag.slice(logName.length + 2)}`,
         unit: 'events/s',
@@ -219,7 +218,7 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         peakRssBytes: ourChild.maxRssBytes,
       });
       const reference = rec.add({
-        id: `ref.mappers.parse.${provider}.${id}`,
+        id: `ref.mappers.parse.${provider}.${variant}`,
         suite: 'mappers',
         label: `JSON.parse of the same lines, ${tag.slice(logName.length + 2)}`,
         unit: 'events/s',
