@@ -3,8 +3,9 @@
  * rollout, an ACP session; see `mappers-logs.ts`) read line by line and mapped by its mapper, in events
  * per second, beside `JSON.parse` of the same lines (the floor: every mapper reads its input at least
  * that far). With images: one tool result in 25 carries a PNG screenshot, sent through
- * `sendMediaHandler` (probe → encrypt → a local store) before its photo is written. Peak memory of each
- * case in a child of its own. Memory in the log's length: `happy-media map` (the package's bin, as users
+ * `sendMediaHandler` (probe → encrypt → a local store) before its photo is written. With the external
+ * corpus named by `HAPPY_MEDIA_CORPUS`, Happy's recorded Claude Code sessions too (`mappers-recorded.ts`):
+ * real lines, at a real session's sizes. Peak memory of each case in a child of its own. Memory in the log's length: `happy-media map` (the package's bin, as users
  * run it) over a Claude log of 1 and 4 million lines (quick: 100,000 and 400,000), its peak RSS beside a
  * streaming `JSON.parse` of the same file's lines.
  *
@@ -14,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import {
   createAgentMapper,
@@ -38,6 +39,7 @@ import {
   type GeneratedLog,
   withLongPayloads,
 } from './mappers-logs.js';
+import { recordedClaudeLog } from './mappers-recorded.js';
 
 /** The providers measured, each with its log. */
 const PROVIDERS: readonly {
@@ -189,47 +191,129 @@ async function run(ctx: BenchContext, rec: SuiteRecorder): Promise<void> {
         rec.check(`${tag}: every image is a photo (320×200) after its upload; the blob decrypts to the PNG`);
       }
 
-      const [ourMs, parseMs] = await timeInterleaved(
-        [() => mapLines(provider, log.lines, withImages ? media : undefined), () => parseLines(log.lines)],
-        withImages ? imagesPlan : plainPlan,
-      );
-      const perSecond = (ms: number[]) => ms.map((m) => (log.lines.length * 1000) / m);
-
-      const file = join(ctx.scratchDir, `mappers-${provider}-${variant}.jsonl`);
-      await writeFile(file, `${log.lines.join('\n')}\n`, { mode: 0o600 });
-      const job: CaseJob = {
+      await measureCase(ctx, rec, {
+        id: `${provider}.${variant}`,
         provider,
-        file,
-        images: withImages,
-        storeDir,
-        keyHex: Buffer.from(blobKey).toString('hex'),
-      };
-      const ourChild = await runChild<{ messages: number }>('mappers:map', job);
-      const parseChild = await runChild<{ events: number }>('mappers:parse', job);
-      if (ourChild.result.messages !== messages.length)
-        throw new Error('the child mapped a different stream');
-
-      const ours = rec.add({
-        id: `mappers.${provider}.${variant}`,
-        suite: 'mappers',
-        label: `${logName} → v2 (parse + map${withImages ? ' + upload' : ''}), ${tag.slice(logName.length + 2)}`,
-        unit: 'events/s',
-        summary: summarize(perSecond(ourMs!)),
-        peakRssBytes: ourChild.maxRssBytes,
+        lines: log.lines,
+        tag: tag.slice(logName.length + 2),
+        label: `${logName} → v2 (parse + map${withImages ? ' + upload' : ''})`,
+        messages: messages.length,
+        plan: withImages ? imagesPlan : plainPlan,
+        ...(withImages ? { images: { media, storeDir, blobKey } } : {}),
       });
-      const reference = rec.add({
-        id: `ref.mappers.parse.${provider}.${variant}`,
-        suite: 'mappers',
-        label: `JSON.parse of the same lines, ${tag.slice(logName.length + 2)}`,
-        unit: 'events/s',
-        reference: true,
-        summary: summarize(perSecond(parseMs!)),
-        peakRssBytes: parseChild.maxRssBytes,
-      });
-      rec.compare(ours, reference);
     }
   }
+  await runRecorded(ctx, rec, events, plainPlan);
   await runLongLogs(ctx, rec);
+}
+
+/** One case of the suite: a log already checked, timed beside the parse and run in children for peak memory. */
+interface MeasuredCase {
+  /** The rows' id after `mappers.`: the provider and the log's variant. */
+  id: string;
+  provider: string;
+  lines: readonly string[];
+  /** The first part of the case's row label (what is done). */
+  label: string;
+  /** What the log is, after the label (both rows carry it). */
+  tag: string;
+  /** How many messages the checked mapping wrote: the child's must be the same. */
+  messages: number;
+  plan: { warmup: number; runs: number };
+  /** Where a log with images uploads them. */
+  images?: { media: MediaHandler; storeDir: string; blobKey: Uint8Array };
+}
+
+async function measureCase(ctx: BenchContext, rec: SuiteRecorder, c: MeasuredCase): Promise<void> {
+  const [ourMs, parseMs] = await timeInterleaved(
+    [() => mapLines(c.provider, c.lines, c.images?.media), () => parseLines(c.lines)],
+    c.plan,
+  );
+  const perSecond = (ms: number[]) => ms.map((m) => (c.lines.length * 1000) / m);
+
+  const file = join(ctx.scratchDir, `mappers-${c.id.replace('.', '-')}.jsonl`);
+  await writeFile(file, `${c.lines.join('\n')}\n`, { mode: 0o600 });
+  const job: CaseJob = {
+    provider: c.provider,
+    file,
+    images: c.images !== undefined,
+    ...(c.images
+      ? { storeDir: c.images.storeDir, keyHex: Buffer.from(c.images.blobKey).toString('hex') }
+      : {}),
+  };
+  const ourChild = await runChild<{ messages: number }>('mappers:map', job);
+  const parseChild = await runChild<{ events: number }>('mappers:parse', job);
+  if (ourChild.result.messages !== c.messages) throw new Error('the child mapped a different stream');
+  await rm(file, { force: true });
+
+  const ours = rec.add({
+    id: `mappers.${c.id}`,
+    suite: 'mappers',
+    label: `${c.label}, ${c.tag}`,
+    unit: 'events/s',
+    summary: summarize(perSecond(ourMs!)),
+    peakRssBytes: ourChild.maxRssBytes,
+  });
+  const reference = rec.add({
+    id: `ref.mappers.parse.${c.id}`,
+    suite: 'mappers',
+    label: `JSON.parse of the same lines, ${c.tag}`,
+    unit: 'events/s',
+    reference: true,
+    summary: summarize(perSecond(parseMs!)),
+    peakRssBytes: parseChild.maxRssBytes,
+  });
+  rec.compare(ours, reference);
+}
+
+/**
+ * Happy's recorded Claude Code sessions (`mappers-recorded.ts`), when the external corpus is named by
+ * `HAPPY_MEDIA_CORPUS`: the goal's ratio on real lines, beside the generated logs'.
+ */
+async function runRecorded(
+  ctx: BenchContext,
+  rec: SuiteRecorder,
+  events: number,
+  plan: MeasuredCase['plan'],
+): Promise<void> {
+  const corpus = process.env.HAPPY_MEDIA_CORPUS;
+  if (!corpus) {
+    ctx.log(
+      '  recorded Claude Code logs skipped: HAPPY_MEDIA_CORPUS is not set (HAPPY_MEDIA_CORPUS=../shared/corpus)',
+    );
+    return;
+  }
+  const log = await recordedClaudeLog(resolve(corpus), events);
+  const tag = `Happy's recorded sessions, ${log.lines.length.toLocaleString('en-US')} events (${log.perRound} lines of ${log.sessions} sessions × ${log.rounds} rounds, ids of their own)`;
+  // Check before timing: a valid stream, and every round mapped to the same messages (each round is the
+  // same material with ids of its own: a round mapped otherwise than the next would be state leaking).
+  const mapper = createAgentMapper('claude', {});
+  const rounds: string[][] = Array.from({ length: log.rounds }, () => []);
+  const messages: SessionMessage[] = [];
+  for (let i = 0; i < log.lines.length; i++) {
+    const out = await mapper.push(JSON.parse(log.lines[i]!));
+    messages.push(...out);
+    rounds[Math.floor(i / log.perRound)]!.push(...out.map(messageShape));
+  }
+  messages.push(...(await mapper.end()));
+  const violations = validateStream(messages, { mode: 'strict', requireTurnStart: true });
+  if (violations.length > 0)
+    throw new Error(`the recorded log maps with ${violations.length} violations: ${violations[0]!.code}`);
+  const first = rounds[0]!;
+  if (rounds.some((r) => r.length !== first.length || r.some((m, i) => m !== first[i])))
+    throw new Error('the rounds of the recorded log map to different messages');
+  rec.check(
+    `Claude, ${tag}: valid stream (strict, every turn opened), every round maps to the same ${first.length} messages`,
+  );
+  await measureCase(ctx, rec, {
+    id: 'claude.recorded',
+    provider: 'claude',
+    lines: log.lines,
+    label: 'Claude log → v2 (parse + map)',
+    tag,
+    messages: messages.length,
+    plan,
+  });
 }
 
 /** Writes about `lines` lines of the generated Claude log to `file`, a turn at a time (never whole in memory). */
@@ -286,6 +370,6 @@ async function runLongLogs(ctx: BenchContext, rec: SuiteRecorder): Promise<void>
 export const mappersSuite: Suite = {
   name: 'mappers',
   description:
-    "a 10,000-event Claude Code log, Codex rollout and ACP session mapped to v2 (with and without images uploaded), events/s, vs JSON.parse of the same lines; happy-media map's peak RSS over 1 and 4 million lines",
+    "a 10,000-event Claude Code log, Codex rollout and ACP session mapped to v2 (with and without images uploaded, with 4 KiB payloads; Happy's recorded Claude Code sessions with HAPPY_MEDIA_CORPUS), events/s, vs JSON.parse of the same lines; happy-media map's peak RSS over 1 and 4 million lines",
   run,
 };
