@@ -58,6 +58,15 @@ interface WrittenBlock {
   text: string;
 }
 
+/**
+ * Drops a forgotten block's text: the block may sit in the old generation (V8 pretenures what usually
+ * outlives a young collection, as these do), where it keeps its text, often kilobytes, alive and copied
+ * by every young collection until a full one finds the block dead (`waiting-room.ts`, `#forget`).
+ */
+function forgetText(block: WrittenBlock): void {
+  (block as { text: string | undefined }).text = undefined;
+}
+
 function errorText(text: string): string {
   const trimmed = text.trim();
   if (trimmed.length === 0) return 'the tool reported an error';
@@ -443,7 +452,11 @@ class ClaudeMapper implements ProviderMapper {
       if (written === undefined) {
         written = [];
         this.#blocks.set(messageId, written);
-        if (this.#blocks.size > REMEMBERED_MESSAGES) this.#blocks.delete(this.#blocks.keys().next().value!);
+        if (this.#blocks.size > REMEMBERED_MESSAGES) {
+          const [oldest, blocks] = this.#blocks.entries().next().value!;
+          this.#blocks.delete(oldest);
+          for (const block of blocks) forgetText(block);
+        }
       }
       // Compared, not hashed: a block may be many kilobytes, and hashing it (as a set's key) cost twice
       // parsing its line, where a comparison stops at the first character that differs.
@@ -453,7 +466,7 @@ class ClaudeMapper implements ProviderMapper {
           return;
         }
       }
-      if (written.length === REMEMBERED_BLOCKS) written.shift();
+      if (written.length === REMEMBERED_BLOCKS) forgetText(written.shift()!);
       written.push({ thinking, text: value });
     }
     this.#writer.agentText(value, thinking ? placeWith(place, { thinking }) : place);
