@@ -48,6 +48,8 @@ export async function recordedClaudeLog(corpusDir: string, events: number): Prom
   const round = sessions.flat();
   if (round.length === 0) throw new Error(`no recorded Claude Code lines under ${happy}`);
   const rounds = Math.ceil(events / round.length);
+  // A round's number is written in a uuid's last four hex digits.
+  if (rounds > 0x10000) throw new RangeError(`${events} events need ${rounds} rounds, more than 65,536`);
   const lines: string[] = [];
   for (let r = 0; r < rounds; r++) for (const line of round) lines.push(withRoundIds(line, r));
   return { lines, perRound: round.length, rounds, sessions: sessions.length };
