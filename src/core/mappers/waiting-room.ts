@@ -98,9 +98,7 @@ export class WaitingRoom<T> {
     const queue = this.#queues.get(key);
     if (queue === undefined) return [];
     this.#queues.delete(key);
-    const items = queue.map((held) => this.#forget(held));
-    queue.length = 0;
-    return items;
+    return queue.map((held) => this.#forget(held));
   }
 
   /** What waits for the key that began waiting first, with the key (undefined when nothing waits). */
