@@ -68,6 +68,18 @@ function messageShape(m: SessionMessage): string {
   return `${m.type} ${m.role} ${m.parentId === undefined ? '' : 'P'}${m.agentId === undefined ? '' : 'A'}${error ? 'E' : ''}`;
 }
 
+/** Whether two streams in brief ({@link messageShape}) are the same messages in the same order. */
+function sameShapes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((shape, i) => shape === b[i]);
+}
+
+/** Throws unless `messages` is a valid stream (strict, every turn opened); `what` names it in the error. */
+function assertValidStream(messages: readonly SessionMessage[], what: string): void {
+  const violations = validateStream(messages, { mode: 'strict', requireTurnStart: true });
+  if (violations.length > 0)
+    throw new Error(`${what} has ${violations.length} violations: ${violations[0]!.code}`);
+}
+
 /** Maps the lines (parse, push each, end) and keeps every message: the stream the checks read. */
 async function mapLines(
   provider: string,
@@ -225,9 +237,7 @@ async function checkGenerated(
   c: GeneratedCase,
 ): Promise<{ messages: number; shape: string[] }> {
   const messages = await mapLines(c.provider, c.log.lines, c.images?.media);
-  const violations = validateStream(messages, { mode: 'strict', requireTurnStart: true });
-  if (violations.length > 0)
-    throw new Error(`the mapped stream has ${violations.length} violations: ${violations[0]!.code}`);
+  assertValidStream(messages, 'the mapped stream');
   const starts = messages.filter((m) => m.type === 'tool-call-start').length;
   const ends = messages.filter((m) => m.type === 'tool-call-end' && m.error === undefined).length;
   if (starts !== c.log.toolCalls || ends !== c.log.toolCalls)
@@ -237,7 +247,7 @@ async function checkGenerated(
   );
   const shape = messages.map(messageShape);
   if (c.variant === 'long') {
-    if (shape.length !== c.plainShape.length || shape.some((m, i) => m !== c.plainShape[i]))
+    if (!sameShapes(shape, c.plainShape))
       throw new Error('the log with long payloads maps to other messages than the generated log');
     rec.check(`${c.tag}: the same messages as the generated log (type, role, placement, error), longer`);
   }
@@ -332,11 +342,9 @@ async function checkRecorded(rec: SuiteRecorder, log: RecordedLog, tag: string):
     rounds[Math.floor(i / log.perRound)]!.push(...out.map(messageShape));
   }
   messages.push(...(await mapper.end()));
-  const violations = validateStream(messages, { mode: 'strict', requireTurnStart: true });
-  if (violations.length > 0)
-    throw new Error(`the recorded log maps with ${violations.length} violations: ${violations[0]!.code}`);
+  assertValidStream(messages, "the recorded log's stream");
   const first = rounds[0]!;
-  if (rounds.some((r) => r.length !== first.length || r.some((m, i) => m !== first[i])))
+  if (rounds.some((round) => !sameShapes(round, first)))
     throw new Error('the rounds of the recorded log map to different messages');
   rec.check(
     `Claude, ${tag}: valid stream (strict, every turn opened), every round maps to the same ${first.length} messages`,
